@@ -1,0 +1,9 @@
+// Command browseragent is a terminal shell for web work: an LLM agent with a
+// fast web_fetch, a real browser over CDP and any MCP server.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+// exitError carries a specific exit code (and an optional message) out of a
+// subcommand. A nil-message exitError means "already reported".
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// exitCode returns an error that makes Main exit with code, printing msg
+// (when not empty) as the one-sentence error.
+func exitCode(code int, msg string) error { return &exitError{code: code, msg: msg} }
+
+// streams holds where a command reads and writes; tests replace them.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// Main runs browseragent with args and returns the process exit code. It is
+// the one place that turns errors into messages and exit codes: commands
+// return errors, Main prints them as one sentence without a stack trace.
+func Main(args []string, in io.Reader, out, errw io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(errw, "browseragent: internal error: %v\n(set BROWSERAGENT_DEBUG=1 for details)\n", r)
+			if os.Getenv("BROWSERAGENT_DEBUG") != "" {
+				fmt.Fprintf(errw, "%s\n", debug.Stack())
+			}
+			code = 70
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+
+	s := &streams{in: in, out: out, err: errw}
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errw)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(errw, "browseragent: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(errw, "browseragent: %s\n", oneLine(err.Error()))
+	return 1
+}
+
+// oneLine keeps an error message to a single readable line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func newRootCmd(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "browseragent",
+		Short: "A terminal shell for web work: web_fetch, a real browser and MCP tools",
+		Long: `browseragent is a terminal shell for web work. An LLM agent does your task with a
+fast web_fetch, a real Chromium over the DevTools Protocol, and any MCP server
+you configure. Every subcommand also works without an LLM, for scripts.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       buildVersion(),
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return exitCode(2, fmt.Sprintf("%s (see '%s --help')", err, c.CommandPath()))
+	})
+	root.SetVersionTemplate("browseragent {{.Version}}\n")
+	root.AddCommand(
+		newVersionCmd(s),
+		newFetchCmd(s),
+	)
+	return root
+}
+
+func newVersionCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(s.out, "browseragent %s\n", buildVersion())
+			return nil
+		},
+	}
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, kv := range bi.Settings {
+			if kv.Key == "vcs.revision" && len(kv.Value) >= 12 {
+				return fmt.Sprintf("%s (%s)", v, kv.Value[:12])
+			}
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return "dev"
+}
