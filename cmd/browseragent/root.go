@@ -99,7 +99,6 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 	root.SetVersionTemplate("browseragent {{.Version}}\n")
 	root.AddCommand(
 		newVersionCmd(s),
-		newFetchCmd(s),
 	)
 	return root
 }
