@@ -1,0 +1,54 @@
+package agent
+
+import "context"
+
+// ApprovalRequest is what the person sees when a tool call needs approval.
+type ApprovalRequest struct {
+	Tool      string // name as the agent sees it
+	Server    string // MCP server, "" for builtin/browser tools
+	PageURL   string // live URL of the page the call acts on, if any
+	Rule      string // matched sensitive-site rule, if any
+	Reason    string // why approval is needed, readable by a person
+	Args      string // argument summary, secrets masked
+	Sensitive bool   // on a sensitive page only Once or Deny may be offered
+}
+
+// Answer is the person's decision on an ApprovalRequest.
+type Answer int
+
+const (
+	AnswerDeny   Answer = iota // no
+	AnswerOnce                 // yes, this call only
+	AnswerTool                 // this tool always (until trust is reset)
+	AnswerServer               // this server always (until trust is reset)
+)
+
+func (a Answer) String() string {
+	switch a {
+	case AnswerOnce:
+		return "once"
+	case AnswerTool:
+		return "tool"
+	case AnswerServer:
+		return "server"
+	}
+	return "deny"
+}
+
+// Approver asks a person. The shell implements it with a prompt box;
+// non-interactive runs use AutoApprover.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Answer, error)
+}
+
+// AutoApprover answers without a person: with Yes set it approves a single
+// non-sensitive call; a sensitive page always needs a person at a terminal.
+type AutoApprover struct{ Yes bool }
+
+// Approve implements Approver.
+func (a AutoApprover) Approve(_ context.Context, req ApprovalRequest) (Answer, error) {
+	if a.Yes && !req.Sensitive {
+		return AnswerOnce, nil
+	}
+	return AnswerDeny, nil
+}
