@@ -1,0 +1,520 @@
+package mcpclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Transport kinds accepted in a server's "type" field.
+const (
+	TypeStdio = "stdio"
+	TypeHTTP  = "http"
+	TypeSSE   = "sse"
+)
+
+// DefaultServerName is the server the built-in configuration starts when no
+// configuration file exists.
+const DefaultServerName = "chrome-devtools"
+
+// ChromeDevToolsPackage is the pinned npm package of the default server.
+const ChromeDevToolsPackage = "chrome-devtools-mcp@1.11.0"
+
+// ServerConfig is one entry of "mcpServers". Fields follow Claude Code's
+// .mcp.json; Disabled, Timeout, CallTimeout and the tool filters are ours.
+type ServerConfig struct {
+	Name         string            `json:"-"`
+	Type         string            `json:"type,omitempty"`
+	Command      string            `json:"command,omitempty"`
+	Args         []string          `json:"args,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	Cwd          string            `json:"cwd,omitempty"`
+	URL          string            `json:"url,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Disabled     bool              `json:"disabled,omitempty"`
+	Timeout      Duration          `json:"timeout,omitempty"`
+	CallTimeout  Duration          `json:"callTimeout,omitempty"`
+	IncludeTools []string          `json:"includeTools,omitempty"`
+	ExcludeTools []string          `json:"excludeTools,omitempty"`
+
+	// Source is the file this entry came from ("built-in" for the default).
+	Source string `json:"-"`
+	// Err, when set, is why this entry cannot be used; the server reports
+	// state error with it and the others are unaffected.
+	Err error `json:"-"`
+}
+
+// Transport returns the effective transport kind: the "type" field, or
+// inferred from command/url.
+func (sc *ServerConfig) Transport() string {
+	if sc.Type != "" {
+		return sc.Type
+	}
+	if sc.URL != "" {
+		return TypeHTTP
+	}
+	return TypeStdio
+}
+
+// Clone returns a deep copy, so hooks may edit it freely.
+func (sc *ServerConfig) Clone() *ServerConfig {
+	c := *sc
+	c.Args = slices.Clone(sc.Args)
+	c.Env = cloneMap(sc.Env)
+	c.Headers = cloneMap(sc.Headers)
+	c.IncludeTools = slices.Clone(sc.IncludeTools)
+	c.ExcludeTools = slices.Clone(sc.ExcludeTools)
+	return &c
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Duration is a timeout in a config file: a number of milliseconds (as in
+// Gemini CLI) or a Go duration string such as "30s".
+type Duration time.Duration
+
+// UnmarshalJSON accepts 30000 or "30s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var n float64
+	if err := json.Unmarshal(b, &n); err == nil {
+		*d = Duration(time.Duration(n * float64(time.Millisecond)))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`want milliseconds or a duration string like "30s"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf(`want milliseconds or a duration string like "30s": %v`, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// Config is the merged set of servers.
+type Config struct {
+	Servers map[string]*ServerConfig
+	// Files are the files that were read, in merge order.
+	Files []string
+	// Warnings are problems that did not stop anything (unknown fields).
+	Warnings []string
+}
+
+// Names returns the server names, sorted.
+func (c *Config) Names() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// DefaultConfig is used when no configuration file exists: one server,
+// chrome-devtools-mcp via npx, told to send nothing anywhere. The browser
+// wiring adds --wsEndpoint/--executablePath through Options.Adjust.
+func DefaultConfig() *Config {
+	return &Config{Servers: map[string]*ServerConfig{DefaultServerName: DefaultServer()}}
+}
+
+// DefaultServer is the built-in chrome-devtools entry.
+func DefaultServer() *ServerConfig {
+	return &ServerConfig{
+		Name:    DefaultServerName,
+		Command: "npx",
+		Args:    []string{"-y", ChromeDevToolsPackage, "--no-performance-crux"},
+		Env: map[string]string{
+			"CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS": "1",
+			"CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS":    "1",
+			"CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY": "1",
+		},
+		Source: "built-in",
+	}
+}
+
+// UserConfigPath is $XDG_CONFIG_HOME/browseragent/mcp.json (or
+// ~/.config/browseragent/mcp.json).
+func UserConfigPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "browseragent", "mcp.json")
+}
+
+// ConfigFile is one file to merge; a missing optional file is skipped.
+type ConfigFile struct {
+	Path     string
+	Required bool
+}
+
+// DefaultFiles are the user file, the project's .mcp.json in workDir, then
+// extra (from --mcp-config, required), in merge order.
+func DefaultFiles(workDir string, extra ...string) []ConfigFile {
+	files := []ConfigFile{{Path: UserConfigPath()}, {Path: filepath.Join(workDir, ".mcp.json")}}
+	for _, e := range extra {
+		if e != "" {
+			files = append(files, ConfigFile{Path: e, Required: true})
+		}
+	}
+	return files
+}
+
+// LoadFiles reads and merges files, later files winning per server name.
+// When none exists it returns DefaultConfig. Malformed JSON is an error
+// with file:line:column; problems inside one entry fail only that server.
+func LoadFiles(files []ConfigFile) (*Config, error) {
+	merged := &Config{Servers: map[string]*ServerConfig{}}
+	for _, f := range files {
+		data, err := os.ReadFile(f.Path)
+		if errors.Is(err, fs.ErrNotExist) && !f.Required {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mcp config: %w", err)
+		}
+		c, err := Parse(data, f.Path, os.LookupEnv)
+		if err != nil {
+			return nil, err
+		}
+		merged.Files = append(merged.Files, f.Path)
+		merged.Warnings = append(merged.Warnings, c.Warnings...)
+		for n, sc := range c.Servers {
+			merged.Servers[n] = sc
+		}
+	}
+	if len(merged.Files) == 0 {
+		return DefaultConfig(), nil
+	}
+	return merged, nil
+}
+
+var knownFields = map[string]bool{
+	"type": true, "command": true, "args": true, "env": true, "cwd": true,
+	"url": true, "headers": true, "disabled": true, "timeout": true,
+	"callTimeout": true, "includeTools": true, "excludeTools": true,
+}
+
+// Parse reads one configuration file's bytes. file names it in messages;
+// lookup resolves ${VAR} (os.LookupEnv in production).
+func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Config, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, syntaxError(data, file, err)
+	}
+	c := &Config{Servers: map[string]*ServerConfig{}, Files: []string{file}}
+	for k := range top {
+		if k != "mcpServers" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", file, k))
+		}
+	}
+	raw, ok := top["mcpServers"]
+	if !ok {
+		return c, nil
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("%s: field mcpServers: want an object of servers", file)
+	}
+	for name, body := range entries {
+		sc, warns := parseServer(name, body, file, lookup)
+		c.Servers[name] = sc
+		c.Warnings = append(c.Warnings, warns...)
+	}
+	return c, nil
+}
+
+func parseServer(name string, body json.RawMessage, file string, lookup func(string) (string, bool)) (*ServerConfig, []string) {
+	sc := &ServerConfig{Name: name, Source: file}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		sc.Err = fmt.Errorf("%s: server %q: want an object", file, name)
+		return sc, nil
+	}
+	var warns []string
+	for _, k := range sortedKeys(fields) {
+		if !knownFields[k] {
+			warns = append(warns, fmt.Sprintf("%s: server %q: unknown field %q ignored", file, name, k))
+			continue
+		}
+		if err := json.Unmarshal(fields[k], fieldPtr(sc, k)); err != nil {
+			sc.Err = fmt.Errorf("%s: server %q: field %s: %s", file, name, k, typeMessage(err))
+			return sc, warns
+		}
+	}
+	sc.Err = validate(sc, file)
+	if sc.Err == nil {
+		sc.Err = expandServer(sc, lookup)
+		if sc.Err != nil {
+			sc.Err = fmt.Errorf("%s: server %q: %w", file, name, sc.Err)
+		}
+	}
+	return sc, warns
+}
+
+func fieldPtr(sc *ServerConfig, k string) any {
+	switch k {
+	case "type":
+		return &sc.Type
+	case "command":
+		return &sc.Command
+	case "args":
+		return &sc.Args
+	case "env":
+		return &sc.Env
+	case "cwd":
+		return &sc.Cwd
+	case "url":
+		return &sc.URL
+	case "headers":
+		return &sc.Headers
+	case "disabled":
+		return &sc.Disabled
+	case "timeout":
+		return &sc.Timeout
+	case "callTimeout":
+		return &sc.CallTimeout
+	case "includeTools":
+		return &sc.IncludeTools
+	default:
+		return &sc.ExcludeTools
+	}
+}
+
+func typeMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("want %s, got %s", te.Type, te.Value)
+	}
+	return err.Error()
+}
+
+func validate(sc *ServerConfig, file string) error {
+	prefix := fmt.Sprintf("%s: server %q", file, sc.Name)
+	switch {
+	case sc.Command != "" && sc.URL != "":
+		return fmt.Errorf("%s: both command and url are set; keep one (command for stdio, url for http/sse)", prefix)
+	case sc.Command == "" && sc.URL == "":
+		return fmt.Errorf("%s: set command (stdio) or url (http/sse)", prefix)
+	}
+	switch sc.Type {
+	case "", TypeStdio, TypeHTTP, TypeSSE:
+	case "streamable-http", "streamableHttp":
+		sc.Type = TypeHTTP
+	default:
+		return fmt.Errorf("%s: field type: %q is not stdio, http or sse", prefix, sc.Type)
+	}
+	if sc.Type == TypeStdio && sc.Command == "" {
+		return fmt.Errorf("%s: type stdio needs command", prefix)
+	}
+	if (sc.Type == TypeHTTP || sc.Type == TypeSSE) && sc.URL == "" {
+		return fmt.Errorf("%s: type %s needs url", prefix, sc.Type)
+	}
+	return nil
+}
+
+var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// Expand replaces ${VAR} and ${VAR:-default}. An unset VAR without a
+// default is an error naming it.
+func Expand(s string, lookup func(string) (string, bool)) (string, error) {
+	var missing []string
+	out := varRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := varRE.FindStringSubmatch(m)
+		if v, ok := lookup(sub[1]); ok && (v != "" || sub[2] == "") {
+			return v
+		}
+		if sub[2] != "" {
+			return sub[3]
+		}
+		missing = append(missing, sub[1])
+		return m
+	})
+	if len(missing) > 0 {
+		return s, fmt.Errorf("environment variable %s is not set (set it or write ${%s:-default})", missing[0], missing[0])
+	}
+	return out, nil
+}
+
+func expandServer(sc *ServerConfig, lookup func(string) (string, bool)) error {
+	var first error
+	ex := func(field string, s *string) {
+		v, err := Expand(*s, lookup)
+		if err != nil && first == nil {
+			first = fmt.Errorf("field %s: %w", field, err)
+		}
+		*s = v
+	}
+	ex("command", &sc.Command)
+	ex("cwd", &sc.Cwd)
+	ex("url", &sc.URL)
+	for i := range sc.Args {
+		ex("args", &sc.Args[i])
+	}
+	for _, k := range sortedKeys(sc.Env) {
+		v := sc.Env[k]
+		ex("env."+k, &v)
+		sc.Env[k] = v
+	}
+	for _, k := range sortedKeys(sc.Headers) {
+		v := sc.Headers[k]
+		ex("headers."+k, &v)
+		sc.Headers[k] = v
+	}
+	return first
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// syntaxError turns a JSON decode error into "file:line:col: message".
+func syntaxError(data []byte, file string, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	var off int64 = -1
+	msg := err.Error()
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off, msg = te.Offset, "the file must be a JSON object like {\"mcpServers\": {...}}"
+	}
+	if off < 0 {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return fmt.Errorf("%s: empty file; want {\"mcpServers\": {...}}", file)
+		}
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	line, col := lineCol(data, int(off))
+	return fmt.Errorf("%s:%d:%d: invalid JSON: %s", file, line, col, msg)
+}
+
+func lineCol(data []byte, off int) (int, int) {
+	off = min(off, len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	if off > 0 && col > 1 {
+		col-- // Offset points just past the offending byte.
+	}
+	return line, col
+}
+
+// EditUserConfig rewrites path, applying edit to its "mcpServers" object
+// while keeping every other top-level field. It creates the file (and its
+// directory) when missing.
+func EditUserConfig(path string, edit func(servers map[string]json.RawMessage) error) error {
+	top := map[string]json.RawMessage{}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &top); err != nil {
+			return syntaxError(data, path, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	servers := map[string]json.RawMessage{}
+	if raw, ok := top["mcpServers"]; ok {
+		if err := json.Unmarshal(raw, &servers); err != nil {
+			return fmt.Errorf("%s: field mcpServers: want an object of servers", path)
+		}
+	}
+	if err := edit(servers); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(servers)
+	if err != nil {
+		return err
+	}
+	top["mcpServers"] = raw
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, append(out, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ParseCommandLine splits "npx -y pkg --flag 'a b'" into words, honouring
+// single and double quotes and backslash escapes (for --cmd).
+func ParseCommandLine(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quote := false, rune(0)
+	runes := []rune(s)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == '\'':
+			cur.WriteRune(r)
+		case r == '\\' && i+1 < len(runes):
+			i++
+			cur.WriteRune(runes[i])
+			inWord = true
+		case quote == 0 && (r == '\'' || r == '"'):
+			quote, inWord = r, true
+		case quote == 0 && (r == ' ' || r == '\t' || r == '\n'):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
+}

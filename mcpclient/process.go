@@ -1,0 +1,159 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Shutdown waits for a stdio server: after stdin is closed, after SIGTERM,
+// and after SIGKILL. Each is bounded so Close never hangs.
+var (
+	stdinGrace   = 2 * time.Second
+	sigtermGrace = 2 * time.Second
+	sigkillGrace = 2 * time.Second
+)
+
+// process is a running stdio server in its own process group, so that
+// signals reach npx's node grandchild too.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	done    chan struct{} // closed when the leader has been reaped
+	waitErr error
+	stopped sync.Once
+}
+
+// stdioTransport starts the command and speaks newline-delimited JSON over
+// its stdin/stdout through the SDK's IOTransport. It replaces
+// mcp.CommandTransport because that one signals only the leader process.
+type stdioTransport struct {
+	cfg      *ServerConfig
+	stderr   *ringBuffer
+	maxBytes int
+	started  func(*process)
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	p, stdout, err := startProcess(t.cfg, t.stderr)
+	if err != nil {
+		return nil, err
+	}
+	t.started(p)
+	tr := &mcp.IOTransport{
+		Reader:        io.NopCloser(newStdoutFilter(stdout, t.stderr, t.maxBytes)),
+		Writer:        p.stdin,
+		MaxLineLength: -1, // stdoutFilter enforces the limit without killing the session
+	}
+	return tr.Connect(ctx)
+}
+
+func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, error) {
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Cwd
+	cmd.Env = os.Environ()
+	for _, k := range sortedKeys(cfg.Env) {
+		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("start %q: %w", cfg.Command, err)
+	}
+	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	stderrDone := make(chan struct{})
+	go func() {
+		stderr.readFrom(errPipe)
+		close(stderrDone)
+	}()
+	go func() {
+		// Wait closes the pipes, so let the stderr reader drain first; the
+		// bound covers a grandchild that keeps stderr open.
+		select {
+		case <-stderrDone:
+		case <-time.After(500 * time.Millisecond):
+		}
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, stdout, nil
+}
+
+// PID is the leader's pid, which is also the process group id.
+func (p *process) PID() int { return p.cmd.Process.Pid }
+
+// exited reports whether the leader has exited, and how.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.waitErr
+	default:
+		return false, nil
+	}
+}
+
+// stop closes stdin, then sends SIGTERM and SIGKILL to the whole group,
+// each after a bounded wait. It returns once the group is gone or the last
+// wait has expired; it is safe to call more than once.
+func (p *process) stop() {
+	p.stopped.Do(func() {
+		_ = p.stdin.Close()
+		pgid := p.PID()
+		if waitGroupGone(p.done, pgid, stdinGrace) {
+			return
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		if waitGroupGone(p.done, pgid, sigtermGrace) {
+			return
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		waitGroupGone(p.done, pgid, sigkillGrace)
+	})
+}
+
+// waitGroupGone waits until the leader is reaped and no live member of the
+// group remains (zombies reparented to init do not count), or d passes.
+func waitGroupGone(done <-chan struct{}, pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		select {
+		case <-done:
+			if !groupAlive(pgid) {
+				return true
+			}
+		default:
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether a non-zombie process is in group pgid.
+func groupAlive(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	if errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	return len(liveGroupMembers(pgid)) > 0
+}
