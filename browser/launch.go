@@ -1,0 +1,179 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// quietFlags keep a launched Chromium from calling home: on a closed network
+// each of these background requests would hang or flood the logs.
+var quietFlags = []string{
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+	"--disable-quic",
+	"--disable-domain-reliability",
+	"--disable-client-side-phishing-detection",
+	"--disable-breakpad",
+	"--disable-default-apps",
+	"--disable-extensions",
+	"--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions",
+	"--disable-hang-monitor",
+	"--disable-popup-blocking",
+	"--disable-prompt-on-repost",
+	"--disable-dev-shm-usage",
+	"--metrics-recording-only",
+	"--no-first-run",
+	"--no-default-browser-check",
+	"--no-pings",
+	"--password-store=basic",
+	"--use-mock-keychain",
+	"--safebrowsing-disable-auto-update",
+}
+
+// LaunchOptions configure an isolated Chromium. The zero value is a headless
+// browser found with FindChrome.
+type LaunchOptions struct {
+	ExecPath   string   // browser executable; "" means FindChrome
+	Headed     bool     // show a window instead of running headless
+	ExtraFlags []string // appended after the defaults
+}
+
+// chromeArgs returns the command line of an isolated browser.
+func chromeArgs(dir string, o LaunchOptions, root bool) []string {
+	args := []string{"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "--user-data-dir=" + dir}
+	args = append(args, quietFlags...)
+	if !o.Headed {
+		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
+	}
+	if root {
+		// Chromium refuses to run as root with its sandbox on.
+		args = append(args, "--no-sandbox")
+	}
+	args = append(args, o.ExtraFlags...)
+	return append(args, "about:blank")
+}
+
+// process is a Chromium that browseragent launched. Its profile directory is
+// removed when it stops.
+type process struct {
+	cmd    *exec.Cmd
+	dir    string
+	ws     string
+	exited chan struct{}
+	stderr *tailBuffer
+	once   sync.Once
+}
+
+// launch starts an isolated Chromium with a fresh temporary profile and waits
+// until it writes DevToolsActivePort.
+func launch(ctx context.Context, o LaunchOptions) (*process, error) {
+	path := o.ExecPath
+	if path == "" {
+		var err error
+		if path, err = FindChrome(); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := os.MkdirTemp("", "browseragent-chrome-")
+	if err != nil {
+		return nil, fmt.Errorf("chrome profile: %w", err)
+	}
+	p := &process{dir: dir, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	p.cmd = exec.Command(path, chromeArgs(dir, o, os.Geteuid() == 0)...)
+	p.cmd.Stdout = p.stderr
+	p.cmd.Stderr = p.stderr
+	p.cmd.Env = os.Environ()
+	setProcAttr(p.cmd)
+	if err := startProcess(p.cmd, p.exited); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("chrome failed to start: %s: %w", path, err)
+	}
+	ws, err := p.waitEndpoint(ctx, 30*time.Second)
+	if err != nil {
+		p.stop()
+		return nil, err
+	}
+	p.ws = ws
+	return p, nil
+}
+
+// waitEndpoint polls the profile for DevToolsActivePort until Chromium wrote
+// it, exited, or the wait ran out.
+func (p *process) waitEndpoint(ctx context.Context, wait time.Duration) (string, error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ws, err := readActivePort(p.dir); err == nil {
+			return ws, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-p.exited:
+			return "", fmt.Errorf("chrome failed to start: %s", strings.TrimSpace(p.stderr.String()))
+		case <-deadline.C:
+			return "", fmt.Errorf("chrome did not open its debugging port within %s: %s", wait, strings.TrimSpace(p.stderr.String()))
+		case <-tick.C:
+		}
+	}
+}
+
+// stop ends Chromium and every process it started, then deletes the profile.
+// It is safe to call more than once.
+func (p *process) stop() error {
+	var err error
+	p.once.Do(func() {
+		terminate(p.cmd, p.exited, 5*time.Second)
+		killUsing(p.dir)
+		err = removeAllRetry(p.dir)
+	})
+	return err
+}
+
+// removeAllRetry removes dir, retrying briefly: a dying Chromium child can
+// still write into its profile for a moment.
+func removeAllRetry(dir string) error {
+	var err error
+	for range 20 {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("remove chrome profile %s: %w", dir, err)
+}
+
+// tailBuffer keeps the last max bytes written to it, for error messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if over := t.buf.Len() - t.max; over > 0 {
+		t.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
+var errNoActivePort = errors.New("no DevToolsActivePort")

@@ -1,0 +1,23 @@
+//go:build !linux
+
+package browser
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+func setDeathSignal(*syscall.SysProcAttr) {}
+
+// startProcess starts cmd and closes exited when it ends.
+func startProcess(cmd *exec.Cmd, exited chan struct{}) error {
+	if err := cmd.Start(); err != nil {
+		close(exited)
+		return err
+	}
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	return nil
+}

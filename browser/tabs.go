@@ -1,0 +1,349 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// Tab is one page of the browser as the tools see it.
+type Tab struct {
+	ID      string // short, stable for the session: t1, t2, ...
+	URL     string
+	Title   string
+	Owned   bool // the agent opened it (or a tab it owns opened it as a popup)
+	Current bool // the tab page tools act on
+}
+
+// ErrNoTab means a tool needs a page and there is none to act on.
+var ErrNoTab = errors.New("no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab")
+
+// tab is the live state of one page target.
+type tab struct {
+	id      target.ID
+	short   string
+	seq     int
+	url     string
+	title   string
+	owned   bool
+	crashed bool
+	used    bool // the agent navigated it at least once
+
+	// ctx is our attachment to the page, made lazily by attach; it always
+	// detaches on cancel, so cancelling never closes the tab.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	dmu     sync.Mutex
+	dialogs []string // dialogs handled since the last tool result
+}
+
+// onEvent keeps the tab list current. It runs in chromedp's read loop, so it
+// only updates state under the lock.
+func (s *session) onEvent(ev any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch e := ev.(type) {
+	case *target.EventTargetCreated:
+		s.upsertLocked(e.TargetInfo)
+	case *target.EventTargetInfoChanged:
+		s.upsertLocked(e.TargetInfo)
+	case *target.EventTargetDestroyed:
+		s.removeLocked(e.TargetID)
+	case *target.EventTargetCrashed:
+		if t := s.tabs[e.TargetID]; t != nil {
+			t.crashed = true
+		}
+	}
+}
+
+func (s *session) upsertLocked(info *target.Info) {
+	if info == nil || info.Type != "page" {
+		return
+	}
+	t := s.tabs[info.TargetID]
+	if t == nil {
+		s.next++
+		t = &tab{id: info.TargetID, short: "t" + strconv.Itoa(s.next), seq: s.next}
+		// In isolated mode every tab is the agent's; in shared mode a tab
+		// is owned when the agent opened it or an owned tab opened it.
+		t.owned = s.mode == ModeIsolated
+		if op := s.tabs[info.OpenerID]; op != nil && op.owned {
+			t.owned = true
+		}
+		s.tabs[info.TargetID] = t
+		s.short[t.short] = info.TargetID
+	}
+	t.url, t.title = info.URL, info.Title
+}
+
+func (s *session) removeLocked(id target.ID) {
+	t := s.tabs[id]
+	if t == nil {
+		return
+	}
+	delete(s.tabs, id)
+	delete(s.short, t.short)
+	if t.cancel != nil {
+		go t.cancel()
+	}
+	if s.current == id {
+		s.current = ""
+		// Fall back to the newest owned tab, never to a person's tab.
+		for _, oid := range s.orderLocked() {
+			if s.tabs[oid].owned {
+				s.current = oid
+			}
+		}
+	}
+}
+
+// orderLocked returns the tab ids in the order we first saw them.
+func (s *session) orderLocked() []target.ID {
+	ids := make([]target.ID, 0, len(s.tabs))
+	for id := range s.tabs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return s.tabs[ids[i]].seq < s.tabs[ids[j]].seq })
+	return ids
+}
+
+// list returns a snapshot of the tabs.
+func (s *session) list() []Tab {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Tab
+	for _, id := range s.orderLocked() {
+		t := s.tabs[id]
+		out = append(out, Tab{ID: t.short, URL: t.url, Title: t.title, Owned: t.owned, Current: id == s.current})
+	}
+	return out
+}
+
+// lookup finds a tab by its short id ("" means the current tab).
+func (s *session) lookup(short string) (*tab, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.current
+	if short != "" {
+		var ok bool
+		if id, ok = s.short[short]; !ok {
+			return nil, fmt.Errorf("no tab %q: list tabs with browser_tabs", short)
+		}
+	}
+	t := s.tabs[id]
+	if t == nil {
+		return nil, ErrNoTab
+	}
+	return t, nil
+}
+
+// attach returns a chromedp context for the tab, attaching on first use.
+// Every attachment detaches on cancel, so dropping it never closes the tab.
+func (s *session) attach(t *tab) (context.Context, error) {
+	s.mu.Lock()
+	if t.ctx != nil {
+		ctx := t.ctx
+		s.mu.Unlock()
+		if ctx.Err() == nil {
+			return ctx, nil
+		}
+		s.mu.Lock()
+		t.ctx, t.cancel = nil, nil
+	}
+	s.mu.Unlock()
+	var ctx context.Context
+	var cancel context.CancelFunc
+	ctx, cancel = chromedp.NewContext(s.root,
+		chromedp.WithTargetID(t.id),
+		chromedp.WithDetachOnCancel(),
+		chromedp.WithListener(func(ev any) { onPageEvent(ctx, t, ev) }))
+	errc := make(chan error, 1)
+	// The first Run binds the attachment to ctx itself, so it must not carry
+	// a deadline; the wait for it is bounded here instead.
+	go func() { errc <- chromedp.Do(ctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("attach to tab %s: %w", t.short, err)
+		}
+	case <-time.After(15 * time.Second):
+		cancel()
+		return nil, fmt.Errorf("tab %s does not respond (a dialog or a frozen page?): reload it by hand or close it", t.short)
+	}
+	s.mu.Lock()
+	t.ctx, t.cancel = ctx, cancel
+	s.mu.Unlock()
+	return ctx, nil
+}
+
+// onPageEvent answers JavaScript dialogs so that no tool hangs behind one:
+// alerts, confirms and beforeunload are accepted, prompts dismissed, and
+// each is reported in the next tool result. It runs in the read loop, so
+// the answer goes out from another goroutine.
+func onPageEvent(ctx context.Context, t *tab, ev any) {
+	e, ok := ev.(*page.EventJavascriptDialogOpening)
+	if !ok {
+		return
+	}
+	accept := e.Type != page.DialogTypePrompt
+	verb := "accepted"
+	if !accept {
+		verb = "dismissed"
+	}
+	t.dmu.Lock()
+	t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb))
+	t.dmu.Unlock()
+	go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+}
+
+// takeDialogs returns and clears the dialog notes of the tab.
+func (t *tab) takeDialogs() []string {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	d := t.dialogs
+	t.dialogs = nil
+	return d
+}
+
+// Tabs lists the page tabs of the current browser. It does not launch the
+// isolated browser: with none running the list is empty.
+func (b *Browser) Tabs() []Tab {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return nil
+	}
+	return s.list()
+}
+
+// Owned reports whether the agent opened the tab (isolated tabs always are).
+func (b *Browser) Owned(tabID string) bool {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.owned
+}
+
+// CurrentTab returns the short id of the tab page tools act on, or "".
+func (b *Browser) CurrentTab() string {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tabs[s.current]; t != nil {
+		return t.short
+	}
+	return ""
+}
+
+// CurrentURL asks the browser, at the moment of the call, for the URL of the
+// tab ("" means the current tab). It never serves a cached value.
+func (b *Browser) CurrentURL(ctx context.Context, tabID string) (string, error) {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return "", ErrNoTab
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.id})
+	if err != nil {
+		return "", fmt.Errorf("tab %s: %w", t.short, err)
+	}
+	return res.TargetInfo.URL, nil
+}
+
+// newTab opens an owned tab at about:blank and makes it current. In isolated
+// mode the browser's first, never-used blank tab is reused.
+func (s *session) newTab(ctx context.Context) (*tab, error) {
+	if s.mode == ModeIsolated {
+		s.mu.Lock()
+		for _, id := range s.orderLocked() {
+			if t := s.tabs[id]; !t.used && (t.url == "about:blank" || t.url == "") {
+				t.used, s.current = true, id
+				s.mu.Unlock()
+				return t, nil
+			}
+		}
+		s.mu.Unlock()
+	}
+	// A hidden tab gets no animation frames, so headless tabs get their own
+	// window; in the person's browser a background tab in their window is
+	// less intrusive than a new window.
+	newWindow := s.mode == ModeIsolated
+	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.CreateTarget,
+		target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow, Background: new(s.mode == ModeShared)})
+	if err != nil {
+		return nil, fmt.Errorf("open tab: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tabs[res.TargetID]
+	if t == nil { // the created event has not arrived yet
+		s.upsertLocked(&target.Info{TargetID: res.TargetID, Type: "page", URL: "about:blank"})
+		t = s.tabs[res.TargetID]
+	}
+	t.owned, t.used, s.current = true, true, res.TargetID
+	return t, nil
+}
+
+// selectTab makes the tab current.
+func (s *session) selectTab(short string) (*tab, error) {
+	t, err := s.lookup(short)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.current = t.id
+	s.mu.Unlock()
+	return t, nil
+}
+
+// closeTab closes a tab. In shared mode only tabs the agent opened may be
+// closed: the person's tabs are theirs.
+func (s *session) closeTab(ctx context.Context, t *tab) error {
+	s.mu.Lock()
+	owned := t.owned
+	s.mu.Unlock()
+	if s.mode == ModeShared && !owned {
+		return fmt.Errorf("tab %s is the person's, not opened by the agent: it will not be closed", t.short)
+	}
+	_, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.CloseTarget, target.CloseTargetParams{TargetID: t.id})
+	if err != nil {
+		return fmt.Errorf("close tab %s: %w", t.short, err)
+	}
+	s.mu.Lock()
+	s.removeLocked(t.id)
+	s.mu.Unlock()
+	return nil
+}
