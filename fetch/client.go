@@ -1,0 +1,276 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultMaxBytes       = 10 << 20
+	DefaultMaxRedirects   = 10
+	DefaultAcceptLanguage = "en-US,en;q=0.9"
+	// DefaultUserAgent is a current desktop Chrome: many sites answer a
+	// generic client with a block page or a stripped variant.
+	DefaultUserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36"
+)
+
+// Options configure a Client. A nil *Options, or a zero field, means the
+// default.
+type Options struct {
+	Timeout        time.Duration // whole request, body included
+	ConnectTimeout time.Duration // TCP connect and TLS handshake
+	MaxBytes       int64         // body cap after decompression; beyond it the body is truncated
+	MaxRedirects   int           // at most 10 whatever is asked
+	UserAgent      string
+	AcceptLanguage string
+	// TLSConfig overrides the TLS settings (tests trust their own CA here).
+	TLSConfig *tls.Config
+	// Extract is applied to HTML responses.
+	Extract ExtractOptions
+}
+
+func (o *Options) withDefaults() Options {
+	var d Options
+	if o != nil {
+		d = *o
+	}
+	if d.Timeout <= 0 {
+		d.Timeout = DefaultTimeout
+	}
+	if d.ConnectTimeout <= 0 {
+		d.ConnectTimeout = DefaultConnectTimeout
+	}
+	if d.MaxBytes <= 0 {
+		d.MaxBytes = DefaultMaxBytes
+	}
+	if d.MaxRedirects <= 0 || d.MaxRedirects > DefaultMaxRedirects {
+		d.MaxRedirects = DefaultMaxRedirects
+	}
+	if d.UserAgent == "" {
+		d.UserAgent = DefaultUserAgent
+	}
+	if d.AcceptLanguage == "" {
+		d.AcceptLanguage = DefaultAcceptLanguage
+	}
+	return d
+}
+
+// Client fetches pages with one connection pool. It is safe for concurrent
+// use; batch callers share one Client so connections are reused.
+type Client struct {
+	opts Options
+	hc   *http.Client
+}
+
+// NewClient returns a Client with opts (nil means defaults).
+func NewClient(opts *Options) *Client {
+	o := opts.withDefaults()
+	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   o.ConnectTimeout,
+		TLSClientConfig:       o.TLSConfig,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       60 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		// We ask for gzip, deflate and br ourselves and decode them in
+		// readBody, so the transport must not add or strip encodings.
+		DisableCompression: true,
+	}
+	hc := &http.Client{Transport: tr, CheckRedirect: checkRedirect(o.MaxRedirects)}
+	return &Client{opts: o, hc: hc}
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// Fetch gets rawURL with a one-off Client and returns its main content.
+// See (*Client).Fetch.
+func Fetch(ctx context.Context, rawURL string, opts *Options) (*Result, error) {
+	c := NewClient(opts)
+	defer c.Close()
+	return c.Fetch(ctx, rawURL)
+}
+
+// Fetch gets rawURL and returns its main content. On an HTTP error status it
+// returns both the Result (the error page, extracted) and an *Error; every
+// other failure returns a nil Result. Errors are *Error values whose message
+// is one sentence.
+func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
+	u, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, newError(ErrBadURL, rawURL, err, "malformed URL %q: %v", rawURL, err)
+	}
+	c.setHeaders(req)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, c.classify(err, u)
+	}
+	defer resp.Body.Close()
+	body, truncated, err := readBody(resp, c.opts.MaxBytes)
+	if err != nil {
+		return nil, c.classifyBody(err, u)
+	}
+	res := newResult(rawURL, resp, body, truncated, c.opts.MaxBytes)
+	if err := res.fill(body, resp.Header.Get("Content-Type"), &c.opts.Extract); err != nil {
+		return nil, err
+	}
+	return res, statusError(res)
+}
+
+func (c *Client) setHeaders(req *http.Request) {
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,application/json;q=0.8,text/plain;q=0.8,*/*;q=0.5")
+	req.Header.Set("Accept-Language", c.opts.AcceptLanguage)
+	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+}
+
+// ParseURL checks that raw is an absolute http or https URL and returns it
+// parsed. The error says what to write instead.
+func ParseURL(raw string) (*url.URL, error) {
+	s := strings.TrimSpace(raw)
+	bad := func(why string) error {
+		return newError(ErrBadURL, raw, nil, "malformed URL %q: %s", raw, why)
+	}
+	if s == "" {
+		return nil, bad("it is empty")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, bad(err.Error())
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return nil, bad("no scheme; write it as https://" + strings.TrimPrefix(s, "//"))
+	default:
+		return nil, bad(fmt.Sprintf("scheme %q is not supported; use http:// or https://", u.Scheme))
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, bad("no host name")
+	}
+	u.Fragment = ""
+	return u, nil
+}
+
+// checkRedirect stops after max redirects and on the first URL seen twice,
+// naming the chain so the person can see the loop.
+func checkRedirect(max int) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		next := req.URL.String()
+		for i, v := range via {
+			if v.URL.String() == next {
+				return newError(ErrRedirectLoop, via[0].URL.String(), nil,
+					"redirect loop: %s", chain(via[i:], next))
+			}
+		}
+		if len(via) > max {
+			return newError(ErrTooManyRedirects, via[0].URL.String(), nil,
+				"more than %d redirects starting at %s (last went to %s)", max, via[0].URL, next)
+		}
+		return nil
+	}
+}
+
+func chain(via []*http.Request, last string) string {
+	parts := make([]string, 0, len(via)+1)
+	for _, v := range via {
+		parts = append(parts, v.URL.String())
+	}
+	return strings.Join(append(parts, last), " -> ")
+}
+
+// classify turns a transport error into one sentence with its kind.
+func (c *Client) classify(err error, u *url.URL) error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	raw, host := u.String(), u.Host
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		unkAuth x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invErr  x509.CertificateInvalidError
+		recErr  tls.RecordHeaderError
+		alert   tls.AlertError
+		opErr   *net.OpError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return newError(ErrTimeout, raw, err, "timed out fetching %s (limit %s)", raw, c.opts.Timeout)
+	case errors.Is(err, context.Canceled):
+		return newError(ErrTimeout, raw, err, "fetching %s was cancelled", raw)
+	case errors.As(err, &dnsErr):
+		return newError(ErrUnreachable, raw, err, "cannot resolve host %q: %s", u.Hostname(), dnsErr.Err)
+	case errors.As(err, &certErr), errors.As(err, &unkAuth), errors.As(err, &hostErr), errors.As(err, &invErr):
+		return newError(ErrTLS, raw, err, "TLS certificate of %s is not trusted: %s", host, lastPart(err))
+	case errors.As(err, &recErr):
+		return newError(ErrTLS, raw, err, "TLS handshake with %s failed: the server does not speak TLS (try http://)", host)
+	case errors.As(err, &alert), strings.Contains(err.Error(), "tls:"):
+		return newError(ErrTLS, raw, err, "TLS handshake with %s failed: %s", host, lastPart(err))
+	case errors.As(err, &opErr):
+		return newError(ErrUnreachable, raw, err, "cannot connect to %s: %s", host, lastPart(err))
+	}
+	return newError(ErrUnreachable, raw, err, "fetching %s failed: %s", raw, lastPart(err))
+}
+
+func (c *Client) classifyBody(err error, u *url.URL) error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+		return newError(ErrTimeout, u.String(), err, "timed out reading the body of %s (limit %s)", u, c.opts.Timeout)
+	}
+	return newError(ErrBody, u.String(), err, "reading the body of %s failed: %s", u, lastPart(err))
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// lastPart keeps the innermost, most specific part of a wrapped error
+// message ("Get \"x\": dial tcp 1.2.3.4:80: connect: connection refused"
+// becomes "connection refused").
+func lastPart(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		s = s[i+2:]
+	}
+	return strings.TrimSpace(s)
+}
+
+func statusError(res *Result) error {
+	if res.Status < 400 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s answered %d %s", res.FinalURL, res.Status, http.StatusText(res.Status))
+	return &Error{Kind: ErrHTTPStatus, URL: res.URL, Status: res.Status, Msg: msg}
+}

@@ -1,0 +1,49 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, one per kind of failure a caller may want to tell apart
+// with errors.Is. Every error Fetch or Extract returns is an *Error that wraps
+// one of them; its message is already one sentence fit for a person or a
+// model.
+var (
+	ErrBadURL           = errors.New("malformed URL")
+	ErrUnreachable      = errors.New("host unreachable")
+	ErrTLS              = errors.New("TLS failure")
+	ErrTimeout          = errors.New("timeout")
+	ErrHTTPStatus       = errors.New("HTTP error status")
+	ErrTooManyRedirects = errors.New("too many redirects")
+	ErrRedirectLoop     = errors.New("redirect loop")
+	ErrEmptyBody        = errors.New("empty body")
+	ErrBadSelector      = errors.New("invalid CSS selector")
+	ErrNoMatch          = errors.New("selector matched nothing")
+	ErrBody             = errors.New("cannot read body")
+)
+
+// Error is a failure of Fetch or Extract. Msg is one sentence without a
+// trailing period; Kind is one of the sentinel errors above and Err the
+// underlying cause, if any.
+type Error struct {
+	Kind   error
+	URL    string
+	Status int // HTTP status, when the server answered
+	Msg    string
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap lets errors.Is match both the kind and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+func newError(kind error, url string, cause error, format string, args ...any) *Error {
+	return &Error{Kind: kind, URL: url, Msg: fmt.Sprintf(format, args...), Err: cause}
+}

@@ -1,0 +1,222 @@
+package fetch
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"codeberg.org/readeck/go-readability/v2/render"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"golang.org/x/net/html"
+)
+
+// Format is an output format of Render.
+type Format string
+
+const (
+	FormatMarkdown Format = "markdown"
+	FormatText     Format = "text"
+	FormatJSON     Format = "json"
+	FormatHTML     Format = "html"
+)
+
+// Formats lists every Format, for help text and completion.
+var Formats = []Format{FormatMarkdown, FormatText, FormatJSON, FormatHTML}
+
+// ParseFormat accepts a format name ("md" and "txt" too).
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "markdown", "md":
+		return FormatMarkdown, nil
+	case "text", "txt":
+		return FormatText, nil
+	case "json":
+		return FormatJSON, nil
+	case "html":
+		return FormatHTML, nil
+	}
+	return "", fmt.Errorf("unknown format %q: use markdown, text, json or html", s)
+}
+
+// markdownConverter is built once: building it registers every plugin's
+// rules, and ConvertNode is safe for concurrent use.
+var markdownConverter = sync.OnceValue(func() *converter.Converter {
+	return converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(),
+		table.NewTablePlugin(table.WithSkipEmptyRows(true)),
+	))
+})
+
+// Render returns the result in format f: the content for markdown, text
+// and html, the whole record (content as markdown) for json. Non-HTML bodies
+// are the same in every format but json.
+func (r *Result) Render(f Format) ([]byte, error) {
+	switch f {
+	case FormatJSON:
+		return r.JSON(FormatMarkdown)
+	case FormatText:
+		return []byte(withNewline(r.Text())), nil
+	case FormatHTML:
+		return []byte(withNewline(r.HTML())), nil
+	}
+	return []byte(withNewline(r.Markdown())), nil
+}
+
+// Markdown is the content as markdown; a main-content article starts with
+// its title as a heading.
+func (r *Result) Markdown() string {
+	if r.Kind != KindHTML {
+		return r.body
+	}
+	if r.md != nil {
+		return *r.md
+	}
+	var parts []string
+	for _, n := range r.nodes {
+		out, err := markdownConverter().ConvertNode(n, converter.WithDomain(r.FinalURL))
+		if err != nil {
+			// The converter fails only on a broken tree; text still helps.
+			out = []byte(render.InnerText(n))
+		}
+		if s := strings.TrimSpace(string(out)); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	md := tidyBlankLines(strings.Join(parts, "\n\n"))
+	if !r.selected && r.Title != "" && !strings.HasPrefix(md, "# ") {
+		md = strings.TrimSpace("# " + r.Title + "\n\n" + md)
+	}
+	r.md = &md
+	return md
+}
+
+// Text is the content as plain text, paragraphs separated by blank lines.
+func (r *Result) Text() string {
+	if r.Kind != KindHTML {
+		return r.body
+	}
+	if r.txt != nil {
+		return *r.txt
+	}
+	var parts []string
+	for _, n := range r.nodes {
+		if s := strings.TrimSpace(render.InnerText(n)); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	txt := tidyBlankLines(strings.Join(parts, "\n\n"))
+	r.txt = &txt
+	return txt
+}
+
+// HTML is the outer HTML of the content nodes, one after another.
+func (r *Result) HTML() string {
+	if r.Kind != KindHTML {
+		return r.body
+	}
+	var b strings.Builder
+	for i, n := range r.nodes {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		_ = html.Render(&b, n) // a strings.Builder never fails
+	}
+	return b.String()
+}
+
+// LinksText lists r.Links: "- [text](url)" lines for markdown, "url" lines
+// otherwise.
+func (r *Result) LinksText(f Format) string {
+	var b strings.Builder
+	for _, l := range r.Links {
+		if f == FormatMarkdown {
+			text := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(l.Text)
+			if text == "" {
+				text = l.URL
+			}
+			fmt.Fprintf(&b, "- [%s](%s)\n", text, l.URL)
+		} else {
+			b.WriteString(l.URL + "\n")
+		}
+	}
+	return b.String()
+}
+
+// jsonResult is the JSON shape of a Result, one line per page in batch mode.
+type jsonResult struct {
+	URL          string   `json:"url"`
+	FinalURL     string   `json:"final_url,omitempty"`
+	Status       int      `json:"status,omitempty"`
+	ContentType  string   `json:"content_type,omitempty"`
+	Kind         Kind     `json:"kind,omitempty"`
+	Charset      string   `json:"charset,omitempty"`
+	Title        string   `json:"title"`
+	Byline       string   `json:"byline"`
+	Lang         string   `json:"lang"`
+	SiteName     string   `json:"site_name,omitempty"`
+	Excerpt      string   `json:"excerpt,omitempty"`
+	Published    string   `json:"published"`
+	Format       Format   `json:"format,omitempty"`
+	Content      string   `json:"content"`
+	Links        []Link   `json:"links"`
+	JSShell      bool     `json:"js_shell"`
+	Hint         string   `json:"hint,omitempty"`
+	Truncated    bool     `json:"truncated"`
+	RawBytes     int      `json:"raw_bytes"`
+	ContentBytes int      `json:"content_bytes"`
+	Warnings     []string `json:"warnings,omitempty"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// JSON is the result as one line of JSON with the content in format
+// content (markdown, text or html).
+func (r *Result) JSON(content Format) ([]byte, error) {
+	j := jsonResult{
+		URL: r.URL, FinalURL: r.FinalURL, Status: r.Status, ContentType: r.ContentType,
+		Kind: r.Kind, Charset: r.Charset, Title: r.Title, Byline: r.Byline, Lang: r.Lang,
+		SiteName: r.SiteName, Excerpt: r.Excerpt, Links: r.Links, JSShell: r.JSShell,
+		Hint: r.Hint, Truncated: r.Truncated, RawBytes: r.RawBytes, Warnings: r.Warnings, Error: r.Error,
+	}
+	if !r.Published.IsZero() {
+		j.Published = r.Published.Format(time.RFC3339)
+	}
+	if j.Links == nil {
+		j.Links = []Link{}
+	}
+	if r.Kind != "" {
+		j.Format = content
+		switch content {
+		case FormatText:
+			j.Content = r.Text()
+		case FormatHTML:
+			j.Content = r.HTML()
+		default:
+			j.Format = FormatMarkdown
+			j.Content = r.Markdown()
+		}
+	}
+	j.ContentBytes = len(j.Content)
+	return json.Marshal(j)
+}
+
+var blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+
+// tidyBlankLines keeps at most one blank line in a row. Trailing spaces
+// stay: two of them are a markdown line break.
+func tidyBlankLines(s string) string {
+	return strings.TrimSpace(blankRuns.ReplaceAllString(s, "\n\n"))
+}
+
+func withNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
