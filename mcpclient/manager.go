@@ -1,0 +1,292 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxParallel = 8
+	DefaultInitTimeout = 60 * time.Second
+	DefaultCallTimeout = 120 * time.Second
+)
+
+// Options configure a Manager; the zero value (or nil) means defaults.
+type Options struct {
+	// ClientName and ClientVersion are sent in initialize.
+	ClientName, ClientVersion string
+	// Adjust, when set, may edit a copy of a server's config just before
+	// each start (and restart): the browser wiring adds --wsEndpoint here.
+	Adjust func(name string, sc *ServerConfig)
+	// OnEvent receives state and list changes; see Event.
+	OnEvent func(Event)
+	// MaxParallel bounds servers initialising at once (default 8).
+	MaxParallel int
+	// InitTimeout bounds connect+initialize+first listing when the server
+	// sets no "timeout" (default $BROWSERAGENT_MCP_INIT_TIMEOUT or 60s).
+	InitTimeout time.Duration
+	// CallTimeout bounds one tools/call when the server sets no
+	// "callTimeout" (default 120s).
+	CallTimeout time.Duration
+	// StderrLines is how many stderr lines to keep per server (200).
+	StderrLines int
+	// MaxMessageBytes caps one message from a stdio server (16 MiB).
+	MaxMessageBytes int
+	// HTTPClient is the base client for http/sse servers.
+	HTTPClient *http.Client
+	// Logger receives the SDK's debug logs; nil discards them.
+	Logger *slog.Logger
+	// Dial, when set, replaces the transport for every server (tests use
+	// in-memory transports).
+	Dial func(name string, sc *ServerConfig) (mcp.Transport, error)
+}
+
+func (o *Options) withDefaults() Options {
+	var d Options
+	if o != nil {
+		d = *o
+	}
+	if d.ClientName == "" {
+		d.ClientName = "browseragent"
+	}
+	if d.ClientVersion == "" {
+		d.ClientVersion = "dev"
+	}
+	if d.MaxParallel <= 0 {
+		d.MaxParallel = DefaultMaxParallel
+	}
+	if d.InitTimeout <= 0 {
+		d.InitTimeout = DefaultInitTimeout
+		if v, err := time.ParseDuration(os.Getenv("BROWSERAGENT_MCP_INIT_TIMEOUT")); err == nil && v > 0 {
+			d.InitTimeout = v
+		}
+	}
+	if d.CallTimeout <= 0 {
+		d.CallTimeout = DefaultCallTimeout
+	}
+	if d.StderrLines <= 0 {
+		d.StderrLines = DefaultStderrLines
+	}
+	if d.HTTPClient == nil {
+		d.HTTPClient = http.DefaultClient
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return d
+}
+
+// Manager runs the configured MCP servers. It is safe for concurrent use;
+// each server has its own lock, and no lock is held while talking to a
+// server or calling OnEvent.
+type Manager struct {
+	opts    Options
+	sem     chan struct{}
+	events  *eventQueue
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	servers map[string]*server
+	closed  bool
+}
+
+// NewManager prepares servers from cfg; nothing starts until Start.
+func NewManager(cfg *Config, opts *Options) *Manager {
+	o := opts.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{
+		opts:    o,
+		sem:     make(chan struct{}, o.MaxParallel),
+		events:  newEventQueue(o.OnEvent),
+		ctx:     ctx,
+		cancel:  cancel,
+		servers: map[string]*server{},
+	}
+	if cfg != nil {
+		for name, sc := range cfg.Servers {
+			sc = sc.Clone()
+			sc.Name = name
+			m.servers[name] = newServer(m, sc)
+		}
+	}
+	return m
+}
+
+// Start launches every enabled server in parallel and returns at once.
+// Servers report through OnEvent and Status; a failing one affects no other.
+// ctx's values are kept but its cancellation is not: servers live until
+// Close.
+func (m *Manager) Start(ctx context.Context) {
+	for _, s := range m.list() {
+		s.start()
+	}
+}
+
+// Restart stops one server and starts it again with its configuration
+// (passed through Options.Adjust again). It returns once the new start is
+// under way; use WaitReady to wait for it.
+func (m *Manager) Restart(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	s.stop(ctx)
+	s.start()
+	return nil
+}
+
+// Replace swaps a server's configuration (adding it when new) and
+// restarts it; for example to point chrome-devtools-mcp at another browser.
+func (m *Manager) Replace(ctx context.Context, sc *ServerConfig) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	s, ok := m.servers[sc.Name]
+	if !ok {
+		s = newServer(m, sc.Clone())
+		m.servers[sc.Name] = s
+	}
+	m.mu.Unlock()
+	if ok {
+		s.stop(ctx)
+		s.setBase(sc.Clone())
+	}
+	s.start()
+	return nil
+}
+
+// WaitReady waits until server name is ready (nil), or failed or disabled
+// (the reason), or ctx ends.
+func (m *Manager) WaitReady(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	return s.waitReady(ctx)
+}
+
+// WaitAll waits until no server is starting, or ctx ends.
+func (m *Manager) WaitAll(ctx context.Context) error {
+	for _, s := range m.list() {
+		if err := s.waitSettled(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close stops every server in parallel: stdin closed, then SIGTERM, then
+// SIGKILL to each process group, with bounded waits.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel()
+	var wg sync.WaitGroup
+	for _, s := range m.list() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.stop(context.Background())
+		}()
+	}
+	wg.Wait()
+	m.events.close()
+	return nil
+}
+
+// Status is a snapshot of one server.
+type Status struct {
+	Name      string
+	State     ServerState
+	Err       error
+	Transport string
+	Source    string
+	Tools     int
+	Prompts   int
+	Resources int
+	// PID is the stdio server's process (and process group) id, 0 otherwise.
+	PID        int
+	ServerInfo *mcp.Implementation
+}
+
+// Status returns every server's state, sorted by name.
+func (m *Manager) Status() []Status {
+	var out []Status
+	for _, s := range m.list() {
+		out = append(out, s.status())
+	}
+	return out
+}
+
+// ServerStatus returns one server's state.
+func (m *Manager) ServerStatus(name string) (Status, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return Status{}, err
+	}
+	return s.status(), nil
+}
+
+// Logs returns the kept stderr lines of server name, oldest first.
+func (m *Manager) Logs(name string) ([]string, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.stderr.Lines(), nil
+}
+
+func (m *Manager) list() []*server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func (m *Manager) server(name string) (*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (see 'browseragent mcp list')", ErrUnknownServer, name)
+	}
+	return s, nil
+}
+
+// session returns the ready session of server name.
+func (m *Manager) session(name string) (*server, *mcp.ClientSession, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := s.readySession()
+	return s, sess, err
+}
+
+func (m *Manager) emit(ev Event) { m.events.push(ev) }
+
+// isClosed reports whether Close was called.
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+var errStopped = errors.New("stopped")

@@ -1,0 +1,157 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is an MCP tool as the agent sees it.
+type Tool struct {
+	// Name is the legal LLM-facing name, mcp__<server>__<tool> or its
+	// hashed short form (see ToolName).
+	Name string
+	// Server is the configured server name; RawName the server's own name.
+	Server, RawName string
+	Title           string
+	Description     string
+	// InputSchema is the cleaned schema (see CleanSchema).
+	InputSchema map[string]any
+	// ReadOnlyHint and DestructiveHint are the server's annotations, nil
+	// when it sent none. They are hints for the guard, not guarantees.
+	ReadOnlyHint, DestructiveHint *bool
+	// Virtual marks list_resources/read_resource, which browseragent adds
+	// for servers with resources.
+	Virtual bool
+}
+
+func convertTools(server string, cfg *ServerConfig, raw []*mcp.Tool) []Tool {
+	var out []Tool
+	for _, t := range raw {
+		if !toolAllowed(cfg, t.Name) {
+			continue
+		}
+		tool := Tool{
+			Name:        ToolName(server, t.Name),
+			Server:      server,
+			RawName:     t.Name,
+			Title:       t.Title,
+			Description: capText(t.Description, MaxDescriptionLen),
+			InputSchema: CleanSchema(t.InputSchema),
+		}
+		if a := t.Annotations; a != nil {
+			ro := a.ReadOnlyHint
+			tool.ReadOnlyHint = &ro
+			tool.DestructiveHint = a.DestructiveHint
+			if tool.Title == "" {
+				tool.Title = a.Title
+			}
+		}
+		out = append(out, tool)
+	}
+	return out
+}
+
+// Tools returns the tools of every ready server, servers sorted by name,
+// each server's tools in its own order, virtual resource tools last.
+func (m *Manager) Tools() []Tool {
+	var out []Tool
+	for _, s := range m.list() {
+		out = append(out, s.tools()...)
+	}
+	return out
+}
+
+// ServerTools returns the tools of one server.
+func (m *Manager) ServerTools(name string) ([]Tool, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.tools(), nil
+}
+
+func (s *server) tools() []Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return nil
+	}
+	out := append([]Tool(nil), s.lists.tools...)
+	if s.caps != nil && s.caps.Resources != nil {
+		out = append(out, s.virtualTools(out)...)
+	}
+	return out
+}
+
+// Lookup finds a tool by its LLM-facing name.
+func (m *Manager) Lookup(fullName string) (Tool, bool) {
+	for _, s := range m.list() {
+		for _, t := range s.tools() {
+			if t.Name == fullName {
+				return t, true
+			}
+		}
+	}
+	return Tool{}, false
+}
+
+// CallTool calls the tool named fullName (as in Tools) with args, a JSON
+// object (empty means {}). The call is bounded by the server's
+// callTimeout; cancelling ctx makes the SDK send notifications/cancelled.
+// A tool that fails reports it in Result.IsError; the error is for calls
+// that could not be made or got no answer.
+func (m *Manager) CallTool(ctx context.Context, fullName string, args json.RawMessage) (*Result, error) {
+	t, ok := m.Lookup(fullName)
+	if !ok {
+		return nil, fmt.Errorf("%w %q (see 'browseragent mcp tools')", ErrUnknownTool, fullName)
+	}
+	return m.CallServerTool(ctx, t.Server, t.RawName, args)
+}
+
+// CallServerTool calls tool by the server's own name (for scripts and
+// the virtual resource tools).
+func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args json.RawMessage) (*Result, error) {
+	s, sess, err := m.session(server)
+	if err != nil {
+		return nil, err
+	}
+	var argMap map[string]any
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &argMap); err != nil {
+			return nil, fmt.Errorf("arguments for %s/%s must be a JSON object: %v", server, tool, err)
+		}
+	}
+	if vt, ok := s.virtualCall(tool); ok {
+		return vt(ctx, argMap)
+	}
+	timeout := s.callTimeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if argMap == nil {
+		argMap = map[string]any{}
+	}
+	r, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: argMap})
+	switch {
+	case err == nil:
+		return convertResult(server, tool, r), nil
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("mcp %s/%s: %w", server, tool, ctx.Err())
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("mcp %s/%s: %w after %s (raise \"callTimeout\" for this server)", server, tool, ErrCallTimeout, timeout)
+	}
+	return nil, fmt.Errorf("mcp %s/%s: %w", server, tool, err)
+}
+
+func (s *server) callTimeout() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := time.Duration(s.cfg.CallTimeout); d > 0 {
+		return d
+	}
+	return s.m.opts.CallTimeout
+}
