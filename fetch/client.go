@@ -230,7 +230,7 @@ func (c *Client) classify(err error, u *url.URL) error {
 		return newError(ErrUnreachable, raw, err, "cannot resolve host %q: %s", u.Hostname(), dnsErr.Err)
 	case errors.As(err, &certErr), errors.As(err, &unkAuth), errors.As(err, &hostErr), errors.As(err, &invErr):
 		return newError(ErrTLS, raw, err, "TLS certificate of %s is not trusted: %s", host, lastPart(err))
-	case errors.As(err, &recErr):
+	case errors.As(err, &recErr), strings.Contains(err.Error(), "HTTP response to HTTPS client"):
 		return newError(ErrTLS, raw, err, "TLS handshake with %s failed: the server does not speak TLS (try http://)", host)
 	case errors.As(err, &alert), strings.Contains(err.Error(), "tls:"):
 		return newError(ErrTLS, raw, err, "TLS handshake with %s failed: %s", host, lastPart(err))
