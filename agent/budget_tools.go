@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Caps for tool text sent with every request. Long descriptions are cut at
+// a sentence end within the cap.
+const (
+	maxToolDescChars  = 320
+	maxParamDescChars = 160
+)
+
+// devOnlyTools are chrome-devtools-mcp tools for developing a site, not for
+// doing a task on it. They are left out unless Settings.DevTools is set.
+var devOnlyTools = map[string]bool{
+	"performance_start_trace":     true,
+	"performance_stop_trace":      true,
+	"performance_analyze_insight": true,
+	"lighthouse_audit":            true,
+	"take_heapsnapshot":           true,
+	"screencast_start":            true,
+	"screencast_stop":             true,
+	"emulate":                     true,
+	"get_css_styles":              true,
+	"list_console_messages":       true,
+	"get_console_message":         true,
+}
+
+// nativeEquivalent maps chrome-devtools-mcp tools to the native browser tool
+// that does the same on the same browser. When the native tool is offered,
+// the MCP one is left out: two tools for one job cost bytes and confuse models.
+var nativeEquivalent = map[string]string{
+	"navigate_page":   "browser_navigate",
+	"new_page":        "browser_open",
+	"take_snapshot":   "browser_snapshot",
+	"click":           "browser_click",
+	"fill":            "browser_type",
+	"press_key":       "browser_press",
+	"wait_for":        "browser_wait",
+	"take_screenshot": "browser_screenshot",
+	"list_pages":      "browser_tabs",
+	"select_page":     "browser_select_tab",
+	"close_page":      "browser_close",
+	"evaluate_script": "browser_eval",
+}
+
+// ToolEconomy says which tools to leave out when offering tools to the model.
+type ToolEconomy struct {
+	// DevTools keeps chrome-devtools-mcp's developer tools (tracing, heap,
+	// lighthouse, emulation, console, CSS).
+	DevTools bool
+	// DevToolsServers names the MCP servers that are chrome-devtools-mcp;
+	// nil means any server whose name contains "devtools".
+	DevToolsServers []string
+}
+
+func (e ToolEconomy) isDevToolsServer(name string) bool {
+	if e.DevToolsServers == nil {
+		return strings.Contains(strings.ToLower(name), "devtools")
+	}
+	for _, s := range e.DevToolsServers {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// CompactTools returns the tools to offer the model: developer-only and
+// duplicated chrome-devtools-mcp tools left out, descriptions tightened and
+// schema noise removed. Every tool kept keeps every parameter, its type,
+// enum and required list. defs is not modified.
+func CompactTools(defs []ToolDef, e ToolEconomy) []ToolDef {
+	offered := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		offered[d.Name] = true
+	}
+	out := make([]ToolDef, 0, len(defs))
+	for _, d := range defs {
+		if d.Source == SourceMCP && e.isDevToolsServer(d.Server) {
+			raw := first(d.RawName, d.Name)
+			if !e.DevTools && devOnlyTools[raw] {
+				continue
+			}
+			if n, ok := nativeEquivalent[raw]; ok && offered[n] {
+				continue
+			}
+		}
+		d.Description = tighten(d.Description, maxToolDescChars)
+		if p, ok := compactSchema(d.Parameters).(map[string]any); ok {
+			d.Parameters = p
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ToolDefBytes is the size in bytes of the tool definitions as sent in one
+// Chat Completions request (the "tools" array).
+func ToolDefBytes(defs []ToolDef) int {
+	b, err := json.Marshal(openAITools(defs))
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+func openAITools(defs []ToolDef) []openai.Tool {
+	tools := make([]openai.Tool, 0, len(defs))
+	for _, d := range defs {
+		params := d.Parameters
+		if params == nil {
+			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		tools = append(tools, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        d.Name,
+				Description: d.Description,
+				Parameters:  params,
+			},
+		})
+	}
+	return tools
+}
+
+// noiseKeys carry no meaning for a model calling the tool.
+var noiseKeys = map[string]bool{
+	"$schema": true, "$id": true, "$comment": true, "additionalProperties": true,
+	"title": true, "examples": true, "markdownDescription": true,
+}
+
+// jsSafeIntBound is the bound zod emits for every integer; it says nothing.
+const jsSafeIntBound = 9007199254740991
+
+// compactSchema copies a JSON schema without noise keys and with tightened
+// descriptions.
+func compactSchema(v any) any {
+	switch s := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(s))
+		for k, val := range s {
+			if noiseKeys[k] || isSafeIntBound(k, val) {
+				continue
+			}
+			switch k {
+			case "description":
+				if str, ok := val.(string); ok {
+					val = tighten(dropDefaultFalse(str, s), maxParamDescChars)
+					if val == "" {
+						continue
+					}
+				}
+			case "properties":
+				// property names are data here, not schema keywords
+				if props, ok := val.(map[string]any); ok {
+					cp := make(map[string]any, len(props))
+					for name, p := range props {
+						cp[name] = compactSchema(p)
+					}
+					val = cp
+					out[k] = val
+					continue
+				}
+			}
+			out[k] = compactSchema(val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(s))
+		for i, x := range s {
+			out[i] = compactSchema(x)
+		}
+		return out
+	}
+	return v
+}
+
+func isSafeIntBound(key string, val any) bool {
+	if key != "maximum" && key != "minimum" {
+		return false
+	}
+	f, ok := val.(float64)
+	if !ok {
+		if i, isInt := val.(int); isInt {
+			f, ok = float64(i), true
+		}
+	}
+	return ok && (f == jsSafeIntBound || f == -jsSafeIntBound)
+}
+
+var defaultFalse = regexp.MustCompile(`(?i)\s*Defaults? (is|to) false\.?`)
+
+// dropDefaultFalse removes "Default is false." from a boolean's description:
+// an omitted boolean is false everywhere.
+func dropDefaultFalse(desc string, schema map[string]any) string {
+	if schema["type"] != "boolean" {
+		return desc
+	}
+	return strings.TrimSpace(defaultFalse.ReplaceAllString(desc, ""))
+}
+
+// tighten collapses whitespace and cuts text to at most max characters at
+// the last sentence end, or word end, before the cap.
+func tighten(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= limit {
+		return s
+	}
+	cut := s[:limit]
+	if i := strings.LastIndex(cut, ". "); i > limit/3 {
+		return cut[:i+1]
+	}
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}

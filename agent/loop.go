@@ -1,0 +1,405 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ErrStepLimit is returned by Turn when the model kept calling tools until
+// the step limit without giving an answer.
+var ErrStepLimit = errors.New("step limit reached")
+
+// ErrDisabled is returned by New when no LLM is configured.
+var ErrDisabled = errors.New("agent off")
+
+// EventKind says what happened in a turn.
+type EventKind int
+
+const (
+	EventStep       EventKind = iota // a request to the model begins (Step)
+	EventText                        // a piece of the model's text, as it streams (Text)
+	EventToolCall                    // the model called a tool (Call)
+	EventToolResult                  // a tool returned (Call, Result or Err)
+	EventNotice                      // something the person should know: a retry, images off, context shortened (Text)
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventStep:
+		return "step"
+	case EventText:
+		return "text"
+	case EventToolCall:
+		return "tool_call"
+	case EventToolResult:
+		return "tool_result"
+	case EventNotice:
+		return "notice"
+	}
+	return "unknown"
+}
+
+// ToolCallInfo is one tool call as the model made it.
+type ToolCallInfo struct {
+	ID   string
+	Name string
+	Args string // JSON as the model wrote it
+}
+
+// Event is one thing that happened during a turn. The library never prints;
+// the shell and `browseragent run` render events.
+type Event struct {
+	Kind   EventKind
+	Step   int
+	Text   string
+	Call   ToolCallInfo
+	Result *ToolResult // EventToolResult: the tool's result, nil when Err is set
+	Err    error       // EventToolResult: the call failed in the infrastructure
+}
+
+// Events receives a turn's events, in order, on the goroutine running Turn.
+type Events interface{ Event(Event) }
+
+// EventsFunc adapts a function to Events.
+type EventsFunc func(Event)
+
+// Event implements Events.
+func (f EventsFunc) Event(e Event) { f(e) }
+
+// Options tune an Agent; nil means defaults.
+type Options struct {
+	// SystemExtra is appended to the system prompt (the browser mode, the
+	// person's rules).
+	SystemExtra string
+	// Economy chooses which tools are offered; nil derives it from Settings.
+	Economy *ToolEconomy
+	// Transport carries the HTTP requests to the LLM; nil is http.DefaultTransport.
+	Transport http.RoundTripper
+}
+
+// Stats are counters about the conversation, for /status and reports.
+type Stats struct {
+	Requests     int // model requests made
+	ToolDefBytes int // bytes of the tools array in the last request
+	RequestBytes int // bytes of the last request body
+	Tokens       int // estimated tokens of the conversation
+	Compacted    int // messages shortened or dropped to fit the window
+}
+
+// Agent is one conversation with an LLM that uses tools through a Caller.
+// Turn must not be called concurrently; the other methods may be called
+// between turns from any goroutine.
+type Agent struct {
+	mu      sync.Mutex
+	s       Settings
+	caller  Caller
+	economy ToolEconomy
+	client  *openai.Client
+	tr      *transport
+	msgs    []openai.ChatCompletionMessage // msgs[0] is the system prompt
+	images  bool                           // send images; off after the model refuses one
+	stats   Stats
+}
+
+// New returns an agent for settings s that calls tools through caller.
+func New(s Settings, caller Caller, opts *Options) (*Agent, error) {
+	if !s.Enabled() {
+		return nil, fmt.Errorf("%w: %s", ErrDisabled, s.Why())
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	if s.MaxSteps <= 0 {
+		s.MaxSteps = DefaultMaxSteps
+	}
+	if s.ContextWindow <= 0 {
+		s.ContextWindow = DefaultContextWindow
+	}
+	if s.MaxResultChars <= 0 {
+		s.MaxResultChars = DefaultMaxResultChars
+	}
+	base := opts.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	tr := &transport{base: base, noAuth: s.APIKey == "", sleep: sleepCtx}
+	economy := ToolEconomy{DevTools: s.DevTools}
+	if opts.Economy != nil {
+		economy = *opts.Economy
+	}
+	a := &Agent{s: s, caller: caller, economy: economy, tr: tr, client: newClient(s, tr), images: s.Images}
+	a.msgs = []openai.ChatCompletionMessage{{
+		Role:    openai.ChatMessageRoleSystem,
+		Content: buildSystemPrompt(opts.SystemExtra, time.Now()),
+	}}
+	return a, nil
+}
+
+// Reset forgets the conversation (the shell's /clear); the system prompt stays.
+func (a *Agent) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.msgs = a.msgs[:1:1]
+	a.stats = Stats{}
+}
+
+// SetModel switches the model for the following requests.
+func (a *Agent) SetModel(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.s.Model = model
+}
+
+// Settings returns the settings in use.
+func (a *Agent) Settings() Settings {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.s
+}
+
+// Stats returns the conversation counters.
+func (a *Agent) Stats() Stats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st := a.stats
+	st.Tokens = estimateAll(a.msgs)
+	return st
+}
+
+// Turn sends the person's message and runs the loop until the model answers
+// without calling a tool, the step limit is hit (ErrStepLimit) or ctx is
+// cancelled (ctx.Err()). In every case the conversation is left consistent,
+// every tool call answered, so the next Turn continues it.
+func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, error) {
+	if out == nil {
+		out = EventsFunc(func(Event) {})
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.msgs = append(a.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: userMsg})
+	ctx = context.WithValue(ctx, retryNotifierKey{}, retryNotifier(func(status int, wait time.Duration, attempt int) {
+		out.Event(Event{Kind: EventNotice, Text: fmt.Sprintf("LLM answered %d; retrying in %s (attempt %d of %d)",
+			status, wait.Round(100*time.Millisecond), attempt, maxRetries)})
+	}))
+	for step := 1; step <= a.s.MaxSteps; step++ {
+		ans, err := a.ask(ctx, step, out)
+		if err != nil {
+			return "", err
+		}
+		if len(ans.calls) == 0 {
+			return ans.text, nil
+		}
+		if err := a.runTools(ctx, step, ans.calls, out); err != nil {
+			return "", err
+		}
+	}
+	msg := fmt.Sprintf("stopped after %d steps without a final answer; say \"continue\" to go on, or raise the limit (--max-steps, max_steps in config.yaml)", a.s.MaxSteps)
+	out.Event(Event{Kind: EventNotice, Text: msg})
+	return "", fmt.Errorf("%w: %s", ErrStepLimit, msg)
+}
+
+// ask makes one streamed request and records the model's answer.
+func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error) {
+	out.Event(Event{Kind: EventStep, Step: step})
+	tools := CompactTools(a.caller.Tools(), a.economy)
+	for {
+		a.fit(ToolDefBytes(tools), out)
+		req := openai.ChatCompletionRequest{Model: a.s.Model, Messages: a.msgs, Stream: true}
+		if len(tools) > 0 {
+			req.Tools = openAITools(tools)
+		}
+		ans, err := a.stream(ctx, req, step, out)
+		if err == nil {
+			a.msgs = append(a.msgs, assistantMessage(ans))
+			return ans, nil
+		}
+		if ctx.Err() != nil {
+			a.msgs = append(a.msgs, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleAssistant, Content: strings.TrimSpace(ans.text + " [interrupted by the person]"),
+			})
+			return ans, ctx.Err()
+		}
+		if a.images && isImageRejection(err) && a.dropImages() {
+			out.Event(Event{Kind: EventNotice, Text: "the model does not accept images; sending text snapshots instead from now on"})
+			continue
+		}
+		return ans, describeLLMError(a.s, err)
+	}
+}
+
+func (a *Agent) stream(ctx context.Context, req openai.ChatCompletionRequest, step int, out Events) (streamed, error) {
+	a.stats.Requests++
+	st, err := a.client.CreateChatCompletionStream(ctx, req)
+	a.stats.ToolDefBytes = int(a.tr.toolBytes.Load())
+	a.stats.RequestBytes = int(a.tr.reqBytes.Load())
+	if err != nil {
+		return streamed{}, err
+	}
+	defer st.Close()
+	return readStream(st, func(s string) { out.Event(Event{Kind: EventText, Step: step, Text: s}) })
+}
+
+// fit keeps the conversation within the context window.
+func (a *Agent) fit(toolBytes int, out Events) {
+	msgs, n := fitContext(a.msgs, promptLimit(a.s.ContextWindow, toolBytes))
+	if n == 0 {
+		return
+	}
+	a.msgs = msgs
+	a.stats.Compacted += n
+	out.Event(Event{Kind: EventNotice, Text: fmt.Sprintf("context nearly full (%d-token window): shortened %d older messages", a.s.ContextWindow, n)})
+}
+
+// assistantMessage records the model's answer. Content is kept even when
+// empty; the transport makes sure it is sent as "".
+func assistantMessage(ans streamed) openai.ChatCompletionMessage {
+	m := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: ans.text, ToolCalls: ans.calls}
+	if len(ans.calls) > 0 {
+		// Thinking models (DeepSeek, Kimi) want their reasoning back while
+		// they are in the middle of a tool loop.
+		m.ReasoningContent = ans.reasoning
+	}
+	return m
+}
+
+// runTools executes the calls of one step, in order, through the Caller and
+// appends one tool message per call, then one user message with the images.
+func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall, out Events) error {
+	var images []openai.ChatMessagePart
+	for i, c := range calls {
+		info := ToolCallInfo{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments}
+		if ctx.Err() != nil {
+			a.cancelCalls(calls[i:])
+			return ctx.Err()
+		}
+		out.Event(Event{Kind: EventToolCall, Step: step, Call: info})
+		res, err := a.call(ctx, info)
+		if err != nil && ctx.Err() != nil {
+			a.cancelCalls(calls[i:])
+			return ctx.Err()
+		}
+		out.Event(Event{Kind: EventToolResult, Step: step, Call: info, Result: res, Err: err})
+		text, parts := a.resultForModel(info, res, err)
+		a.msgs = append(a.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: text})
+		images = append(images, parts...)
+	}
+	if len(images) > 0 {
+		a.msgs = append(a.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: images})
+	}
+	return ctx.Err()
+}
+
+func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*ToolResult, error) {
+	if !json.Valid([]byte(c.Args)) {
+		return &ToolResult{IsError: true, Text: fmt.Sprintf("the arguments were not valid JSON (%q); call %s again with a JSON object", truncate(c.Args, 200), c.Name)}, nil
+	}
+	return a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), OriginAgent)
+}
+
+// cancelCalls answers calls that will not run, so no tool call is left
+// without a result.
+func (a *Agent) cancelCalls(calls []openai.ToolCall) {
+	for _, c := range calls {
+		a.msgs = append(a.msgs, openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, ToolCallID: c.ID,
+			Content: "cancelled: the person interrupted the task before this call finished",
+		})
+	}
+}
+
+// resultForModel turns a tool result into the tool message text and the
+// image parts for the user message that follows.
+func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error) (string, []openai.ChatMessagePart) {
+	if err != nil {
+		return fmt.Sprintf("Tool error (infrastructure, not your arguments): %v. Try another tool, or tell the person what failed.", err), nil
+	}
+	if res == nil {
+		return "(no result)", nil
+	}
+	text := capText(res.Text, a.s.MaxResultChars)
+	if res.IsError && !strings.HasPrefix(strings.ToLower(text), "error") {
+		text = "Error: " + text
+	}
+	if res.Path != "" {
+		text += "\n(saved to " + res.Path + ")"
+	}
+	parts, note := a.imageParts(c, res.Images)
+	text = strings.TrimSpace(text + note)
+	if text == "" {
+		text = "(empty result)"
+	}
+	return text, parts
+}
+
+func (a *Agent) imageParts(c ToolCallInfo, imgs []Image) ([]openai.ChatMessagePart, string) {
+	if len(imgs) == 0 {
+		return nil, ""
+	}
+	if !a.images {
+		return nil, fmt.Sprintf("\n[The tool returned %d image(s), but this model does not accept images; use a text snapshot instead.]", len(imgs))
+	}
+	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: fmt.Sprintf("Image(s) returned by %s (call %s):", c.Name, c.ID)}}
+	bad := 0
+	for _, img := range imgs {
+		url, ok := prepareImage(img)
+		if !ok {
+			bad++
+			continue
+		}
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: url, Detail: openai.ImageURLDetailAuto}})
+	}
+	note := ""
+	if n := len(parts) - 1; n > 0 {
+		note = fmt.Sprintf("\n[%d image(s) attached in the next user message.]", n)
+	} else {
+		parts = nil
+	}
+	if bad > 0 {
+		note += fmt.Sprintf("\n[%d image(s) could not be decoded and were left out.]", bad)
+	}
+	return parts, note
+}
+
+// dropImages turns every tool image already in the conversation into a
+// note, after the model refused images. It reports whether there were any.
+func (a *Agent) dropImages() bool {
+	a.images = false
+	found := false
+	for i, m := range a.msgs {
+		if m.Role != openai.ChatMessageRoleUser || m.MultiContent == nil {
+			continue
+		}
+		found = true
+		a.msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: imagesLeftOut}
+	}
+	return found
+}
+
+// capText cuts s to limit characters, with a note on how to get the rest.
+func capText(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	cut := truncate(s, limit)
+	return fmt.Sprintf("%s\n\n[Result cut: showing the first %d of %d characters. To get the rest, ask for less at a time: a CSS selector or another format for web_fetch, a snapshot of one element in the browser, or the tool's page/offset parameter if it has one.]",
+		cut, len(cut), len(s))
+}
+
+// truncate cuts s to at most n bytes without splitting a UTF-8 character.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
