@@ -36,19 +36,7 @@ func (a Answer) String() string {
 }
 
 // Approver asks a person. The shell implements it with a prompt box;
-// non-interactive runs use AutoApprover.
+// without one (non-interactive runs) the Registry decides by its Yes option.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Answer, error)
-}
-
-// AutoApprover answers without a person: with Yes set it approves a single
-// non-sensitive call; a sensitive page always needs a person at a terminal.
-type AutoApprover struct{ Yes bool }
-
-// Approve implements Approver.
-func (a AutoApprover) Approve(_ context.Context, req ApprovalRequest) (Answer, error) {
-	if a.Yes && !req.Sensitive {
-		return AnswerOnce, nil
-	}
-	return AnswerDeny, nil
 }
