@@ -49,6 +49,7 @@ type attempt struct {
 	cancel  context.CancelFunc
 	pending atomic.Uint32 // refresh bits set by notification handlers
 	kick    chan struct{}
+	closed  chan struct{} // closed by watch when the connection ends
 
 	mu   sync.Mutex
 	sess *mcp.ClientSession
@@ -99,7 +100,7 @@ func (s *server) start() {
 		s.m.opts.Adjust(s.name, cfg)
 	}
 	ctx, cancel := context.WithCancel(s.m.ctx)
-	a := &attempt{ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1)}
+	a := &attempt{ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1), closed: make(chan struct{})}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -327,6 +328,7 @@ func (s *server) watch(a *attempt) {
 	sess := a.sess
 	a.mu.Unlock()
 	werr := sess.Wait()
+	close(a.closed)
 	if a.ctx.Err() != nil {
 		return // we stopped it
 	}
@@ -347,6 +349,22 @@ func (s *server) watch(a *attempt) {
 		err = fmt.Errorf("%w; stderr: %s", err, tail)
 	}
 	s.fail(a, err)
+}
+
+func (s *server) currentAttempt() *attempt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.att
+}
+
+// connClosed reports whether the session's connection has ended.
+func (a *attempt) connClosed() bool {
+	select {
+	case <-a.closed:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *server) readySession() (*mcp.ClientSession, error) {

@@ -144,7 +144,38 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return nil, fmt.Errorf("mcp %s/%s: %w after %s (raise \"callTimeout\" for this server)", server, tool, ErrCallTimeout, timeout)
 	}
+	if reason := s.deathReason(); reason != nil {
+		return nil, fmt.Errorf("mcp %s/%s: %w: %v", server, tool, ErrNotReady, reason)
+	}
 	return nil, fmt.Errorf("mcp %s/%s: %w", server, tool, err)
+}
+
+// deathReason waits briefly for the watcher after a failed call: when the
+// server died, its exit status and stderr explain the failure better than
+// "connection closed".
+func (s *server) deathReason() error {
+	deadline := time.After(time.Second)
+	for {
+		s.mu.Lock()
+		st, err, ch := s.state, s.err, s.changed
+		alive := s.att != nil && s.att.ctx.Err() == nil
+		s.mu.Unlock()
+		if st == StateError {
+			return err
+		}
+		if st != StateReady || !alive {
+			return nil
+		}
+		a := s.currentAttempt()
+		if a == nil || !a.connClosed() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return nil
+		}
+	}
 }
 
 func (s *server) callTimeout() time.Duration {

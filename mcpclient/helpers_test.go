@@ -1,0 +1,169 @@
+package mcpclient
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// requireNode skips when npx is missing, unless BROWSERAGENT_REQUIRE_BROWSER=1
+// (CI), where a missing Node is a failure.
+func requireNode(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("npx"); err != nil {
+		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("npx not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
+		}
+		t.Skipf("npx not found (install Node 20+ to run this test): %v", err)
+	}
+}
+
+var (
+	rawOnce sync.Once
+	rawPath string
+	rawErr  error
+)
+
+// rawServer builds internal/testservers/rawserver once per test binary.
+func rawServer(t testing.TB) string {
+	t.Helper()
+	rawOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpclient-rawserver")
+		if err != nil {
+			rawErr = err
+			return
+		}
+		rawPath = filepath.Join(dir, "rawserver")
+		out, err := exec.Command("go", "build", "-o", rawPath, "./internal/testservers/rawserver").CombinedOutput()
+		if err != nil {
+			rawErr = err
+			rawPath = string(out)
+		}
+	})
+	if rawErr != nil {
+		t.Fatalf("build rawserver: %v\n%s", rawErr, rawPath)
+	}
+	return rawPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rawPath != "" {
+		os.RemoveAll(filepath.Dir(rawPath))
+	}
+	os.Exit(code)
+}
+
+// rawConfig is a config with one rawserver per mode, named after it.
+func rawConfig(t testing.TB, modes ...string) *Config {
+	bin := rawServer(t)
+	cfg := &Config{Servers: map[string]*ServerConfig{}}
+	for _, mode := range modes {
+		name := strings.NewReplacer("=", "-", ".", "-").Replace(mode)
+		cfg.Servers[name] = &ServerConfig{Name: name, Command: bin, Args: []string{mode}, Source: "test"}
+	}
+	return cfg
+}
+
+// startManager starts cfg and closes the manager at the end of the test,
+// then asserts that none of its processes remain.
+func startManager(t *testing.T, cfg *Config, opts *Options) *Manager {
+	t.Helper()
+	m := NewManager(cfg, opts)
+	m.Start(context.Background())
+	pgids := map[int]bool{}
+	var mu sync.Mutex
+	record := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, st := range m.Status() {
+			if st.PID != 0 {
+				pgids[st.PID] = true
+			}
+		}
+	}
+	done := make(chan struct{})
+	go func() { // remember every process group the manager ever had
+		for {
+			record()
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		record()
+		close(done)
+		m.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		assertNoProcesses(t, pgids)
+	})
+	return m
+}
+
+// assertNoProcesses fails if a live child of this test process, or a live
+// member of one of pgids, remains.
+func assertNoProcesses(t testing.TB, pgids map[int]bool) {
+	t.Helper()
+	for pgid := range pgids {
+		if live := liveGroupMembers(pgid); len(live) > 0 {
+			t.Errorf("processes %v of server group %d still alive after Close", live, pgid)
+		}
+	}
+	if kids := liveChildren(os.Getpid()); len(kids) > 0 {
+		t.Errorf("child processes %v still alive after Close", kids)
+	}
+}
+
+// liveChildren lists non-zombie processes whose parent is pid.
+func liveChildren(pid int) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if f[1] == strconv.Itoa(pid) {
+			out = append(out, e.Name()+" "+s[strings.IndexByte(s, '(')+1:i])
+		}
+	}
+	return out
+}
+
+func waitReady(t *testing.T, m *Manager, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if err := m.WaitReady(ctx, name); err != nil {
+		t.Fatalf("WaitReady(%s): %v\nstderr:\n%s", name, err, strings.Join(must(m.Logs(name)), "\n"))
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
