@@ -54,6 +54,21 @@ type ToolResult struct {
 	Images  []Image
 	IsError bool
 	Path    string // a file the tool wrote (a screenshot), if any
+	// Note is guidance from browseragent itself (not from the page), such
+	// as "this is a JavaScript shell: use the browser". For the LLM it stays
+	// outside the untrusted block that wraps Text.
+	Note string
+}
+
+// Full returns Text followed by Note, for people and scripts.
+func (r *ToolResult) Full() string {
+	switch {
+	case r.Note == "":
+		return r.Text
+	case r.Text == "":
+		return r.Note
+	}
+	return r.Text + "\n\n" + r.Note
 }
 
 // Origin says who asked for a tool call; the guard treats them alike, but

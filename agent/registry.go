@@ -1,0 +1,382 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browseragent/browseragent/guard"
+)
+
+// ErrUnknownTool is returned by Registry.Call for a name no provider offers.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// DefaultCallTimeout bounds one tool call when the provider sets no tighter
+// limit of its own.
+const DefaultCallTimeout = 3 * time.Minute
+
+// ToolProvider is a source of tools: the web_fetch builtin, the browser, the MCP
+// manager. Tools is called on every lookup, so it must be cheap (a snapshot).
+type ToolProvider interface {
+	Tools() []ToolDef
+	Call(ctx context.Context, def ToolDef, args json.RawMessage) (*ToolResult, error)
+}
+
+// Page is the browser tab a tool call acts on.
+type Page struct {
+	TabID string // CDP target ID; "" when the call acts on no tab
+	URL   string // the tab's URL, asked from the browser just now
+	Owned bool   // the agent opened this tab
+}
+
+// PageLocator finds the tab a call acts on and asks the browser for its live
+// URL. Calls that act on no page return a zero Page.
+type PageLocator interface {
+	Locate(ctx context.Context, def ToolDef, args map[string]any) (Page, error)
+}
+
+// AuditFunc records one finished tool call (the registry's last step).
+type AuditFunc func(guard.Entry)
+
+// RegistryOptions configures a Registry; nil fields mean defaults.
+type RegistryOptions struct {
+	// Approver asks the person; nil means nobody is at a terminal, and Yes
+	// decides (never for sensitive pages).
+	Approver Approver
+	Yes      bool
+	// Locator finds the live page of browser tool calls; nil: no browser.
+	Locator PageLocator
+	// Audit receives one entry per call; nil: no audit log.
+	Audit AuditFunc
+	// CallTimeout bounds each call (default DefaultCallTimeout).
+	CallTimeout time.Duration
+}
+
+// Registry is the one path for every tool call. Call resolves the tool, finds
+// the live URL of the page it acts on, asks the guard, asks the person when
+// needed, runs the tool under a timeout and records the call in the audit
+// log. Slash commands, subcommands and the LLM all call it; there is no
+// second path. It is safe for concurrent use.
+type Registry struct {
+	policy *guard.Policy
+	opts   RegistryOptions
+
+	mu        sync.RWMutex
+	providers []ToolProvider
+}
+
+// NewRegistry returns a registry judged by policy.
+func NewRegistry(policy *guard.Policy, opts *RegistryOptions) *Registry {
+	r := &Registry{policy: policy}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.CallTimeout <= 0 {
+		r.opts.CallTimeout = DefaultCallTimeout
+	}
+	return r
+}
+
+// Policy returns the guard policy the registry consults.
+func (r *Registry) Policy() *guard.Policy { return r.policy }
+
+// SetApprover replaces the approver (the shell installs its prompt box).
+func (r *Registry) SetApprover(a Approver) {
+	r.mu.Lock()
+	r.opts.Approver = a
+	r.mu.Unlock()
+}
+
+// SetLocator replaces the page locator (set when the browser is wired).
+func (r *Registry) SetLocator(l PageLocator) {
+	r.mu.Lock()
+	r.opts.Locator = l
+	r.mu.Unlock()
+}
+
+// Add registers a provider. Names must not collide across providers; the
+// first provider offering a name wins.
+func (r *Registry) Add(p ToolProvider) {
+	r.mu.Lock()
+	r.providers = append(r.providers, p)
+	r.mu.Unlock()
+}
+
+// Tools lists every tool on offer, sorted by source then name.
+func (r *Registry) Tools() []ToolDef {
+	r.mu.RLock()
+	providers := r.providers
+	r.mu.RUnlock()
+	seen := map[string]bool{}
+	var all []ToolDef
+	for _, p := range providers {
+		for _, d := range p.Tools() {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				all = append(all, d)
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Source != all[j].Source {
+			return all[i].Source < all[j].Source
+		}
+		return all[i].Name < all[j].Name
+	})
+	return all
+}
+
+func (r *Registry) resolve(name string) (ToolDef, ToolProvider, bool) {
+	r.mu.RLock()
+	providers := r.providers
+	r.mu.RUnlock()
+	for _, p := range providers {
+		for _, d := range p.Tools() {
+			if d.Name == name {
+				return d, p, true
+			}
+		}
+	}
+	return ToolDef{}, nil, false
+}
+
+// Call runs one tool call through the guard. A guard refusal or a tool's own
+// failure comes back as a ToolResult with IsError set (the model can act on
+// it); an error means the call could not be attempted (unknown tool, bad
+// arguments, a broken browser or server, a cancelled context).
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
+	start := time.Now()
+	def, p, ok := r.resolve(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q%s", ErrUnknownTool, name, r.suggest(name))
+	}
+	argMap, err := parseArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	call := guard.Call{Tool: def.Name, Server: def.Server, Name: def.RawName, Args: argMap,
+		ReadOnlyHint: def.ReadOnlyHint, DestructiveHint: def.DestructiveHint}
+	d, err := r.decide(ctx, def, &call)
+	if err != nil {
+		r.record(call, d, start, nil, err)
+		return nil, err
+	}
+	if d.Verdict != guard.Allow {
+		res := &ToolResult{IsError: true, Text: d.Reason}
+		r.record(call, d, start, res, nil)
+		return res, nil
+	}
+	res, err := r.run(ctx, def, p, args)
+	r.record(call, d, start, res, err)
+	if err == nil && origin == OriginAgent {
+		markUntrusted(res, def, call.PageURL)
+	}
+	return res, err
+}
+
+// markUntrusted wraps what a page or a tool said in an untrusted block for
+// the LLM; browseragent's own note stays outside it, and so does an error.
+func markUntrusted(res *ToolResult, def ToolDef, pageURL string) {
+	if res.IsError || strings.TrimSpace(res.Text) == "" {
+		return
+	}
+	source := def.Name
+	if pageURL != "" {
+		source += " " + pageURL
+	}
+	res.Text = guard.Untrusted(source, res.Text)
+}
+
+// decide locates the page, checks the guard and, when it says ask, asks the
+// person (or applies the unattended rule) and checks again against the
+// page's URL at that later moment.
+func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call) (guard.Decision, error) {
+	if err := r.locate(ctx, def, call); err != nil {
+		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
+	}
+	d := r.policy.Check(*call)
+	if d.Verdict != guard.Ask {
+		return d, nil
+	}
+	r.mu.RLock()
+	approver, yes := r.opts.Approver, r.opts.Yes
+	r.mu.RUnlock()
+	if approver == nil {
+		return d.Unattended(yes), nil
+	}
+	answer, err := approver.Approve(ctx, approvalRequest(*call, d))
+	if err != nil {
+		return d, fmt.Errorf("%s: approval: %w", call.Tool, err)
+	}
+	if answer == AnswerDeny {
+		d.Verdict, d.DecidedBy = guard.Deny, guard.ByPerson
+		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."
+		return d, nil
+	}
+	if err := r.policy.Grant(*call, scopeOf(answer)); err != nil {
+		return guard.Decision{Verdict: guard.Deny, Reason: err.Error(), DecidedBy: guard.ByPolicy}, nil
+	}
+	// The page may have moved while the person read the question: judge the
+	// call again against where it is now.
+	if err := r.locate(ctx, def, call); err != nil {
+		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
+	}
+	d = r.policy.Check(*call)
+	if d.Verdict == guard.Ask {
+		d.Verdict = guard.Deny
+		d.Reason = "The page changed after the person approved (now " + call.PageURL + "); the approval does not carry over. " + d.Reason
+	}
+	if d.Verdict == guard.Allow {
+		d.DecidedBy = guard.ByPerson
+	}
+	return d, nil
+}
+
+func (r *Registry) locate(ctx context.Context, def ToolDef, call *guard.Call) error {
+	r.mu.RLock()
+	loc := r.opts.Locator
+	r.mu.RUnlock()
+	if loc == nil {
+		return nil
+	}
+	page, err := loc.Locate(ctx, def, call.Args)
+	if err != nil {
+		return fmt.Errorf("%s: find the page it acts on: %w", def.Name, err)
+	}
+	call.PageURL, call.TabID = page.URL, page.TabID
+	if page.Owned && page.TabID != "" {
+		r.policy.OwnTab(page.TabID)
+	}
+	return nil
+}
+
+func (r *Registry) run(ctx context.Context, def ToolDef, p ToolProvider, args json.RawMessage) (*ToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
+	defer cancel()
+	res, err := p.Call(ctx, def, args)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &ToolResult{IsError: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", def.Name, r.opts.CallTimeout)}, nil
+	}
+	if err == nil && res == nil {
+		res = &ToolResult{}
+	}
+	return res, err
+}
+
+func (r *Registry) record(call guard.Call, d guard.Decision, start time.Time, res *ToolResult, err error) {
+	if r.opts.Audit == nil {
+		return
+	}
+	e := guard.FromDecision(call, d)
+	e.Time, e.Duration = start.UTC(), time.Since(start)
+	switch {
+	case err != nil:
+		e.Error = err.Error()
+	case res != nil && res.IsError:
+		e.Error = firstLine(res.Text)
+	}
+	r.opts.Audit(e)
+}
+
+func approvalRequest(c guard.Call, d guard.Decision) ApprovalRequest {
+	return ApprovalRequest{
+		Tool: c.Tool, Server: c.Server, PageURL: c.PageURL, Rule: d.Rule,
+		Reason: d.Reason, Args: summarizeArgs(c.Args), Sensitive: d.Sensitive,
+	}
+}
+
+func scopeOf(a Answer) guard.Scope {
+	switch a {
+	case AnswerTool:
+		return guard.ToolAlways
+	case AnswerServer:
+		return guard.ServerAlways
+	}
+	return guard.Once
+}
+
+func parseArgs(raw json.RawMessage) (map[string]any, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return map[string]any{}, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// suggest names the closest known tool, for "did you mean".
+func (r *Registry) suggest(name string) string {
+	best, bestD := "", 1<<30
+	for _, d := range r.Tools() {
+		if dist := editDistance(name, d.Name); dist < bestD {
+			best, bestD = d.Name, dist
+		}
+	}
+	if best == "" || bestD > len(name)/2+2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// summarizeArgs renders arguments for the approval box, secrets masked and
+// long values cut.
+func summarizeArgs(args map[string]any) string {
+	red := guard.RedactArgs(args, false)
+	keys := make([]string, 0, len(red))
+	for k := range red {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		v, _ := json.Marshal(red[k])
+		s := string(v)
+		if len(s) > 120 {
+			s = s[:117] + "..."
+		}
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%s=%s", k, s)
+	}
+	return b.String()
+}
