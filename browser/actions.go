@@ -1,0 +1,529 @@
+package browser
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+//go:embed refs.js
+var refsJS string
+
+type handler func(ctx context.Context, c *call) (*Result, error)
+
+var toolFuncs map[string]handler
+
+func init() {
+	toolFuncs = map[string]handler{
+		"browser_open": toolOpen, "browser_navigate": toolNavigate, "browser_snapshot": toolSnapshot,
+		"browser_click": toolClick, "browser_type": toolType, "browser_select": toolSelect,
+		"browser_press": toolPress, "browser_scroll": toolScroll, "browser_wait": toolWait,
+		"browser_screenshot": toolScreenshot, "browser_extract": toolExtract, "browser_tabs": toolTabs,
+		"browser_select_tab": toolSelectTab, "browser_close": toolClose, "browser_eval": toolEval,
+	}
+}
+
+func jsArg(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// eval runs a JavaScript expression in the page and decodes its value.
+func eval[T any](ctx context.Context, expr string) (T, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// onRef runs body as a function of the element behind ref.
+func onRef[T any](ctx context.Context, ref, body string) (T, error) {
+	return eval[T](ctx, fmt.Sprintf("(function(el){%s})((%s)(%s))", body, refsJS, jsArg(ref)))
+}
+
+// jsFail turns a page-side exception into a result the model can act on.
+func jsFail(err error) (*Result, error) {
+	var ex *chromedp.ExceptionError
+	if errors.As(err, &ex) {
+		msg := ex.Error()
+		if ex.Exception != nil && ex.Exception.Description != "" {
+			msg = strings.SplitN(ex.Exception.Description, "\n", 2)[0]
+		}
+		return failf("%s", strings.TrimPrefix(msg, "Error: ")), nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return failf("the page did not answer in time (busy script or dialog?)"), nil
+	}
+	return nil, err
+}
+
+// normalizeURL adds https:// to a bare host, as an address bar does.
+func normalizeURL(u string) string {
+	u = strings.TrimSpace(u)
+	if u == "" || strings.Contains(u, ":") && !strings.HasPrefix(u, "localhost:") {
+		return u
+	}
+	if strings.HasPrefix(u, "localhost") || strings.HasPrefix(u, "127.") {
+		return "http://" + u
+	}
+	return "https://" + u
+}
+
+// navigate loads url in the tab with a bounded wait.
+func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
+	nctx, cancel := context.WithTimeout(ctx, c.b.opts.NavTimeout)
+	defer cancel()
+	var act chromedp.Action[chromedp.Void]
+	switch url {
+	case "back":
+		act = chromedp.NavigateBack()
+	case "forward":
+		act = chromedp.NavigateForward()
+	case "reload":
+		act = chromedp.Reload()
+	default:
+		url = normalizeURL(url)
+		resp, err := chromedp.Run(nctx, chromedp.NavigateResponse(url))
+		if r, ok := navFail(err, nctx, ctx, url, c.b.opts.NavTimeout); ok {
+			return r, nil
+		} else if err != nil {
+			return nil, err
+		}
+		res := c.pageLine(ctx, "Loaded")
+		if resp != nil && resp.Status >= 400 {
+			res.Text += fmt.Sprintf(" (HTTP %d %s)", resp.Status, resp.StatusText)
+		}
+		return res, nil
+	}
+	err := chromedp.Do(nctx, act)
+	if r, ok := navFail(err, nctx, ctx, url, c.b.opts.NavTimeout); ok {
+		return r, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return c.pageLine(ctx, "Loaded"), nil
+}
+
+// navFail maps a navigation error to a result the model can act on.
+func navFail(err error, nctx, ctx context.Context, url string, wait time.Duration) (*Result, bool) {
+	if err == nil {
+		return nil, false
+	}
+	var le *chromedp.LoadError
+	if errors.As(err, &le) {
+		return failf("could not load %s: %s", url, le.ErrorText), true
+	}
+	if nctx.Err() != nil && ctx.Err() == nil {
+		return failf("%s did not finish loading within %s; it may still be loading: browser_snapshot shows what has rendered so far", url, wait), true
+	}
+	if ctx.Err() != nil {
+		return failf("navigation to %s was cut short: the call timed out or was cancelled", url), true
+	}
+	return failf("could not load %s: %v", url, err), true
+}
+
+// pageLine describes the tab after an action: title and live URL.
+func (c *call) pageLine(ctx context.Context, verb string) *Result {
+	info, err := eval[[]string](ctx, "[document.title, location.href]")
+	if err != nil || len(info) != 2 {
+		return &Result{Text: fmt.Sprintf("%s tab %s.", verb, c.t.short)}
+	}
+	return &Result{Text: fmt.Sprintf("%s tab %s: %q %s", verb, c.t.short, info[0], info[1])}
+}
+
+func toolOpen(ctx context.Context, c *call) (*Result, error) {
+	if c.a.URL == "" {
+		return failf("browser_open needs url"), nil
+	}
+	t, err := c.s.newTab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pctx, r, err := c.page(ctx, t.short)
+	if r != nil || err != nil {
+		return r, err
+	}
+	return c.navigate(pctx, c.a.URL)
+}
+
+func toolNavigate(ctx context.Context, c *call) (*Result, error) {
+	if c.a.URL == "" {
+		return failf("browser_navigate needs url"), nil
+	}
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	c.s.mu.Lock()
+	c.t.used = true
+	c.s.mu.Unlock()
+	return c.navigate(pctx, c.a.URL)
+}
+
+// point scrolls the element into view and returns where to click, or why
+// not.
+const pointJS = `el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+const r = el.getBoundingClientRect();
+if (r.width < 1 || r.height < 1) return {err: 'is not visible (zero size): it may be hidden or collapsed'};
+const x = r.left + r.width / 2, y = r.top + r.height / 2;
+const top = document.elementFromPoint(x, y);
+if (top && top !== el && !el.contains(top) && !top.contains(el) && !(el.labels && Array.from(el.labels).some(l => l.contains(top)))) {
+  const d = top.tagName.toLowerCase() + (top.id ? '#' + top.id : '') + (top.className && typeof top.className === 'string' ? '.' + top.className.trim().split(/\s+/).join('.') : '');
+  return {err: 'is covered by <' + d + '>: close or scroll that away first (take a browser_snapshot)'};
+}
+return {x, y};`
+
+type point struct {
+	X, Y float64
+	Err  string
+}
+
+func toolClick(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	p, err := onRef[point](pctx, c.a.Ref, pointJS)
+	if err != nil {
+		return jsFail(err)
+	}
+	if p.Err != "" {
+		return failf("%s %s", c.a.Ref, p.Err), nil
+	}
+	before := c.s.tabIDs()
+	if err := chromedp.Do(pctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
+		return jsFail(err)
+	}
+	return c.afterAction(pctx, before, "Clicked "+c.a.Ref+" in")
+}
+
+// afterAction waits for a navigation the action may have started and names
+// tabs it opened.
+func (c *call) afterAction(ctx context.Context, before map[string]bool, verb string) (*Result, error) {
+	loaded := c.settle(ctx)
+	res := c.pageLine(ctx, verb)
+	if !loaded {
+		res.Text += " (the page is still loading)"
+	}
+	for _, t := range c.s.list() {
+		if !before[t.ID] {
+			res.Text += fmt.Sprintf("\nOpened new tab %s %s: use browser_select_tab to work in it.", t.ID, t.URL)
+		}
+	}
+	return res, nil
+}
+
+// settle gives the page a moment to react, then waits (bounded) until the
+// document finished loading.
+func (c *call) settle(ctx context.Context) bool {
+	wait := min(c.b.opts.NavTimeout, 10*time.Second)
+	deadline := time.Now().Add(wait)
+	time.Sleep(120 * time.Millisecond)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		ectx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		rs, err := eval[string](ectx, "document.readyState")
+		cancel()
+		if err == nil && rs == "complete" {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
+// focusJS focuses a field and selects its content so typing replaces it.
+const focusJS = `el.focus();
+if (typeof el.select === 'function') { try { el.select(); } catch (e) {} }
+else if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+const a = document.activeElement;
+return a === el || el.contains(a) || (a && a.shadowRoot != null);`
+
+// setValueJS sets a value the way a person's edit would, for fields that
+// insertText cannot fill (date, color, range).
+const setValueJS = `const v = %s;
+if ('value' in el) {
+  if (el.value === v) return true;
+  const proto = Object.getPrototypeOf(el);
+  const d = Object.getOwnPropertyDescriptor(proto, 'value');
+  d && d.set ? d.set.call(el, v) : (el.value = v);
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  return el.value === v;
+}
+return (el.innerText || '').includes(v);`
+
+func toolType(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	ok, err := onRef[bool](pctx, c.a.Ref, focusJS)
+	if err != nil {
+		return jsFail(err)
+	}
+	if !ok {
+		return failf("%s cannot take focus: is it a text field? (take a browser_snapshot)", c.a.Ref), nil
+	}
+	if c.a.Text == "" {
+		err = chromedp.Do(pctx, chromedp.KeyEvent(kb.Delete))
+	} else {
+		_, err = chromedp.Call(pctx, input.InsertText, input.InsertTextParams{Text: c.a.Text})
+	}
+	if err != nil {
+		return jsFail(err)
+	}
+	if ok, err := onRef[bool](pctx, c.a.Ref, fmt.Sprintf(setValueJS, jsArg(c.a.Text))); err != nil {
+		return jsFail(err)
+	} else if !ok {
+		return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", c.a.Ref), nil
+	}
+	if !c.a.Submit {
+		return &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(c.a.Text)), c.a.Ref)}, nil
+	}
+	before := c.s.tabIDs()
+	if err := chromedp.Do(pctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+		return jsFail(err)
+	}
+	return c.afterAction(pctx, before, fmt.Sprintf("Typed into %s and pressed Enter; now", c.a.Ref))
+}
+
+const selectJS = `if (el.tagName !== 'SELECT') throw new Error('not a <select>: click it and pick from the list instead');
+const want = %s, wl = want.trim().toLowerCase();
+const o = Array.from(el.options).find(o => o.value === want) || Array.from(el.options).find(o => o.label.trim().toLowerCase() === wl) || Array.from(el.options).find(o => o.label.toLowerCase().includes(wl));
+if (!o) throw new Error('no option ' + JSON.stringify(want) + '; options: ' + Array.from(el.options, o => o.label.trim()).join(' | '));
+el.value = o.value; o.selected = true;
+el.dispatchEvent(new Event('input', {bubbles: true}));
+el.dispatchEvent(new Event('change', {bubbles: true}));
+return o.label.trim();`
+
+func toolSelect(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	label, err := onRef[string](pctx, c.a.Ref, fmt.Sprintf(selectJS, jsArg(c.a.Value)))
+	if err != nil {
+		return jsFail(err)
+	}
+	return &Result{Text: fmt.Sprintf("Selected %q in %s.", label, c.a.Ref)}, nil
+}
+
+var keyNames = map[string]string{
+	"enter": kb.Enter, "return": kb.Enter, "tab": kb.Tab, "escape": kb.Escape, "esc": kb.Escape,
+	"backspace": kb.Backspace, "delete": kb.Delete, "arrowdown": kb.ArrowDown, "arrowup": kb.ArrowUp,
+	"arrowleft": kb.ArrowLeft, "arrowright": kb.ArrowRight, "down": kb.ArrowDown, "up": kb.ArrowUp,
+	"left": kb.ArrowLeft, "right": kb.ArrowRight, "pagedown": kb.PageDown, "pageup": kb.PageUp,
+	"home": kb.Home, "end": kb.End, "space": " ",
+}
+
+var modNames = map[string]chromedp.Modifier{
+	"control": chromedp.ModifierCtrl, "ctrl": chromedp.ModifierCtrl, "shift": chromedp.ModifierShift,
+	"alt": chromedp.ModifierAlt, "meta": chromedp.ModifierMeta, "cmd": chromedp.ModifierMeta,
+}
+
+// parseKey turns "Control+a" into the key string and its modifiers.
+func parseKey(s string) (string, []chromedp.Modifier, error) {
+	parts := strings.Split(s, "+")
+	if len(parts) > 1 && parts[len(parts)-1] == "" { // "Control++"
+		parts = append(parts[:len(parts)-2], "+")
+	}
+	var mods []chromedp.Modifier
+	for _, p := range parts[:len(parts)-1] {
+		m, ok := modNames[strings.ToLower(p)]
+		if !ok {
+			return "", nil, fmt.Errorf("unknown modifier %q (use Control, Shift, Alt, Meta)", p)
+		}
+		mods = append(mods, m)
+	}
+	k := parts[len(parts)-1]
+	if v, ok := keyNames[strings.ToLower(k)]; ok {
+		return v, mods, nil
+	}
+	if len([]rune(k)) != 1 {
+		return "", nil, fmt.Errorf("unknown key %q (use Enter, Tab, Escape, Backspace, ArrowDown, PageDown, or one character)", k)
+	}
+	return k, mods, nil
+}
+
+func toolPress(ctx context.Context, c *call) (*Result, error) {
+	key, mods, err := parseKey(c.a.Key)
+	if err != nil {
+		return failf("%v", err), nil
+	}
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	before := c.s.tabIDs()
+	if err := chromedp.Do(pctx, chromedp.KeyEvent(key, chromedp.KeyModifiers(mods...))); err != nil {
+		return jsFail(err)
+	}
+	return c.afterAction(pctx, before, "Pressed "+c.a.Key+" in")
+}
+
+const scrollJS = `(function(dir){
+const h = innerHeight * 0.85;
+if (dir === 'up') scrollBy(0, -h); else if (dir === 'top') scrollTo(0, 0);
+else if (dir === 'bottom') scrollTo(0, document.documentElement.scrollHeight); else scrollBy(0, h);
+const max = Math.max(0, document.documentElement.scrollHeight - innerHeight);
+return 'Scrolled ' + (dir || 'down') + ': now at ' + Math.round(scrollY) + ' of ' + Math.round(max) + ' px' + (scrollY >= max - 2 ? ' (bottom)' : '') + '.';
+})(%s)`
+
+func toolScroll(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	if c.a.Ref != "" {
+		if _, err := onRef[bool](pctx, c.a.Ref, `el.scrollIntoView({block: 'center', behavior: 'instant'}); return true;`); err != nil {
+			return jsFail(err)
+		}
+		return &Result{Text: "Scrolled " + c.a.Ref + " into view."}, nil
+	}
+	switch c.a.Direction {
+	case "", "down", "up", "top", "bottom":
+	default:
+		return failf("direction must be down, up, top or bottom"), nil
+	}
+	msg, err := eval[string](pctx, fmt.Sprintf(scrollJS, jsArg(c.a.Direction)))
+	if err != nil {
+		return jsFail(err)
+	}
+	return &Result{Text: msg}, nil
+}
+
+const waitJS = `(function(text, sel){
+if (sel) { let e; try { e = document.querySelector(sel); } catch (x) { return 'bad selector: ' + x.message; }
+  return e && (!e.checkVisibility || e.checkVisibility()) ? 'ok' : ''; }
+return document.body && document.body.innerText.includes(text) ? 'ok' : '';
+})(%s, %s)`
+
+func toolWait(ctx context.Context, c *call) (*Result, error) {
+	if c.a.Text == "" && c.a.Selector == "" {
+		return failf("browser_wait needs text or selector"), nil
+	}
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	timeout := time.Duration(c.a.Timeout) * time.Second
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	timeout = min(timeout, 60*time.Second)
+	what := fmt.Sprintf("text %q", c.a.Text)
+	if c.a.Selector != "" {
+		what = fmt.Sprintf("selector %q", c.a.Selector)
+	}
+	found, err := waitFor(pctx, c.a.Text, c.a.Selector, timeout)
+	if err != nil {
+		return failf("%v", err), nil
+	}
+	if !found {
+		return failf("%s did not appear within %s", what, timeout), nil
+	}
+	return &Result{Text: "Found " + what + "."}, nil
+}
+
+// waitFor polls the page until text or selector shows up or timeout ends.
+func waitFor(ctx context.Context, text, selector string, timeout time.Duration) (bool, error) {
+	deadline := time.Now().Add(timeout)
+	expr := fmt.Sprintf(waitJS, jsArg(text), jsArg(selector))
+	for {
+		ectx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		got, err := eval[string](ectx, expr)
+		cancel()
+		if err == nil && got == "ok" {
+			return true, nil
+		}
+		if strings.HasPrefix(got, "bad selector") {
+			return false, errors.New(got)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false, nil
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+func toolTabs(ctx context.Context, c *call) (*Result, error) {
+	return &Result{Text: formatTabs(c.s.list(), c.s.mode)}, nil
+}
+
+// formatTabs renders the tab list for the model and for `browser tabs`.
+func formatTabs(tabs []Tab, mode Mode) string {
+	if len(tabs) == 0 {
+		return "No tabs open."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tabs (%s browser):\n", len(tabs), mode)
+	for _, t := range tabs {
+		var flags []string
+		if t.Current {
+			flags = append(flags, "current")
+		}
+		if t.Owned {
+			flags = append(flags, "agent")
+		} else {
+			flags = append(flags, "person's")
+		}
+		fmt.Fprintf(&b, "%s [%s] %q %s\n", t.ID, strings.Join(flags, ", "), t.Title, t.URL)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func toolSelectTab(ctx context.Context, c *call) (*Result, error) {
+	t, err := c.s.selectTab(c.a.Tab)
+	if err != nil {
+		return failf("%v", err), nil
+	}
+	c.t = t
+	return &Result{Text: "Current tab is now " + t.short + "."}, nil
+}
+
+func toolClose(ctx context.Context, c *call) (*Result, error) {
+	t, err := c.s.lookup(c.a.Tab)
+	if err != nil {
+		return failf("%v", err), nil
+	}
+	if err := c.s.closeTab(ctx, t); err != nil {
+		return failf("%v", err), nil
+	}
+	return &Result{Text: "Closed tab " + t.short + "."}, nil
+}
+
+func toolEval(ctx context.Context, c *call) (*Result, error) {
+	if strings.TrimSpace(c.a.JS) == "" {
+		return failf("browser_eval needs js"), nil
+	}
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	v, err := eval[json.RawMessage](pctx, c.a.JS)
+	if err != nil {
+		if errors.Is(err, chromedp.ErrJSUndefined) {
+			return &Result{Text: "undefined"}, nil
+		}
+		return jsFail(err)
+	}
+	out := string(v)
+	if len(out) > 20000 {
+		out = out[:20000] + "\n[result cut at 20000 characters]"
+	}
+	return &Result{Text: out}, nil
+}
+
+// tabIDs returns the set of tab ids now open.
+func (s *session) tabIDs() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range s.list() {
+		m[t.ID] = true
+	}
+	return m
+}

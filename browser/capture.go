@@ -1,0 +1,122 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/browseragent/browseragent/fetch"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// maxShotHeight caps a full-page screenshot; longer pages are cut.
+const maxShotHeight = 16000
+
+// Screenshot captures the page behind ctx as JPEG (or PNG), scaled down to
+// maxWidth CSS pixels when wider.
+func screenshot(ctx context.Context, fullPage bool, maxWidth int, png bool) ([]byte, error) {
+	m, err := chromedp.Call(ctx, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	vp := m.CSSVisualViewport
+	w, h := vp.ClientWidth, vp.ClientHeight
+	x, y := vp.PageX, vp.PageY
+	if fullPage && m.CSSContentSize != nil {
+		w, h, x, y = m.CSSContentSize.Width, math.Min(m.CSSContentSize.Height, maxShotHeight), 0, 0
+	}
+	if maxWidth <= 0 {
+		maxWidth = 1280
+	}
+	scale := 1.0
+	if w > float64(maxWidth) {
+		scale = float64(maxWidth) / w
+	}
+	p := page.CaptureScreenshotParams{
+		Format:                page.CaptureScreenshotFormatJpeg,
+		Quality:               new(int64(80)),
+		Clip:                  &page.Viewport{X: x, Y: y, Width: w, Height: h, Scale: scale},
+		CaptureBeyondViewport: new(fullPage),
+	}
+	if png {
+		p.Format, p.Quality = page.CaptureScreenshotFormatPng, nil
+	}
+	res, err := chromedp.Call(ctx, page.CaptureScreenshot, p)
+	if err != nil {
+		return nil, err
+	}
+	return res.Data, nil
+}
+
+func toolScreenshot(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	if c.s.mode == ModeShared {
+		// A background tab of a real window paints nothing to capture.
+		cdp.Call(ctx, chromedp.FromContext(c.s.root).Browser, target.ActivateTarget, target.ActivateTargetParams{TargetID: c.t.id})
+	}
+	png := c.a.Format == "png"
+	data, err := screenshot(pctx, c.a.FullPage, c.a.MaxWidth, png)
+	if err != nil {
+		return jsFail(err)
+	}
+	mime, ext := "image/jpeg", ".jpg"
+	if png {
+		mime, ext = "image/png", ".png"
+	}
+	if err := os.MkdirAll(c.b.opts.ScreenshotDir, 0o700); err != nil {
+		return nil, fmt.Errorf("screenshot dir: %w", err)
+	}
+	path := filepath.Join(c.b.opts.ScreenshotDir, fmt.Sprintf("shot-%s-%s%s", time.Now().Format("20060102-150405.000"), c.t.short, ext))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return nil, fmt.Errorf("save screenshot: %w", err)
+	}
+	return &Result{Text: fmt.Sprintf("Screenshot of tab %s saved to %s (%d KB).", c.t.short, path, len(data)/1024),
+		Images: []Image{{MIME: mime, Data: data}}, Path: path}, nil
+}
+
+// renderedHTML returns the live DOM of the page and its URL.
+func renderedHTML(ctx context.Context) (string, string, error) {
+	v, err := eval[[]string](ctx, "[document.documentElement.outerHTML, location.href]")
+	if err != nil {
+		return "", "", err
+	}
+	if len(v) != 2 {
+		return "", "", fmt.Errorf("unexpected page answer")
+	}
+	return v[0], v[1], nil
+}
+
+// extract runs the fetch extractor over the rendered DOM.
+func extract(ctx context.Context, selector string) (*fetch.Result, error) {
+	html, url, err := renderedHTML(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return fetch.Extract([]byte(html), url, &fetch.ExtractOptions{Select: selector})
+}
+
+func toolExtract(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	res, err := extract(pctx, c.a.Select)
+	if err != nil {
+		if res == nil {
+			return jsFail(err)
+		}
+		return failf("%v", err), nil
+	}
+	md := res.Markdown()
+	head := fmt.Sprintf("Page: %s\nURL: %s\n\n", res.Title, res.FinalURL)
+	return &Result{Text: head + md}, nil
+}

@@ -1,0 +1,88 @@
+package browser
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/chromedp"
+)
+
+//go:embed snapshot.js
+var snapshotJS string
+
+// maxSnapshotLines bounds the work done in the page for a huge document.
+const maxSnapshotLines = 20000
+
+// Snapshot is the outline of a page: one line per element that matters,
+// interactive elements tagged with refs.
+type Snapshot struct {
+	Title     string   `json:"title"`
+	URL       string   `json:"url"`
+	Lines     []string `json:"lines"`
+	Refs      int      `json:"refs"`
+	Truncated bool     `json:"truncated"`
+	Error     string   `json:"error"`
+}
+
+// takeSnapshot outlines the page behind ctx (selector "" means the whole
+// body).
+func takeSnapshot(ctx context.Context, selector string) (*Snapshot, error) {
+	expr := fmt.Sprintf("(%s)(%s, %d)", snapshotJS, jsArg(selector), maxSnapshotLines)
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[*Snapshot](expr))
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("empty snapshot")
+	}
+	return s, nil
+}
+
+// format renders the snapshot from line from (1-based) within limit
+// characters, ending with a note on how to read the rest when cut.
+func (s *Snapshot) format(from, limit int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Page: %s\nURL: %s\n", s.Title, s.URL)
+	if from < 1 {
+		from = 1
+	}
+	if len(s.Lines) == 0 {
+		b.WriteString("(the page shows no text or controls yet: it may still be loading; try browser_wait)\n")
+		return b.String()
+	}
+	if from > len(s.Lines) {
+		fmt.Fprintf(&b, "(from_line %d is past the end: the snapshot has %d lines)\n", from, len(s.Lines))
+		return b.String()
+	}
+	i := from - 1
+	for ; i < len(s.Lines); i++ {
+		if b.Len()+len(s.Lines[i]) > limit {
+			break
+		}
+		b.WriteString(s.Lines[i])
+		b.WriteByte('\n')
+	}
+	if i < len(s.Lines) {
+		fmt.Fprintf(&b, "[snapshot cut at line %d of %d: call browser_snapshot with from_line=%d for more, or with selector to outline one part; browser_extract gives the text]\n", i, len(s.Lines), i+1)
+	} else if s.Truncated {
+		fmt.Fprintf(&b, "[the page has more than %d lines: use browser_snapshot with selector, or browser_extract]\n", maxSnapshotLines)
+	}
+	return b.String()
+}
+
+func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, "")
+	if r != nil || err != nil {
+		return r, err
+	}
+	s, err := takeSnapshot(pctx, c.a.Selector)
+	if err != nil {
+		return jsFail(err)
+	}
+	if s.Error != "" {
+		return failf("%s", s.Error), nil
+	}
+	return &Result{Text: s.format(c.a.FromLine, c.b.opts.SnapshotLimit)}, nil
+}

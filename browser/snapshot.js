@@ -1,0 +1,150 @@
+// snapshot builds the accessibility-style outline of the page. Interactive
+// elements get refs (e1, e2, ...) that stay the same for the same element
+// across snapshots of one document. It runs in the page as one function call.
+(function (rootSelector, maxLines) {
+  const KEY = '__browseragent';
+  let st = window[KEY];
+  if (!st) {
+    st = { n: 0, refs: new Map(), ids: new WeakMap() };
+    Object.defineProperty(window, KEY, { value: st, enumerable: false });
+  }
+  const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
+    'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'treeitem']);
+  const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
+    'slider', 'spinbutton', 'switch', 'heading', 'img', 'option', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'treeitem']);
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'svg', 'SVG']);
+  const INPUT_ROLE = { button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox',
+    radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox', hidden: null, file: 'button' };
+  const TAG_ROLE = { A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox', H1: 'heading',
+    H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading', H6: 'heading', IMG: 'img', NAV: 'navigation',
+    MAIN: 'main', FORM: 'form', TABLE: 'table', TR: 'row', TD: 'cell', TH: 'columnheader', UL: 'list',
+    OL: 'list', LI: 'listitem', DIALOG: 'dialog', SUMMARY: 'button', P: 'paragraph', ARTICLE: 'article',
+    ASIDE: 'complementary', HEADER: 'banner', FOOTER: 'contentinfo', OPTION: 'option', LABEL: null,
+    BLOCKQUOTE: 'blockquote', PRE: 'code', FIELDSET: 'group', DETAILS: 'group', SECTION: null };
+  const clean = (s, max) => {
+    s = (s || '').replace(/\s+/g, ' ').trim();
+    return s.length > max ? s.slice(0, max - 1) + '…' : s;
+  };
+  function role(el) {
+    const r = el.getAttribute('role');
+    if (r) return r.split(' ')[0];
+    const tag = el.tagName;
+    if (tag === 'INPUT') {
+      const t = (el.getAttribute('type') || 'text').toLowerCase();
+      return t in INPUT_ROLE ? INPUT_ROLE[t] : 'textbox';
+    }
+    if (tag === 'A') return el.hasAttribute('href') ? 'link' : null;
+    if (tag === 'SELECT') return el.multiple ? 'listbox' : 'combobox';
+    if (tag in TAG_ROLE) return TAG_ROLE[tag];
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox';
+    if (el.hasAttribute('onclick') || (el.tabIndex >= 0 && el.hasAttribute('tabindex'))) return 'button';
+    return null;
+  }
+  function name(el, r) {
+    let n = el.getAttribute('aria-label');
+    if (n) return clean(n, 100);
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      n = lb.split(/\s+/).map(id => { const e = document.getElementById(id); return e ? e.textContent : ''; }).join(' ');
+      if (n.trim()) return clean(n, 100);
+    }
+    const tag = el.tagName;
+    if (tag === 'IMG') return clean(el.getAttribute('alt') || el.getAttribute('title'), 100);
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
+      if (el.labels && el.labels.length) return clean(Array.from(el.labels, l => l.innerText).join(' '), 100);
+      if (tag === 'INPUT' && /^(button|submit|reset)$/i.test(el.type)) return clean(el.value || el.type, 100);
+      return clean(el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name'), 100);
+    }
+    if (LEAF.has(r) || r === 'cell' || r === 'columnheader')
+      return clean(el.innerText || el.getAttribute('title') || (el.querySelector('img[alt]') || {}).alt, 100);
+    return clean(el.getAttribute('title'), 100);
+  }
+  function ref(el) {
+    let id = st.ids.get(el);
+    if (!id) {
+      id = 'e' + (++st.n);
+      st.ids.set(el, id);
+    }
+    st.refs.set(id, new WeakRef(el));
+    return id;
+  }
+  const lines = [];
+  let lastText = -1, truncated = false, count = 0;
+  function emit(depth, s) {
+    if (lines.length >= maxLines) { truncated = true; return; }
+    lines.push('  '.repeat(depth) + '- ' + s);
+    lastText = -1;
+  }
+  function text(depth, s) {
+    s = clean(s, 2000);
+    if (!s) return;
+    if (lastText === lines.length - 1 && lastText >= 0 && lines[lastText].startsWith('  '.repeat(depth) + '- text: ')) {
+      if (lines[lastText].length < 2000) lines[lastText] += ' ' + s;
+      return;
+    }
+    emit(depth, 'text: ' + s);
+    lastText = lines.length - 1;
+  }
+  function describe(el, r) {
+    let s = r;
+    const n = name(el, r);
+    if (n) s += ' ' + JSON.stringify(n);
+    const attrs = [];
+    if (r === 'heading') attrs.push('level=' + (el.getAttribute('aria-level') || el.tagName.slice(1)));
+    if (el.checked || el.getAttribute('aria-checked') === 'true') attrs.push('checked');
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') attrs.push('disabled');
+    const ex = el.getAttribute('aria-expanded');
+    if (ex) attrs.push('expanded=' + ex);
+    if (el.selected || el.getAttribute('aria-selected') === 'true') attrs.push('selected');
+    if (el.required) attrs.push('required');
+    if (INTERACTIVE.has(r) || el.isContentEditable) { attrs.push('ref=' + ref(el)); count++; }
+    if (attrs.length) s += ' [' + attrs.join(', ') + ']';
+    if (r === 'link') {
+      const h = el.getAttribute('href');
+      if (h && !h.startsWith('javascript:')) s += ' -> ' + h;
+    }
+    if ((r === 'textbox' || r === 'searchbox' || r === 'spinbutton' || r === 'slider') && el.value)
+      s += ' value=' + JSON.stringify(el.type === 'password' ? '••••' : clean(el.value, 200));
+    if (r === 'combobox' && el.tagName === 'SELECT') {
+      const opts = Array.from(el.options, o => (o.selected ? '*' : '') + clean(o.label, 40)).slice(0, 30);
+      s += ' options=' + JSON.stringify(opts.join(' | '));
+    }
+    return s;
+  }
+  function walk(node, depth) {
+    if (truncated) return;
+    const kids = node.shadowRoot ? [...node.shadowRoot.childNodes, ...node.childNodes] : node.childNodes;
+    for (const c of kids) {
+      if (truncated) return;
+      if (c.nodeType === 3) { text(depth, c.data); continue; }
+      if (c.nodeType !== 1 || SKIP.has(c.tagName)) continue;
+      if (c.getAttribute('aria-hidden') === 'true' || c.hidden) continue;
+      if (c.checkVisibility && !c.checkVisibility({ checkVisibilityCSS: true }) && c.tagName !== 'OPTION') {
+        if (getComputedStyle(c).display !== 'contents') continue;
+      }
+      const r = role(c);
+      if (!r || r === 'presentation' || r === 'none' || r === 'generic') { walk(c, depth); continue; }
+      if (c.tagName === 'SELECT') { emit(depth, describe(c, r)); continue; }
+      if (LEAF.has(r)) { emit(depth, describe(c, r)); continue; }
+      const before = lines.length;
+      emit(depth, describe(c, r));
+      walk(c, depth + 1);
+      // A block that only holds text reads better on one line.
+      if (lines.length === before + 2 && lines[before + 1].startsWith('  '.repeat(depth + 1) + '- text: ')) {
+        lines[before] += ': ' + lines[before + 1].slice(2 * (depth + 1) + 8);
+        lines.pop();
+      }
+    }
+  }
+  let root = document.body || document.documentElement;
+  if (rootSelector) {
+    root = document.querySelector(rootSelector);
+    if (!root) return { error: 'no element matches ' + rootSelector };
+    const r = role(root);
+    if (r && LEAF.has(r)) { emit(0, describe(root, r)); root = null; }
+  }
+  if (root) walk(root, 0);
+  return { title: document.title, url: location.href, lines: lines, refs: count, truncated: truncated };
+})

@@ -1,0 +1,219 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Tool describes one native browser tool for the registry to offer an LLM.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  map[string]any // JSON Schema, type object
+	ReadOnly    bool           // reads the page without changing it
+}
+
+// Image is image content of a result.
+type Image struct {
+	MIME string
+	Data []byte
+}
+
+// Result is what a tool returned. IsError marks a failure the model can act
+// on (a stale ref, a page that did not load); Go errors from Call mean the
+// browser itself is broken or missing.
+type Result struct {
+	Text    string
+	Images  []Image
+	Path    string // a file the tool saved (a screenshot)
+	IsError bool
+}
+
+func failf(format string, a ...any) *Result {
+	return &Result{Text: fmt.Sprintf(format, a...), IsError: true}
+}
+
+func obj(props map[string]any, required ...string) map[string]any {
+	m := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		m["required"] = required
+	}
+	return m
+}
+
+func str(desc string) map[string]any  { return map[string]any{"type": "string", "description": desc} }
+func boolean(d string) map[string]any { return map[string]any{"type": "boolean", "description": d} }
+func num(desc string) map[string]any  { return map[string]any{"type": "integer", "description": desc} }
+
+var refParam = str("element ref from browser_snapshot, e.g. e12")
+
+// toolDefs is the catalogue; handlers live in toolFuncs.
+var toolDefs = []Tool{
+	{Name: "browser_open", Description: "Open a URL in a new tab and make it current.", Parameters: obj(map[string]any{"url": str("absolute URL")}, "url")},
+	{Name: "browser_navigate", Description: "Load a URL in the current tab (or 'back', 'forward', 'reload').", Parameters: obj(map[string]any{"url": str("absolute URL, or back/forward/reload")}, "url")},
+	{Name: "browser_snapshot", Description: "Text outline of the current page (accessibility tree). Interactive elements carry refs like e12 for click/type/select.", ReadOnly: true,
+		Parameters: obj(map[string]any{"selector": str("optional CSS selector to outline only that part"), "from_line": num("optional line to start at, to read past a cut")})},
+	{Name: "browser_click", Description: "Click an element by ref.", Parameters: obj(map[string]any{"ref": refParam}, "ref")},
+	{Name: "browser_type", Description: "Replace the text of a field by ref; submit=true presses Enter after.", Parameters: obj(map[string]any{"ref": refParam, "text": str("text to type"), "submit": boolean("press Enter afterwards")}, "ref", "text")},
+	{Name: "browser_select", Description: "Choose an option of a <select> by ref, by value or visible label.", Parameters: obj(map[string]any{"ref": refParam, "value": str("option value or label")}, "ref", "value")},
+	{Name: "browser_press", Description: "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a.", Parameters: obj(map[string]any{"key": str("key name")}, "key")},
+	{Name: "browser_scroll", Description: "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", Parameters: obj(map[string]any{"direction": str("down|up|top|bottom; default down"), "ref": str("optional element ref to scroll into view")})},
+	{Name: "browser_wait", Description: "Wait until text appears on the page or a CSS selector matches a visible element.", ReadOnly: true,
+		Parameters: obj(map[string]any{"text": str("text to wait for"), "selector": str("CSS selector to wait for"), "timeout": num("seconds, default 10, max 60")})},
+	{Name: "browser_screenshot", Description: "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", ReadOnly: true,
+		Parameters: obj(map[string]any{"full_page": boolean("whole page, not only the viewport"), "max_width": num("scale down to this width in pixels, default 1280"), "format": str("jpeg (default) or png")})},
+	{Name: "browser_extract", Description: "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", ReadOnly: true,
+		Parameters: obj(map[string]any{"select": str("optional CSS selector")})},
+	{Name: "browser_tabs", Description: "List open tabs: id, title, URL, whether the agent opened it, which is current.", ReadOnly: true, Parameters: obj(map[string]any{})},
+	{Name: "browser_select_tab", Description: "Make a tab current by id (from browser_tabs).", Parameters: obj(map[string]any{"tab": str("tab id, e.g. t2")}, "tab")},
+	{Name: "browser_close", Description: "Close a tab by id (default: the current tab). In the person's browser only tabs the agent opened.", Parameters: obj(map[string]any{"tab": str("tab id; default current")})},
+	{Name: "browser_eval", Description: "Run JavaScript in the current page and return its JSON result (awaits promises).", Parameters: obj(map[string]any{"js": str("expression or IIFE")}, "js")},
+}
+
+// Tools returns the native tools as data for the registry.
+func (b *Browser) Tools() []Tool {
+	out := make([]Tool, len(toolDefs))
+	copy(out, toolDefs)
+	return out
+}
+
+// args is the union of every tool's arguments.
+type args struct {
+	URL       string `json:"url"`
+	Selector  string `json:"selector"`
+	FromLine  int    `json:"from_line"`
+	Ref       string `json:"ref"`
+	Text      string `json:"text"`
+	Submit    bool   `json:"submit"`
+	Value     string `json:"value"`
+	Key       string `json:"key"`
+	Direction string `json:"direction"`
+	Timeout   int    `json:"timeout"`
+	FullPage  bool   `json:"full_page"`
+	MaxWidth  int    `json:"max_width"`
+	Format    string `json:"format"`
+	Select    string `json:"select"`
+	Tab       string `json:"tab"`
+	JS        string `json:"js"`
+}
+
+func parseArgs(raw json.RawMessage) (args, error) {
+	var a args
+	if len(raw) == 0 || string(raw) == "null" {
+		return a, nil
+	}
+	err := json.Unmarshal(raw, &a)
+	return a, err
+}
+
+// pageTools act on the current tab.
+var pageTools = map[string]bool{
+	"browser_navigate": true, "browser_snapshot": true, "browser_click": true, "browser_type": true,
+	"browser_select": true, "browser_press": true, "browser_scroll": true, "browser_wait": true,
+	"browser_screenshot": true, "browser_extract": true, "browser_eval": true,
+}
+
+// TabFor returns the id of the tab a call would act on: the tab argument of
+// browser_select_tab/browser_close, the current tab for page tools, "" for
+// browser_open (a new tab) and browser_tabs.
+func (b *Browser) TabFor(name string, raw json.RawMessage) string {
+	a, _ := parseArgs(raw)
+	switch {
+	case name == "browser_select_tab" || (name == "browser_close" && a.Tab != ""):
+		return a.Tab
+	case name == "browser_close" || pageTools[name]:
+		return b.CurrentTab()
+	}
+	return ""
+}
+
+// PageURL returns the live URL of the page a call acts on, asked from the
+// browser now: for browser_open the URL it will open, for a tab the URL it
+// shows, "" when the call acts on no page.
+func (b *Browser) PageURL(ctx context.Context, name string, raw json.RawMessage) (string, error) {
+	if name == "browser_open" {
+		a, err := parseArgs(raw)
+		return a.URL, err
+	}
+	id := b.TabFor(name, raw)
+	if id == "" {
+		return "", nil
+	}
+	return b.CurrentURL(ctx, id)
+}
+
+// Call runs one native tool. Failures the model can fix come back as a
+// Result with IsError; an error means the browser could not be used at all.
+func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*Result, error) {
+	h, ok := toolFuncs[name]
+	if !ok {
+		return failf("unknown browser tool %q", name), nil
+	}
+	a, err := parseArgs(raw)
+	if err != nil {
+		return failf("bad arguments for %s: %v", name, err), nil
+	}
+	s, err := b.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	c := &call{b: b, s: s, a: a}
+	defer func() {
+		for _, r := range c.release {
+			r()
+		}
+	}()
+	res, err := h(ctx, c)
+	if err != nil {
+		if s.dead() {
+			return nil, ErrLost
+		}
+		return nil, err
+	}
+	if c.t != nil {
+		if d := c.t.takeDialogs(); len(d) > 0 {
+			res.Text = strings.TrimSpace(res.Text + "\nNote: " + strings.Join(d, "; ") + ".")
+		}
+	}
+	return res, nil
+}
+
+// call is the state of one tool call.
+type call struct {
+	b   *Browser
+	s   *session
+	a   args
+	t   *tab            // the tab acted on, once known
+	ctx context.Context // chromedp context of t, bounded by the call
+
+	release []func()
+}
+
+// page resolves the tab of the call (current or the tab argument) and
+// returns a chromedp context for it that ends with ctx.
+func (c *call) page(ctx context.Context, short string) (context.Context, *Result, error) {
+	t, err := c.s.lookup(short)
+	if err != nil {
+		return nil, failf("%v", err), nil
+	}
+	c.t = t
+	pctx, err := c.s.attach(t)
+	if err != nil {
+		if errors.Is(err, ErrLost) || c.s.dead() {
+			return nil, nil, ErrLost
+		}
+		return nil, failf("%v", err), nil
+	}
+	// Derived from the tab's context so chromedp finds the target; ended
+	// with the call so no tool outlives its caller.
+	cctx, cancel := context.WithCancel(pctx)
+	stop := context.AfterFunc(ctx, cancel)
+	c.release = append(c.release, func() { stop(); cancel() })
+	c.ctx = cctx
+	return cctx, nil, nil
+}
