@@ -1,0 +1,261 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+)
+
+// judged is a call with its URLs normalised and matched.
+type judged struct {
+	c           Call
+	eff         Effect
+	browser     bool // acts in the browser (native browser_* or a browser server)
+	page        URL
+	hasPage     bool
+	pageUnknown bool // a page URL was given but could not be read
+	target      URL
+	hasTarget   bool
+	pr, tr      *Rule
+	note        string // why the effect changed ("a javascript: URL runs script")
+}
+
+// decide is Check without the Once lookup; p.mu is held.
+func (p *Policy) decide(c Call) Decision {
+	j, bad := p.judge(c)
+	d := Decision{Effect: j.eff, Mode: p.mode, DecidedBy: ByPolicy}
+	if bad != "" {
+		d.Verdict, d.Reason = Deny, bad
+		return d
+	}
+	d.URL = j.url()
+	if r := j.denyRule(); r != nil {
+		return j.denied(d, r)
+	}
+	switch j.eff {
+	case Close:
+		return p.decideClose(j, d)
+	case Open:
+		d.Verdict, d.Reason = Allow, fmt.Sprintf("%s opens %s in a new tab%s", c.Tool, d.URL, j.sensitiveNote(j.tr))
+		j.setRule(&d, j.tr, false)
+	case Navigate:
+		return p.decideNavigate(j, d)
+	case Read:
+		d.Verdict, d.Reason = Allow, fmt.Sprintf("%s only reads%s", c.Tool, j.where())
+		j.setRule(&d, stricterOf(j.pr, j.tr), false)
+	default:
+		return p.decideWrite(j, d)
+	}
+	return d
+}
+
+// judge classifies c and normalises and matches its URLs. bad is a reason
+// to refuse a call whose target cannot be read.
+func (p *Policy) judge(c Call) (j judged, bad string) {
+	j.c = c
+	j.browser = p.browsers[c.Server] || c.Server == "" && strings.HasPrefix(c.Tool, "browser_")
+	j.eff = classify(c, p.browsers[c.Server])
+	if raw := j.targetRaw(); raw != "" {
+		u, err := Normalize(raw)
+		if err != nil {
+			return j, fmt.Sprintf("Refused: %s was given a target it cannot judge (%v). Give a full address like https://example.com/path.", c.Tool, err)
+		}
+		j.setTarget(u)
+	}
+	if c.PageURL != "" {
+		u, err := Normalize(c.PageURL)
+		j.page, j.hasPage, j.pageUnknown = u, err == nil, err != nil
+	}
+	if j.hasPage {
+		j.pr = p.rules.Match(j.page)
+	}
+	if j.hasTarget {
+		j.tr = p.rules.Match(j.target)
+	}
+	return j, ""
+}
+
+// targetRaw is where the call goes, for navigating tools and web_fetch.
+func (j *judged) targetRaw() string {
+	if j.c.TargetURL != "" {
+		return j.c.TargetURL
+	}
+	base := nativeTools[j.c.Tool]
+	if j.c.Server != "" {
+		base = Read
+		if j.browser {
+			base = devtoolsTools[j.c.Name]
+		}
+	}
+	if base == Navigate || base == Open || j.c.Server == "" && j.c.Tool == "web_fetch" {
+		return argString(j.c.Args, "url")
+	}
+	return ""
+}
+
+// setTarget records a target; one without a host is judged by the page it
+// acts in, and one that runs code there is a write.
+func (j *judged) setTarget(u URL) {
+	if !u.Opaque {
+		j.target, j.hasTarget = u, true
+		return
+	}
+	switch u.Scheme {
+	case "about", "data":
+		// a blank or inline document: nothing leaves the tab
+	case "javascript":
+		j.eff, j.note = Write, "a javascript: URL runs script in the page"
+	default:
+		j.eff, j.note = Write, fmt.Sprintf("a %s: URL hands the page to another application", u.Scheme)
+	}
+}
+
+// url is the address shown in the decision: the target if any, else the page.
+func (j *judged) url() string {
+	switch {
+	case j.hasTarget:
+		return j.target.String()
+	case j.hasPage:
+		return j.page.String()
+	}
+	return ""
+}
+
+func (j *judged) where() string {
+	if u := j.url(); u != "" {
+		return " on " + u
+	}
+	return ""
+}
+
+// denyRule returns a deny rule that forbids this call: one matching the
+// target, or one matching the page for reads and writes. Leaving or closing
+// a deny page is allowed.
+func (j *judged) denyRule() *Rule {
+	if j.tr != nil && j.tr.Action == ActionDeny {
+		return j.tr
+	}
+	if j.pr != nil && j.pr.Action == ActionDeny && (j.eff == Read || j.eff == Write) {
+		return j.pr
+	}
+	return nil
+}
+
+func (j *judged) denied(d Decision, r *Rule) Decision {
+	u := j.page
+	verb := "acts on"
+	if r == j.tr {
+		u, verb = j.target, "would load"
+	}
+	d.Verdict, d.DecidedBy, d.URL = Deny, ByRule, u.String()
+	j.setRule(&d, r, true)
+	d.Reason = fmt.Sprintf("Refused: %s %s %s, which matches the deny rule %q%s: the agent may never act there, and nobody can approve it. Tell the person to do this step themselves.",
+		j.c.Tool, verb, u, r.Name, category(r))
+	return d
+}
+
+func (j *judged) setRule(d *Decision, r *Rule, sensitive bool) {
+	if r == nil {
+		return
+	}
+	d.Rule, d.Category, d.RuleSource = r.Name, r.Category, r.Where()
+	d.Sensitive = d.Sensitive || sensitive
+}
+
+func (j *judged) sensitiveNote(r *Rule) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (sensitive site: rule %q%s; any write there will need the person's approval)", r.Name, category(r))
+}
+
+func category(r *Rule) string {
+	if r.Category == "" {
+		return ""
+	}
+	return ", " + r.Category
+}
+
+func stricterOf(a, b *Rule) *Rule {
+	if a == nil {
+		return b
+	}
+	if b != nil && stricter(b, a) {
+		return b
+	}
+	return a
+}
+
+func (p *Policy) decideClose(j judged, d Decision) Decision {
+	if p.mode == Shared && !p.owned[j.c.TabID] {
+		d.Verdict = Deny
+		d.Reason = fmt.Sprintf("Refused: %s would close a tab the person opened%s. In shared mode the agent may close only tabs it opened itself; leave this tab open and carry on.", j.c.Tool, j.where())
+		return d
+	}
+	d.Verdict, d.Reason = Allow, fmt.Sprintf("%s closes a tab the agent opened%s", j.c.Tool, j.where())
+	return d
+}
+
+func (p *Policy) decideNavigate(j judged, d Decision) Decision {
+	j.setRule(&d, j.tr, false)
+	if p.mode == Shared && !p.owned[j.c.TabID] {
+		from := ""
+		if j.hasPage {
+			from = " (" + j.page.String() + ")"
+		}
+		return p.askGrantable(j, d, fmt.Sprintf("%s would navigate a tab the person opened%s to %s; whatever they had there is left behind", j.c.Tool, from, d.URL))
+	}
+	d.Verdict, d.Reason = Allow, fmt.Sprintf("%s navigates to %s%s", j.c.Tool, d.URL, j.sensitiveNote(j.tr))
+	return d
+}
+
+func (p *Policy) decideWrite(j judged, d Decision) Decision {
+	what := j.c.Tool + " changes something"
+	if j.note != "" {
+		what = j.c.Tool + ": " + j.note
+	}
+	if r := stricterOf(j.pr, j.tr); r != nil {
+		u := j.page
+		if r == j.tr && r != j.pr {
+			u = j.target
+		}
+		d.Verdict, d.DecidedBy, d.URL, d.Scopes = Ask, ByRule, u.String(), []Scope{Once}
+		j.setRule(&d, r, true)
+		d.Reason = fmt.Sprintf("%s on %s, which matches the sensitive-site rule %q%s: every write there needs the person's approval, each time.", what, u, r.Name, category(r))
+		return d
+	}
+	if j.browser && (j.pageUnknown || !j.hasPage && !j.hasTarget) {
+		d.Verdict, d.Sensitive, d.Scopes = Ask, true, []Scope{Once}
+		d.Reason = what + " on a page whose address is unknown, so it is treated as sensitive: it needs the person's approval, each time."
+		return d
+	}
+	if !j.browser {
+		return p.askGrantable(j, d, what+destructive(j.c)+" outside the browser")
+	}
+	if p.mode == Isolated {
+		d.Verdict, d.Reason = Allow, what+j.where()+" in the agent's own isolated browser"
+		return d
+	}
+	return p.askGrantable(j, d, what+j.where()+" in the person's own browser")
+}
+
+func destructive(c Call) string {
+	if c.DestructiveHint != nil && *c.DestructiveHint {
+		return " (the server marks it destructive)"
+	}
+	return ""
+}
+
+// askGrantable asks unless an "always" grant covers the tool or server.
+func (p *Policy) askGrantable(j judged, d Decision, what string) Decision {
+	if p.toolGrants[j.c.Tool] || j.c.Server != "" && p.serverGrants[j.c.Server] {
+		d.Verdict, d.DecidedBy = Allow, ByGrant
+		d.Reason = what + "; allowed by the person's earlier \"always\" approval"
+		return d
+	}
+	d.Verdict, d.Scopes = Ask, []Scope{Once, ToolAlways}
+	if j.c.Server != "" {
+		d.Scopes = append(d.Scopes, ServerAlways)
+	}
+	d.Reason = what + ": it needs the person's approval."
+	return d
+}

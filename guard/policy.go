@@ -1,0 +1,302 @@
+package guard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Call describes one tool call to the guard. The registry fills it for every
+// call, whoever made it (LLM, slash command, subcommand).
+type Call struct {
+	// Tool is the name the agent sees: "browser_click",
+	// "mcp__chrome-devtools__click", "web_fetch".
+	Tool string
+	// Server is the MCP server's name; "" for builtins and browser_* tools.
+	Server string
+	// Name is the tool's own name on its server ("click"); for builtins
+	// it may be left empty.
+	Name string
+	// Args are the call's arguments as the tool will receive them.
+	Args map[string]any
+	// ReadOnlyHint and DestructiveHint are the MCP tool's annotations
+	// (nil when it has none). Only used for tools not in guard's tables.
+	ReadOnlyHint, DestructiveHint *bool
+	// PageURL is the live URL of the page the call acts on, asked from the
+	// browser just before the check; "" when the call acts on no page.
+	PageURL string
+	// TargetURL is where a navigation goes. When empty, Args["url"] is used
+	// for navigating tools and web_fetch.
+	TargetURL string
+	// TabID identifies the tab acted on (the CDP target ID), for tab
+	// ownership: closing, and navigating away in shared mode.
+	TabID string
+}
+
+// Decision is the guard's answer for one call.
+type Decision struct {
+	Verdict Verdict
+	// Reason is one or two sentences a person and the LLM can act on: the
+	// tool, the URL, the rule and what to do instead.
+	Reason string
+	// Rule, Category and RuleSource describe the matching sensitive-site
+	// rule, if any ("file:line" in RuleSource).
+	Rule, Category, RuleSource string
+	// Sensitive is set when a sensitive-site rule (or an unknown page)
+	// is involved: then no "always" grant and no --yes can approve it.
+	Sensitive bool
+	// DecidedBy is ByRule, ByGrant, ByPolicy or ByPerson.
+	DecidedBy string
+	Effect    Effect
+	Mode      Mode
+	// URL is the normalised address that was judged ("" if none).
+	URL string
+	// Scopes lists the approvals the person may give when Verdict is Ask:
+	// only Once on sensitive pages.
+	Scopes []Scope
+}
+
+var (
+	// ErrDenied is wrapped by Decision.Err for a denial.
+	ErrDenied = errors.New("refused by the guard")
+	// ErrNeedsApproval is wrapped by Decision.Err for an unanswered ask.
+	ErrNeedsApproval = errors.New("needs the person's approval")
+	// ErrNotGrantable is returned by Grant for an approval the policy does
+	// not allow (a deny rule, or "always" on a sensitive page).
+	ErrNotGrantable = errors.New("cannot be approved that way")
+)
+
+// Err returns nil for Allow, and otherwise an error wrapping ErrDenied or
+// ErrNeedsApproval whose text is the reason.
+func (d Decision) Err() error {
+	switch d.Verdict {
+	case Allow:
+		return nil
+	case Ask:
+		return fmt.Errorf("%w: %s", ErrNeedsApproval, d.Reason)
+	}
+	return fmt.Errorf("%w: %s", ErrDenied, d.Reason)
+}
+
+// AutoApprovable reports whether the call may run with nobody at a
+// terminal: allowed calls, and asks on ordinary pages when yes (--yes) is
+// set. A sensitive page always needs a person.
+func (d Decision) AutoApprovable(yes bool) bool {
+	return d.Verdict == Allow || d.Verdict == Ask && yes && !d.Sensitive
+}
+
+// Unattended turns an Ask into the answer for a run with nobody to ask
+// (subcommands, `run`, piped input): allowed with yes (--yes) on ordinary
+// pages, denied otherwise, with a reason saying why.
+func (d Decision) Unattended(yes bool) Decision {
+	if d.Verdict != Ask {
+		return d
+	}
+	d.Scopes = nil
+	if d.AutoApprovable(yes) {
+		d.Verdict, d.DecidedBy = Allow, ByFlag
+		d.Reason = "approved by --yes: " + d.Reason
+		return d
+	}
+	d.Verdict = Deny
+	if d.Sensitive {
+		d.Reason += " Nobody is at a terminal to approve it, and --yes never covers sensitive pages: do this in the interactive shell."
+	} else {
+		d.Reason += " Nobody is at a terminal to approve it: pass --yes to allow writes on ordinary pages."
+	}
+	return d
+}
+
+// Options configure a Policy; nil means defaults.
+type Options struct {
+	// Mode to start in (default Isolated).
+	Mode Mode
+	// BrowserServers are MCP server names that drive the same browser
+	// (chrome-devtools-mcp); default [DefaultBrowserServer].
+	BrowserServers []string
+	// OnceTTL is how long a Once approval waits to be used (default 2m).
+	OnceTTL time.Duration
+	// Now is the clock (default time.Now); tests replace it.
+	Now func() time.Time
+}
+
+// Policy holds the rules, the mode, the person's grants and the tabs the
+// agent owns, and judges calls. It is safe for concurrent use; Check takes
+// one short lock.
+type Policy struct {
+	mu       sync.Mutex
+	rules    *Rules
+	mode     Mode
+	browsers map[string]bool
+	ttl      time.Duration
+	now      func() time.Time
+
+	toolGrants   map[string]bool
+	serverGrants map[string]bool
+	once         map[string]time.Time // call fingerprint → expiry
+	owned        map[string]bool      // tab IDs the agent opened
+}
+
+// NewPolicy returns a policy over rules (nil: no sensitive sites).
+func NewPolicy(rules *Rules, opts *Options) *Policy {
+	if opts == nil {
+		opts = &Options{}
+	}
+	p := &Policy{rules: rules, mode: opts.Mode, ttl: opts.OnceTTL, now: opts.Now, browsers: map[string]bool{}}
+	if p.ttl <= 0 {
+		p.ttl = 2 * time.Minute
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	servers := opts.BrowserServers
+	if servers == nil {
+		servers = []string{DefaultBrowserServer}
+	}
+	for _, s := range servers {
+		p.browsers[s] = true
+	}
+	p.reset()
+	return p
+}
+
+func (p *Policy) reset() int {
+	n := len(p.toolGrants) + len(p.serverGrants)
+	p.toolGrants, p.serverGrants = map[string]bool{}, map[string]bool{}
+	p.once, p.owned = map[string]time.Time{}, map[string]bool{}
+	return n
+}
+
+// Mode returns the current mode.
+func (p *Policy) Mode() Mode {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode
+}
+
+// Rules returns the rules in force.
+func (p *Policy) Rules() *Rules {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rules
+}
+
+// SetMode switches mode and resets trust: every "always" grant, every
+// pending once-approval and the owned-tab list are cleared (also when the
+// mode stays the same, e.g. attaching to another browser). It returns the
+// sentence to show the person.
+func (p *Policy) SetMode(m Mode) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	n := p.reset()
+	what := "every write on an ordinary page asks you again"
+	if m == Isolated {
+		what = "writes on ordinary pages run without asking in this throwaway browser"
+	}
+	return fmt.Sprintf("Now in %s mode. Trust was reset: %d \"always allow\" grant(s) cleared and the agent owns no tabs; %s. Sensitive sites still need your approval for every write.", m, n, what)
+}
+
+// OwnTab records that the agent opened tab id (after a successful Open).
+func (p *Policy) OwnTab(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if id != "" {
+		p.owned[id] = true
+	}
+}
+
+// ForgetTab drops tab id from the owned list (after it closed).
+func (p *Policy) ForgetTab(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.owned, id)
+}
+
+// OwnsTab reports whether the agent opened tab id in this mode.
+func (p *Policy) OwnsTab(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.owned[id]
+}
+
+// Effect returns what c does (read, write, navigate, open, close) before
+// its URLs are looked at.
+func (p *Policy) Effect(c Call) Effect {
+	return classify(c, p.browsers[c.Server])
+}
+
+// Check judges c against the rules, the mode and the grants. A pending Once
+// approval for exactly this call (same tool, page, target and arguments) is
+// used up by it.
+func (p *Policy) Check(c Call) Decision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.decide(c)
+	if d.Verdict == Ask && len(p.once) > 0 && p.takeOnce(c) {
+		d.Verdict, d.DecidedBy, d.Scopes = Allow, ByPerson, nil
+		d.Reason = "approved once by the person: " + d.Reason
+	}
+	return d
+}
+
+// Grant records the person's approval of c. Once approves that exact call
+// for the next Check (the registry re-reads the page's live URL and checks
+// again, so a redirect after the question is judged anew). ToolAlways and
+// ServerAlways approve later calls on ordinary pages. Deny decisions and
+// "always" on sensitive pages return ErrNotGrantable.
+func (p *Policy) Grant(c Call, s Scope) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.decide(c)
+	switch {
+	case d.Verdict == Allow:
+		return nil
+	case d.Verdict == Deny:
+		return fmt.Errorf("%w: %s", ErrNotGrantable, d.Reason)
+	case !slices.Contains(d.Scopes, s):
+		return fmt.Errorf("%w: %s needs a fresh approval every time (%s)", ErrNotGrantable, c.Tool, d.Reason)
+	}
+	switch s {
+	case Once:
+		p.once[p.fingerprint(c)] = p.now().Add(p.ttl)
+	case ToolAlways:
+		p.toolGrants[c.Tool] = true
+	case ServerAlways:
+		p.serverGrants[c.Server] = true
+	}
+	return nil
+}
+
+func (p *Policy) takeOnce(c Call) bool {
+	now := p.now()
+	for k, exp := range p.once {
+		if now.After(exp) {
+			delete(p.once, k)
+		}
+	}
+	fp := p.fingerprint(c)
+	if _, ok := p.once[fp]; ok {
+		delete(p.once, fp)
+		return true
+	}
+	return false
+}
+
+// fingerprint identifies a call for a Once approval: tool, normalised page
+// and target, and the arguments.
+func (p *Policy) fingerprint(c Call) string {
+	args, _ := json.Marshal(c.Args) // map keys are sorted
+	return strings.Join([]string{c.Tool, normString(c.PageURL), normString(c.TargetURL), c.TabID, string(args)}, "\x00")
+}
+
+func normString(raw string) string {
+	if u, err := Normalize(raw); err == nil {
+		return u.String()
+	}
+	return raw
+}
