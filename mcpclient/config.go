@@ -227,6 +227,9 @@ var knownFields = map[string]bool{
 // Parse reads one configuration file's bytes. file names it in messages;
 // lookup resolves ${VAR} (os.LookupEnv in production).
 func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Config, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file; want {\"mcpServers\": {...}}", file)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, syntaxError(data, file, err)
@@ -415,9 +418,6 @@ func syntaxError(data []byte, file string, err error) error {
 		off, msg = te.Offset, "the file must be a JSON object like {\"mcpServers\": {...}}"
 	}
 	if off < 0 {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return fmt.Errorf("%s: empty file; want {\"mcpServers\": {...}}", file)
-		}
 		return fmt.Errorf("%s: %v", file, err)
 	}
 	line, col := lineCol(data, int(off))

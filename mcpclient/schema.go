@@ -10,9 +10,10 @@ import (
 // MaxDescriptionLen caps every description in a cleaned schema and tool.
 const MaxDescriptionLen = 1000
 
-// maxRefDepth stops inlining a recursive $ref; deeper levels become a
-// plain object described as recursive.
-const maxRefDepth = 6
+// maxRefDepth bounds chains of $ref inside $ref; a $ref that refers to a
+// definition being inlined (recursion) stops at once, as a plain object
+// described as recursive.
+const maxRefDepth = 10
 
 // CleanSchema turns a tool's inputSchema into the subset of JSON Schema
 // that every LLM tool API accepts: local $ref inlined and $defs removed,
@@ -21,7 +22,7 @@ const maxRefDepth = 6
 // always {"type":"object","properties":{...}}. The input is not modified.
 func CleanSchema(schema any) map[string]any {
 	root := toMap(schema)
-	c := cleaner{defs: collectDefs(root)}
+	c := cleaner{defs: collectDefs(root), active: map[string]bool{}}
 	out, _ := c.clean(root, 0).(map[string]any)
 	if out == nil {
 		out = map[string]any{}
@@ -69,7 +70,8 @@ func collectDefs(root map[string]any) map[string]any {
 }
 
 type cleaner struct {
-	defs map[string]any
+	defs   map[string]any
+	active map[string]bool // refs being inlined on the current path
 }
 
 var droppedKeys = map[string]bool{
@@ -138,7 +140,7 @@ func (c *cleaner) cleanProperties(v any, depth int) any {
 
 func (c *cleaner) inlineRef(m map[string]any, ref string, depth int) map[string]any {
 	target, ok := c.defs[ref]
-	if !ok || depth >= maxRefDepth {
+	if !ok || depth >= maxRefDepth || c.active[ref] {
 		out := map[string]any{"type": "object"}
 		if !ok {
 			out["description"] = fmt.Sprintf("(schema %s not resolvable)", ref)
@@ -156,6 +158,8 @@ func (c *cleaner) inlineRef(m map[string]any, ref string, depth int) map[string]
 			merged[k] = v
 		}
 	}
+	c.active[ref] = true
+	defer delete(c.active, ref)
 	return c.cleanObject(merged, depth+1)
 }
 
@@ -207,9 +211,18 @@ func (c *cleaner) collapse(m map[string]any, key string, alts []any, depth int) 
 	}
 	if len(notes) > 0 {
 		desc, _ := out["description"].(string)
-		out["description"] = capText(strings.TrimSpace(desc+" "+strings.Join(notes, " ")), MaxDescriptionLen)
+		out["description"] = capText(strings.TrimSpace(sentence(desc)+" "+strings.Join(notes, " ")), MaxDescriptionLen)
 	}
 	return out
+}
+
+// sentence ends s with a full stop unless it already has punctuation.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s[len(s)-1:], ".!?:") {
+		return s
+	}
+	return s + "."
 }
 
 // describeSchema is a short human description of one alternative.
