@@ -368,18 +368,24 @@ func (a *Agent) imageParts(c ToolCallInfo, imgs []Image) ([]openai.ChatMessagePa
 	return parts, note
 }
 
-// dropImages turns every tool image already in the conversation into a
-// note, after the model refused images. It reports whether there were any.
+// dropImages removes every tool image already in the conversation, after
+// the model refused images, and notes it in the tool message before each.
+// It reports whether there were any.
 func (a *Agent) dropImages() bool {
 	a.images = false
+	kept := a.msgs[:0]
 	found := false
-	for i, m := range a.msgs {
-		if m.Role != openai.ChatMessageRoleUser || m.MultiContent == nil {
+	for _, m := range a.msgs {
+		if m.Role == openai.ChatMessageRoleUser && m.MultiContent != nil {
+			found = true
+			if n := len(kept) - 1; n >= 0 && kept[n].Role == openai.ChatMessageRoleTool {
+				kept[n].Content += "\n" + imagesLeftOut
+			}
 			continue
 		}
-		found = true
-		a.msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: imagesLeftOut}
+		kept = append(kept, m)
 	}
+	a.msgs = kept
 	return found
 }
 

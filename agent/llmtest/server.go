@@ -1,0 +1,357 @@
+// Package llmtest is a scripted OpenAI-compatible Chat Completions server for
+// tests: the LLM is the only fake in browseragent's tests. It speaks real
+// streaming SSE, splits text and tool-call arguments across chunks, sends
+// keep-alive comments and an empty-choices usage chunk like real providers,
+// and records every request for assertions.
+//
+// Script it with rules, "when the last message matches X, answer Y":
+//
+//	srv := llmtest.New(t,
+//		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1/"}`)},
+//		llmtest.Rule{When: llmtest.LastTool("Example"), Reply: llmtest.Text("The title is Example.")},
+//	)
+//	// point the agent at srv.URL
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Part is one part of a multi-part message.
+type Part struct {
+	Type     string // "text" or "image_url"
+	Text     string
+	ImageURL string // a data: URL for images
+}
+
+// ToolCall is a tool call, in a request's assistant message or in a reply.
+type ToolCall struct {
+	ID   string
+	Name string
+	Args string // JSON
+}
+
+// Message is one message of a recorded request.
+type Message struct {
+	Role       string
+	Content    string // text content; parts' text joined for multi-part messages
+	HasContent bool   // the "content" key was present (even as "")
+	Parts      []Part // multi-part content, nil for plain text
+	ToolCalls  []ToolCall
+	ToolCallID string
+}
+
+// Images returns the image parts of the message.
+func (m Message) Images() []Part {
+	var out []Part
+	for _, p := range m.Parts {
+		if p.Type == "image_url" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Request is one recorded chat completion request.
+type Request struct {
+	Model      string
+	Stream     bool
+	Messages   []Message
+	Tools      []string // names of the tools offered
+	ToolsBytes int      // bytes of the "tools" array
+	Body       []byte
+	Header     http.Header
+}
+
+// Last returns the last message, or a zero Message.
+func (r Request) Last() Message {
+	if len(r.Messages) == 0 {
+		return Message{}
+	}
+	return r.Messages[len(r.Messages)-1]
+}
+
+// Matcher decides whether a rule answers a request.
+type Matcher func(Request) bool
+
+// Any matches every request.
+func Any() Matcher { return func(Request) bool { return true } }
+
+// LastUser matches when the last message is from the user and contains s.
+func LastUser(s string) Matcher {
+	return func(r Request) bool { l := r.Last(); return l.Role == "user" && strings.Contains(l.Content, s) }
+}
+
+// LastTool matches when the last tool result contains s. A user message
+// carrying tool images may follow it.
+func LastTool(s string) Matcher {
+	return func(r Request) bool {
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			m := r.Messages[i]
+			if m.Role == "tool" {
+				return strings.Contains(m.Content, s)
+			}
+			if m.Role != "user" || m.Parts == nil {
+				return false
+			}
+		}
+		return false
+	}
+}
+
+// Last matches when the last message, of any role, contains s.
+func Last(s string) Matcher {
+	return func(r Request) bool { return strings.Contains(r.Last().Content, s) }
+}
+
+// Reply is what the server answers.
+type Reply struct {
+	Text  string
+	Calls []ToolCall
+
+	// Status, when not 0 or 200, answers with an error instead of a stream.
+	Status     int
+	RetryAfter string // Retry-After header of an error answer
+	Message    string // error message of an error answer
+
+	ChunkSize int  // bytes of text or arguments per chunk; default 4
+	OmitIndex bool // leave "index" out of tool-call chunks, as some providers do
+	// Hang keeps the stream open after Text, without finishing, until the
+	// client goes away: for cancellation tests.
+	Hang bool
+}
+
+// Text answers with text and no tool call.
+func Text(s string) Reply { return Reply{Text: s} }
+
+// Call answers with one tool call.
+func Call(name, args string) Reply { return Reply{Calls: []ToolCall{{Name: name, Args: args}}} }
+
+// Calls answers with several tool calls in one message.
+func Calls(calls ...ToolCall) Reply { return Reply{Calls: calls} }
+
+// Error answers with an HTTP error.
+func Error(status int, retryAfter, message string) Reply {
+	return Reply{Status: status, RetryAfter: retryAfter, Message: message}
+}
+
+// Rule is "when the request matches When, answer Reply", at most Times times
+// (0: no limit). Rules are tried in order.
+type Rule struct {
+	When  Matcher
+	Reply Reply
+	Times int
+}
+
+// Server is a running scripted server. It is safe for concurrent use.
+type Server struct {
+	// URL is the base URL to give an OpenAI client (ends in /v1).
+	URL string
+
+	t       testing.TB
+	ts      *httptest.Server
+	closing chan struct{}
+
+	mu    sync.Mutex
+	rules []*Rule
+	used  map[*Rule]int
+	reqs  []Request
+	calls int // tool-call ids handed out
+}
+
+// New starts a server on 127.0.0.1 with rules; it is closed when the test ends.
+func New(t testing.TB, rules ...Rule) *Server {
+	t.Helper()
+	s := &Server{t: t, closing: make(chan struct{}), used: map[*Rule]int{}}
+	s.Add(rules...)
+	s.ts = httptest.NewServer(http.HandlerFunc(s.handle))
+	s.URL = s.ts.URL + "/v1"
+	t.Cleanup(func() {
+		close(s.closing)
+		s.ts.Close()
+	})
+	return s
+}
+
+// Add appends rules.
+func (s *Server) Add(rules ...Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range rules {
+		r := rules[i]
+		s.rules = append(s.rules, &r)
+	}
+}
+
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"llmtest: only POST /v1/chat/completions"}}`, http.StatusNotFound)
+		return
+	}
+	req, err := parseRequest(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "", "llmtest: "+err.Error())
+		return
+	}
+	reply, ok := s.match(req)
+	if !ok {
+		last := req.Last()
+		s.t.Errorf("llmtest: no rule answers a request whose last message is %s: %q", last.Role, last.Content)
+		writeError(w, http.StatusBadRequest, "", "llmtest: no rule matches")
+		return
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		writeError(w, reply.Status, reply.RetryAfter, reply.Message)
+		return
+	}
+	if !req.Stream {
+		s.writeWhole(w, req, reply)
+		return
+	}
+	s.writeStream(w, r, req, reply)
+}
+
+func (s *Server) match(req Request) (Reply, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	for _, r := range s.rules {
+		if r.Times > 0 && s.used[r] >= r.Times {
+			continue
+		}
+		if r.When == nil || r.When(req) {
+			s.used[r]++
+			reply := r.Reply
+			reply.Calls = append([]ToolCall(nil), reply.Calls...)
+			for i := range reply.Calls {
+				if reply.Calls[i].ID == "" {
+					s.calls++
+					reply.Calls[i].ID = fmt.Sprintf("call_%d", s.calls)
+				}
+			}
+			return reply, true
+		}
+	}
+	return Reply{}, false
+}
+
+func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+}
+
+// writeStream sends the reply as SSE, the way providers do: a role chunk, a
+// keep-alive comment, the text and each call's arguments in small pieces, a
+// finish chunk, a usage chunk with no choices, and [DONE].
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Request, reply Reply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl, _ := w.(http.Flusher)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{
+			"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
+		}
+	}
+	size := reply.ChunkSize
+	if size <= 0 {
+		size = 4
+	}
+	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	fmt.Fprint(w, ": keep-alive\n\n")
+	for _, piece := range split(reply.Text, size) {
+		send(chunk(map[string]any{"content": piece}, nil))
+	}
+	if reply.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		return
+	}
+	for i, c := range reply.Calls {
+		head := map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}
+		if !reply.OmitIndex {
+			head["index"] = i
+		}
+		send(chunk(map[string]any{"tool_calls": []any{head}}, nil))
+		for _, piece := range split(c.Args, size) {
+			frag := map[string]any{"function": map[string]any{"arguments": piece}}
+			if !reply.OmitIndex {
+				frag["index"] = i
+			}
+			send(chunk(map[string]any{"tool_calls": []any{frag}}, nil))
+		}
+	}
+	finish := "stop"
+	if len(reply.Calls) > 0 {
+		finish = "tool_calls"
+	}
+	send(chunk(map[string]any{}, finish))
+	send(map[string]any{"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "model": req.Model, "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if fl != nil {
+		fl.Flush()
+	}
+}
+
+func (s *Server) writeWhole(w http.ResponseWriter, req Request, reply Reply) {
+	msg := map[string]any{"role": "assistant", "content": reply.Text}
+	finish := "stop"
+	if len(reply.Calls) > 0 {
+		var calls []any
+		for _, c := range reply.Calls {
+			calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Args}})
+		}
+		msg["tool_calls"] = calls
+		finish = "tool_calls"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-llmtest", "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+	})
+}
+
+// split cuts s into pieces of at most n bytes, never inside a UTF-8 character.
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		i := min(n, len(s))
+		for i < len(s) && s[i]&0xC0 == 0x80 {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
