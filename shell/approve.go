@@ -1,0 +1,161 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/browseragent/browseragent/agent"
+	"golang.org/x/sys/unix"
+)
+
+// approveMu makes approvals one at a time: two boxes at once could not be
+// answered.
+var approveMu sync.Mutex
+
+// Approve implements agent.Approver with a box that names the tool, server,
+// page, matched rule and arguments, and asks: y once, t this tool always,
+// s this server always, n no. On a sensitive page only y or n is offered.
+// Anything else asks again; Ctrl-C, end of input or ctx end mean no.
+func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+	approveMu.Lock()
+	defer approveMu.Unlock()
+	if s.p == nil {
+		return agent.AnswerDeny, errors.New("shell: approval asked before the shell started")
+	}
+	s.p.SpinStop()
+	s.p.Text(approvalBox(req, s.p))
+	question := choicesLine(req)
+	for {
+		s.p.Prompt(question)
+		line, err := s.readAnswer(ctx)
+		if err != nil {
+			s.p.Line("")
+			s.p.Hint("not approved")
+			return agent.AnswerDeny, err
+		}
+		if a, ok := parseAnswer(line, req.Sensitive); ok {
+			return a, nil
+		}
+		if req.Sensitive {
+			s.p.Error("sensitive page (rule %s): answer y or n", orNone(req.Rule))
+		} else {
+			s.p.Error("answer y, t, s or n")
+		}
+	}
+}
+
+// approvalBox draws the request.
+func approvalBox(req agent.ApprovalRequest, p *printer) string {
+	rows := [][2]string{{"tool", req.Tool}}
+	if req.Server != "" {
+		rows = append(rows, [2]string{"server", req.Server})
+	}
+	if req.PageURL != "" {
+		rows = append(rows, [2]string{"page", req.PageURL})
+	}
+	if req.Rule != "" {
+		rule := req.Rule
+		if req.Sensitive {
+			rule += " (sensitive site)"
+		}
+		rows = append(rows, [2]string{"rule", rule})
+	}
+	if req.Reason != "" {
+		rows = append(rows, [2]string{"why", req.Reason})
+	}
+	if req.Args != "" {
+		rows = append(rows, [2]string{"args", oneLine(req.Args, 200)})
+	}
+	var b strings.Builder
+	b.WriteString(p.paint(ansiBold, "╭─ approve this tool call? ") + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "│ %-7s %s\n", r[0], r[1])
+	}
+	if req.Sensitive {
+		b.WriteString("╰─ [y] yes, once   [n] no   (sensitive page: no standing grants)")
+	} else {
+		b.WriteString("╰─ [y] yes, once   [t] this tool always   [s] this server always   [n] no")
+	}
+	return b.String()
+}
+
+func choicesLine(req agent.ApprovalRequest) string {
+	if req.Sensitive {
+		return "approve? [y/n] "
+	}
+	return "approve? [y/t/s/n] "
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// parseAnswer reads y/t/s/n (and yes/no); t and s are refused on a
+// sensitive page.
+func parseAnswer(line string, sensitive bool) (agent.Answer, bool) {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return agent.AnswerOnce, true
+	case "n", "no":
+		return agent.AnswerDeny, true
+	case "t":
+		return agent.AnswerTool, !sensitive
+	case "s":
+		return agent.AnswerServer, !sensitive
+	}
+	return agent.AnswerDeny, false
+}
+
+// readAnswer reads one line: from the terminal (cooked mode, the command is
+// running) or from the script's next line.
+func (s *Shell) readAnswer(ctx context.Context) (string, error) {
+	if s.tty == nil {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case line, ok := <-s.lines:
+			if !ok {
+				return "", io.EOF
+			}
+			s.p.Line("%s", line) // echo, so a transcript reads well
+			return line, nil
+		}
+	}
+	return readLineFD(ctx, s.tty.fd)
+}
+
+// readLineFD reads a line from a terminal in cooked mode, giving up when
+// ctx ends (Ctrl-C cancels the command that asked).
+func readLineFD(ctx context.Context, fd int) (string, error) {
+	var line []byte
+	buf := make([]byte, 256)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 100)
+		if err != nil && !errors.Is(err, syscall.EINTR) {
+			return "", err
+		}
+		if n <= 0 {
+			continue
+		}
+		m, err := syscall.Read(fd, buf)
+		if m == 0 || err != nil {
+			return "", io.EOF
+		}
+		line = append(line, buf[:m]...)
+		if i := strings.IndexByte(string(line), '\n'); i >= 0 {
+			return string(line[:i]), nil
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/browseragent/browseragent/browser"
+)
+
+var errNoBrowser = &hintError{
+	msg:  "no browser in this session",
+	hint: "install chromium (or set BROWSERAGENT_CHROME) and start browseragent again",
+}
+
+func cmdConnect(ctx context.Context, s *Shell, c *call) error {
+	if s.opts.Browser == nil {
+		return errNoBrowser
+	}
+	t := browser.Target{
+		UserDataDir: c.flags["user-data-dir"],
+		BrowserURL:  c.flags["browser-url"],
+		WSEndpoint:  c.flags["ws-endpoint"],
+	}
+	s.p.SpinStart("connecting to your Chrome")
+	err := s.opts.Browser.Connect(ctx, t)
+	s.p.SpinStop()
+	if err != nil {
+		if errors.Is(err, browser.ErrNotDebuggable) {
+			return err // its message already says what to do
+		}
+		return &hintError{msg: fmt.Sprintf("connect: %v", err), hint: "/help connect"}
+	}
+	s.p.Line("connected to your Chrome: shared mode")
+	s.p.Hint("the agent asks before acting on tabs it did not open; grants were reset; /disconnect goes back")
+	return nil
+}
+
+func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
+	if s.opts.Browser == nil {
+		return errNoBrowser
+	}
+	if s.opts.Browser.Mode() != "shared" {
+		s.p.Line("not connected: already using the isolated browser")
+		return nil
+	}
+	if err := s.opts.Browser.Disconnect(ctx); err != nil {
+		return fmt.Errorf("disconnect: %w", err)
+	}
+	s.p.Line("disconnected; your tabs are untouched: isolated mode")
+	return nil
+}
+
+func cmdMode(_ context.Context, s *Shell, _ *call) error {
+	if s.opts.Browser == nil {
+		return errNoBrowser
+	}
+	switch s.opts.Browser.Mode() {
+	case "shared":
+		s.p.Line("shared: the tools drive your own Chrome")
+		s.p.Hint("the agent asks before acting on your tabs; /disconnect returns to the isolated browser")
+	default:
+		s.p.Line("isolated: the tools drive browseragent's own Chromium with a temporary profile")
+		s.p.Hint("/connect attaches to your running Chrome instead (shared mode)")
+	}
+	return nil
+}
+
+// completeTabs suggests tab numbers with their titles.
+func completeTabs(s *Shell, n int, _ []string) []suggestion {
+	if s.opts.Browser == nil || n > 0 {
+		return nil
+	}
+	var out []suggestion
+	for _, t := range s.opts.Browser.Tabs() {
+		num := t.ID
+		if len(num) > 1 && num[0] == 't' {
+			num = num[1:]
+		}
+		desc := oneLine(t.Title+" "+t.URL, 60)
+		if t.Current {
+			desc = "* " + desc
+		}
+		out = append(out, suggestion{num, desc})
+	}
+	return out
+}

@@ -1,0 +1,311 @@
+package shell
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/browseragent/browseragent/agent"
+)
+
+func browserCommands() []*command {
+	return []*command{
+		{name: "connect", args: "[--user-data-dir D | --browser-url U | --ws-endpoint W]",
+			summary: "attach to your running Chrome (shared mode)",
+			help: "With no flag, finds Chrome through DevToolsActivePort in the default profiles: allow remote\n" +
+				"debugging at chrome://inspect/#remote-debugging first. In shared mode the agent asks before\n" +
+				"acting on your tabs, and never on sensitive sites without a fresh yes.",
+			flags: []flagSpec{
+				{"user-data-dir", "DIR", "the Chrome profile directory whose DevToolsActivePort to read"},
+				{"browser-url", "URL", "http://127.0.0.1:9222 of a Chrome started with --remote-debugging-port"},
+				{"ws-endpoint", "WS", "ws://... the browser's DevTools websocket"},
+			},
+			run: cmdConnect},
+		{name: "disconnect", summary: "leave your Chrome and go back to the isolated browser", run: cmdDisconnect},
+		{name: "mode", summary: "say which browser the tools drive", run: cmdMode},
+		{name: "tabs", summary: "list the browser's tabs", run: toolCmd("browser_tabs", nil)},
+		{name: "tab", args: "N", summary: "make tab N the one tools act on", minArgs: 1,
+			run: cmdTab, complete: completeTabs},
+		{name: "open", args: "URL", summary: "open URL in a new tab", minArgs: 1,
+			run: toolCmd("browser_open", func(c *call) map[string]any { return map[string]any{"url": normalizeURL(c.args[0])} })},
+		{name: "snapshot", args: "[CSS]", summary: "text outline of the page, with refs for /click and /type",
+			run: toolCmd("browser_snapshot", func(c *call) map[string]any {
+				if len(c.args) > 0 {
+					return map[string]any{"selector": c.args[0]}
+				}
+				return nil
+			})},
+		{name: "screenshot", args: "[FILE]", summary: "screenshot of the page, saved to FILE (png or jpeg)", run: cmdScreenshot},
+		{name: "click", args: "REF", summary: "click the element REF (from /snapshot)", minArgs: 1,
+			run: toolCmd("browser_click", func(c *call) map[string]any { return map[string]any{"ref": c.args[0]} })},
+		{name: "type", args: "REF TEXT", summary: "replace the text of field REF with TEXT", minArgs: 2, rawArgs: true,
+			run: cmdType},
+		{name: "fetch", args: "URL [--select CSS]", summary: "fetch a page over HTTP as markdown (web_fetch)", minArgs: 1,
+			flags: []flagSpec{{"select", "CSS", "only the parts matching a CSS selector"}},
+			run:   cmdFetch},
+	}
+}
+
+func toolCommands() []*command {
+	return []*command{
+		{name: "tools", args: "[FILTER]", summary: "list the tools the agent has", run: cmdTools},
+		{name: "call", args: "TOOL [JSON]", summary: "call any tool by its full name, through the guard", minArgs: 1, rawArgs: true,
+			help: "Example: /call web_fetch {\"url\": \"https://example.com\"}\nThe same approvals and audit log apply as for the agent.",
+			run:  cmdCall, complete: completeToolNames},
+	}
+}
+
+// toolCmd makes a command that calls one tool with arguments built from the line.
+func toolCmd(tool string, build func(*call) map[string]any) func(context.Context, *Shell, *call) error {
+	return func(ctx context.Context, s *Shell, c *call) error {
+		var args map[string]any
+		if build != nil {
+			args = build(c)
+		}
+		return s.callTool(ctx, tool, args)
+	}
+}
+
+// callTool runs tool through the one tool-call path and prints its result.
+func (s *Shell) callTool(ctx context.Context, tool string, args map[string]any) error {
+	if args == nil {
+		args = map[string]any{}
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	return s.callRaw(ctx, tool, raw)
+}
+
+func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) error {
+	s.p.SpinStart(tool)
+	res, err := s.opts.Tools.Call(ctx, tool, raw, agent.OriginCommand)
+	s.p.SpinStop()
+	if err != nil {
+		return err
+	}
+	return s.printResult(res)
+}
+
+// printResult shows a tool result: text, then where images were saved.
+func (s *Shell) printResult(res *agent.ToolResult) error {
+	if res == nil {
+		return nil
+	}
+	if res.IsError {
+		return errors.New(strings.TrimSpace(res.Text))
+	}
+	s.p.Text(res.Text)
+	for i, img := range res.Images {
+		path := res.Path
+		if path == "" || i > 0 {
+			var err error
+			if path, err = s.saveImage("", img); err != nil {
+				return err
+			}
+		}
+		s.p.Hint("saved %s (%s, %d KB)", path, img.MIME, (len(img.Data)+1023)/1024)
+		s.showImage(img)
+	}
+	if len(res.Images) == 0 && res.Path != "" {
+		s.p.Hint("saved %s", res.Path)
+	}
+	return nil
+}
+
+// saveImage writes img to file, or to a new name in ScreenshotDir.
+func (s *Shell) saveImage(file string, img agent.Image) (string, error) {
+	if file == "" {
+		ext := ".png"
+		if strings.Contains(img.MIME, "jpeg") {
+			ext = ".jpg"
+		}
+		file = filepath.Join(s.opts.ScreenshotDir, "screenshot-"+time.Now().Format("20060102-150405.000")+ext)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(abs, img.Data, 0o644); err != nil {
+		return "", fmt.Errorf("save screenshot: %w", err)
+	}
+	return abs, nil
+}
+
+func cmdScreenshot(ctx context.Context, s *Shell, c *call) error {
+	args := map[string]any{}
+	file := ""
+	if len(c.args) > 0 {
+		file = c.args[0]
+		if strings.HasSuffix(strings.ToLower(file), ".png") {
+			args["format"] = "png"
+		}
+	}
+	raw, _ := json.Marshal(args)
+	s.p.SpinStart("browser_screenshot")
+	res, err := s.opts.Tools.Call(ctx, "browser_screenshot", raw, agent.OriginCommand)
+	s.p.SpinStop()
+	if err != nil {
+		return err
+	}
+	if file == "" || res.IsError || len(res.Images) == 0 {
+		return s.printResult(res)
+	}
+	path, err := s.saveImage(file, res.Images[0])
+	if err != nil {
+		return err
+	}
+	s.p.Hint("saved %s", path)
+	s.showImage(res.Images[0])
+	return nil
+}
+
+// cmdType: /type REF TEXT, TEXT being the rest of the line as typed.
+func cmdType(ctx context.Context, s *Shell, c *call) error {
+	ref, text, ok := strings.Cut(c.rest, " ")
+	if !ok || strings.TrimSpace(text) == "" {
+		return &hintError{msg: "/type: missing TEXT", hint: "usage: /type REF TEXT, e.g. /type e12 hello world"}
+	}
+	return s.callTool(ctx, "browser_type", map[string]any{"ref": ref, "text": strings.TrimSpace(text)})
+}
+
+func cmdTab(ctx context.Context, s *Shell, c *call) error {
+	id := c.args[0]
+	if _, err := fmt.Sscanf(id, "%d", new(int)); err == nil && !strings.HasPrefix(id, "t") {
+		id = "t" + id
+	}
+	return s.callTool(ctx, "browser_select_tab", map[string]any{"tab": id})
+}
+
+func cmdFetch(ctx context.Context, s *Shell, c *call) error {
+	args := map[string]any{"url": normalizeURL(c.args[0])}
+	if sel, ok := c.flags["select"]; ok {
+		args[s.paramName("web_fetch", "select", "selector")] = sel
+	}
+	return s.callTool(ctx, "web_fetch", args)
+}
+
+// paramName returns the first of names that tool's schema has, else names[0].
+func (s *Shell) paramName(tool string, names ...string) string {
+	for _, d := range s.opts.Tools.Tools() {
+		if d.Name != tool {
+			continue
+		}
+		props, _ := d.Parameters["properties"].(map[string]any)
+		for _, n := range names {
+			if _, ok := props[n]; ok {
+				return n
+			}
+		}
+	}
+	return names[0]
+}
+
+// normalizeURL adds https:// to a bare host, as people type them.
+func normalizeURL(u string) string {
+	if strings.Contains(u, "://") || strings.HasPrefix(u, "about:") || strings.HasPrefix(u, "data:") {
+		return u
+	}
+	return "https://" + u
+}
+
+func cmdCall(ctx context.Context, s *Shell, c *call) error {
+	tool, args, _ := strings.Cut(c.rest, " ")
+	args = strings.TrimSpace(args)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return &hintError{msg: fmt.Sprintf("/call %s: the arguments are not valid JSON", tool),
+			hint: `usage: /call TOOL {"name": "value"}; /tools ` + tool + ` shows its parameters`}
+	}
+	if !s.hasTool(tool) {
+		msg := fmt.Sprintf("no tool %q", tool)
+		if near := didYouMean(tool, s.toolNames()); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		}
+		return &hintError{msg: msg, hint: "/tools lists them (MCP tools appear once their server is ready: /mcp)"}
+	}
+	return s.callRaw(ctx, tool, json.RawMessage(args))
+}
+
+func (s *Shell) hasTool(name string) bool {
+	for _, d := range s.opts.Tools.Tools() {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Shell) toolNames() []string {
+	var out []string
+	for _, d := range s.opts.Tools.Tools() {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+// cmdTools lists tools, filtered by a substring of name or description;
+// a filter that names one tool exactly shows its parameters.
+func cmdTools(_ context.Context, s *Shell, c *call) error {
+	defs := s.opts.Tools.Tools()
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	filter := strings.ToLower(strings.Join(c.args, " "))
+	var b strings.Builder
+	n := 0
+	for _, d := range defs {
+		if filter != "" && !strings.Contains(strings.ToLower(d.Name+" "+d.Description), filter) {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "%-32s %s\n", d.Name, oneLine(d.Description, 90))
+		if strings.EqualFold(d.Name, filter) {
+			b.WriteString(paramsText(d.Parameters))
+		}
+	}
+	if n == 0 {
+		return &hintError{msg: fmt.Sprintf("no tool matches %q", filter), hint: "/tools lists all; /mcp shows servers still starting"}
+	}
+	s.p.Text(b.String())
+	s.p.Hint("%s", plural(n, "tool"))
+	return nil
+}
+
+// paramsText lists a schema's properties, required ones marked.
+func paramsText(schema map[string]any) string {
+	props, _ := schema["properties"].(map[string]any)
+	req := map[string]bool{}
+	if r, ok := schema["required"].([]string); ok {
+		for _, n := range r {
+			req[n] = true
+		}
+	}
+	if r, ok := schema["required"].([]any); ok {
+		for _, n := range r {
+			req[fmt.Sprint(n)] = true
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		mark := ""
+		if req[n] {
+			mark = " (required)"
+		}
+		fmt.Fprintf(&b, "    %s %v%s  %s\n", n, p["type"], mark, oneLine(fmt.Sprint(p["description"]), 70))
+	}
+	return b.String()
+}

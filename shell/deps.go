@@ -1,0 +1,87 @@
+package shell
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The shell declares what it needs from the rest of the program as small
+// interfaces, shaped so the real types fit without adapters where they
+// exist: *agent.Registry (Tools), *agent.Agent (Agent), *mcpclient.Manager
+// (MCP). Every dependency except Tools may be nil: the commands that need
+// it then say how to enable it.
+
+// Tools is the one tool-call path. Every tool-running command (/open,
+// /snapshot, /screenshot, /click, /type, /tabs, /tab, /fetch, /call) goes
+// through Call with agent.OriginCommand, so the guard, approvals and the
+// audit log apply to slash commands exactly as to the LLM.
+type Tools interface {
+	Tools() []agent.ToolDef
+	Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error)
+}
+
+// Agent runs LLM turns; *agent.Agent fits. Nil means no LLM is configured.
+type Agent interface {
+	Turn(ctx context.Context, msg string, out agent.Events) (string, error)
+	SetModel(model string)
+	Settings() agent.Settings
+	Reset()
+}
+
+// Browser switches the browser session between isolated and shared mode.
+// Switching must also reset grants and owned tabs and point
+// chrome-devtools-mcp at the new browser, so this is the session wiring's
+// job, not *browser.Browser's alone.
+type Browser interface {
+	// Mode is "isolated" or "shared".
+	Mode() string
+	// Connect attaches to the person's running Chrome (shared mode).
+	Connect(ctx context.Context, t browser.Target) error
+	// Disconnect goes back to the isolated browser.
+	Disconnect(ctx context.Context) error
+	// Tabs lists the tabs without launching anything (for completion).
+	Tabs() []browser.Tab
+}
+
+// MCP is the MCP server manager; *mcpclient.Manager fits.
+type MCP interface {
+	Status() []mcpclient.Status
+	Restart(ctx context.Context, name string) error
+	Logs(name string) ([]string, error)
+	Prompts(name string) ([]*mcp.Prompt, error)
+	GetPrompt(ctx context.Context, name, prompt string, args map[string]string) (*mcp.GetPromptResult, error)
+	Resources(name string) ([]*mcp.Resource, []*mcp.ResourceTemplate, error)
+	// ExpandMentions appends the resources named by @server:uri mentions.
+	ExpandMentions(ctx context.Context, msg string) (string, error)
+}
+
+// MCPToggler is the optional part of MCP behind /mcp enable|disable.
+type MCPToggler interface {
+	Enable(ctx context.Context, name string) error
+	Disable(ctx context.Context, name string) error
+}
+
+// Guard is the safety layer's person-facing side.
+type Guard interface {
+	// Grants lists the "always allow" grants in force, one readable line each.
+	Grants() []string
+	// ResetTrust drops every grant and returns how many there were.
+	ResetTrust() int
+	// CheckSite says which rule, if any, matches url and what it means.
+	CheckSite(url string) (SiteCheck, error)
+	// Audit returns the last n audit log lines, oldest first, readable.
+	Audit(n int) ([]string, error)
+}
+
+// SiteCheck is the answer of Guard.CheckSite.
+type SiteCheck struct {
+	Sensitive bool
+	Rule      string // the rule that matched, "" when none
+	Category  string
+	Policy    string // what happens to tool calls there, in words
+}

@@ -1,0 +1,320 @@
+// Package shell is browseragent's interactive REPL: slash commands,
+// completion, @server:uri mentions, approvals and status, on go-prompt.
+//
+// go-prompt v0.2.6 is unmaintained and has traps this package wraps rather
+// than ships: it never restores the terminal, panics without one, swallows
+// Ctrl-C while a command runs, lets other goroutines clobber the prompt and
+// inserts pasted newlines instead of submitting them. See tty.go, keys.go
+// and printer.go for how each is handled.
+package shell
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/mcpclient"
+	"golang.org/x/term"
+)
+
+// Options configures the shell. Nil dependencies disable the commands that
+// need them; those commands then say how to enable them.
+type Options struct {
+	Stdin          io.Reader // a terminal gets the prompt; anything else is read line by line
+	Stdout, Stderr io.Writer
+
+	Tools   Tools   // the one tool-call path (the agent's registry); required
+	Agent   Agent   // nil: no LLM configured
+	Browser Browser // nil: no browser
+	MCP     MCP     // nil: MCP disabled (--no-mcp)
+	Guard   Guard   // nil: /trust, /sites, /audit unavailable
+
+	// NoLLMReason says why Agent is nil (agent.Settings.Why()); it is
+	// printed with the hint on how to configure a model.
+	NoLLMReason string
+
+	// HistoryFile is where typed lines are kept; "" means
+	// $XDG_STATE_HOME/browseragent/history, "-" means no history.
+	HistoryFile string
+	// ScreenshotDir is where /screenshot saves images when no file is
+	// given; "" means the current directory.
+	ScreenshotDir string
+}
+
+// Shell is one interactive session. It implements agent.Approver: pass it to
+// the registry before calling Run. Approve may be called from any goroutine
+// while Run is active.
+type Shell struct {
+	opts   *Options
+	p      *printer
+	tty    *ttyParser  // nil off a terminal
+	pastes *pasteStore // multi-line pastes behind placeholders
+	lines  chan string // non-terminal input, shared by the loop and approvals
+	events chan mcpclient.Event
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // cancels the running command or turn
+	exiting bool
+}
+
+var _ agent.Approver = (*Shell)(nil)
+
+// New makes a shell. Fields of opts may still be set after New and before
+// Run (the registry needs the shell as its Approver, the shell needs the
+// registry as its Tools).
+func New(opts *Options) *Shell {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return &Shell{opts: opts, pastes: &pasteStore{}, events: make(chan mcpclient.Event, 256)}
+}
+
+// Run runs the shell until /exit, Ctrl-D, end of input or ctx is done. The
+// terminal is left as it was found, whatever happens.
+func Run(ctx context.Context, opts *Options) error {
+	return New(opts).Run(ctx)
+}
+
+// Run runs s; see the package function Run.
+func (s *Shell) Run(ctx context.Context) error {
+	o := s.opts
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Tools == nil {
+		return errors.New("shell: no tools: Options.Tools is required")
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if fd, ok := terminalFD(o.Stdin, o.Stdout); ok {
+		return s.runTTY(ctx, fd)
+	}
+	s.p = newPrinter(o.Stdout, o.Stderr, false)
+	return s.runLines(ctx)
+}
+
+// terminalFD says whether in and out are both terminals.
+func terminalFD(in io.Reader, out io.Writer) (int, bool) {
+	fi, ok := in.(*os.File)
+	if !ok || !term.IsTerminal(int(fi.Fd())) {
+		return 0, false
+	}
+	fo, ok := out.(*os.File)
+	if !ok || !term.IsTerminal(int(fo.Fd())) {
+		return 0, false
+	}
+	return int(fi.Fd()), true
+}
+
+// runLines is the non-terminal path: same commands, same output, no prompt.
+func (s *Shell) runLines(ctx context.Context) error {
+	s.lines = make(chan string)
+	done := make(chan struct{})
+	defer close(done)
+	go readLines(s.opts.Stdin, s.lines, done)
+	stopSig := s.watchSignals(ctx)
+	defer stopSig()
+	go s.pumpEvents(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case line, ok := <-s.lines:
+			if !ok {
+				return nil
+			}
+			s.execute(ctx, line)
+			if s.isExiting() {
+				return nil
+			}
+		}
+	}
+}
+
+// readLines sends every line of r on ch until r ends or done is closed,
+// then closes ch.
+func readLines(r io.Reader, ch chan<- string, done <-chan struct{}) {
+	defer close(ch)
+	br := bufio.NewReaderSize(r, 64*1024)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			select {
+			case ch <- strings.TrimRight(line, "\r\n"):
+			case <-done:
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// watchSignals makes SIGINT cancel the running command or turn, never the
+// shell. It returns the function that stops watching.
+func (s *Shell) watchSignals(ctx context.Context) func() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-sig:
+				s.interrupt()
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
+}
+
+// interrupt cancels what is running, if anything.
+func (s *Shell) interrupt() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (s *Shell) isExiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exiting
+}
+
+func (s *Shell) setExiting() {
+	s.mu.Lock()
+	s.exiting = true
+	s.mu.Unlock()
+}
+
+// execute runs one submitted line: a /command or a message to the agent.
+func (s *Shell) execute(ctx context.Context, line string) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+		s.p.SpinStop()
+		s.p.EndStream()
+	}()
+	err := s.dispatch(cctx, line)
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled) && ctx.Err() == nil:
+		s.p.SpinStop()
+		s.p.Hint("cancelled")
+	default:
+		s.p.SpinStop()
+		s.p.Error("%s", err)
+		var h hinted
+		if errors.As(err, &h) {
+			s.p.Hint("%s", h.Hint())
+		}
+	}
+}
+
+// hinted is an error that knows what the person can do about it.
+type hinted interface{ Hint() string }
+
+// hintError is an error with a hint printed under it.
+type hintError struct {
+	msg, hint string
+}
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Hint() string  { return e.hint }
+
+// MCPEvent receives the MCP manager's events (mcpclient.Options.OnEvent).
+// It never blocks: when the shell falls behind, events are dropped, and the
+// next one redraws the status from the manager's current state anyway.
+func (s *Shell) MCPEvent(ev mcpclient.Event) {
+	select {
+	case s.events <- ev:
+	default:
+	}
+}
+
+// pumpEvents prints background events until ctx is done.
+func (s *Shell) pumpEvents(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-s.events:
+			s.background(ctx, ev)
+		}
+	}
+}
+
+// background handles one MCP event: the status line follows server states,
+// notices say what a person would want to know.
+func (s *Shell) background(ctx context.Context, ev mcpclient.Event) {
+	switch ev.Kind {
+	case mcpclient.EventState:
+		s.p.Status(s.statusLine())
+		if ev.State == mcpclient.StateError && ev.Err != nil {
+			s.p.Notice(fmt.Sprintf("mcp %s: %v (/mcp logs %s)", ev.Server, ev.Err, ev.Server))
+		}
+	case mcpclient.EventResourceUpdated:
+		s.p.Notice(fmt.Sprintf("mcp %s: resource updated: %s", ev.Server, ev.URI))
+	}
+}
+
+// statusLine is the one-line MCP summary: "mcp: chrome-devtools ✓ 32 tools · git … starting".
+func (s *Shell) statusLine() string {
+	if s.opts.MCP == nil {
+		return ""
+	}
+	var parts []string
+	for _, st := range s.opts.MCP.Status() {
+		parts = append(parts, serverSummary(st))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "mcp: " + strings.Join(parts, " · ")
+}
+
+func serverSummary(st mcpclient.Status) string {
+	switch st.State {
+	case mcpclient.StateReady:
+		return st.Name + " ✓ " + plural(st.Tools, "tool")
+	case mcpclient.StateStarting:
+		return st.Name + " … starting"
+	case mcpclient.StateError:
+		return st.Name + " ✗ error"
+	}
+	return st.Name + " " + st.State.String()
+}
+
+// termSignals end the shell (after the terminal is restored).
+var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
