@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/mcpclient"
+)
+
+// SessionOptions configures a Session; nil fields mean defaults.
+type SessionOptions struct {
+	// Rules are the sensitive-site rules (required: the program refuses to
+	// run without them).
+	Rules *guard.Rules
+	// MCP is the server configuration; nil starts no MCP server.
+	MCP *mcpclient.Config
+	// MCPOptions are passed to the manager; Adjust is set by the session.
+	MCPOptions mcpclient.Options
+	// Browser configures the isolated browser and the native tools.
+	Browser browser.Options
+	// Fetch configures web_fetch.
+	Fetch *fetch.Options
+	// Approver asks the person; nil with Yes decides non-interactive runs.
+	Approver Approver
+	Yes      bool
+	// AuditPath is the audit log; "" means guard.DefaultAuditPath(), "-"
+	// keeps no log.
+	AuditPath string
+	// CallTimeout bounds each tool call (default DefaultCallTimeout).
+	CallTimeout time.Duration
+}
+
+// Session is one running browseragent: the guard policy, the tool registry
+// and the tool sources behind it (web_fetch, the browser, the MCP servers).
+// The shell, `run` and the subcommands all build one and call tools only
+// through Registry.
+type Session struct {
+	Policy   *guard.Policy
+	Registry *Registry
+	Browser  *browser.Browser
+	MCP      *mcpclient.Manager // nil without MCP servers
+
+	audit *guard.AuditLog
+	pages *mcpPages
+}
+
+// NewSession wires the parts; nothing is started yet (see Start).
+func NewSession(opts *SessionOptions) (*Session, error) {
+	if opts == nil || opts.Rules == nil {
+		return nil, errors.New("session: sensitive-site rules are required")
+	}
+	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil)}
+	ro := &RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, CallTimeout: opts.CallTimeout}
+	if opts.AuditPath != "-" {
+		path := opts.AuditPath
+		if path == "" {
+			path = guard.DefaultAuditPath()
+		}
+		log, err := guard.OpenAudit(path)
+		if err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		s.audit = log
+		ro.Audit = func(e guard.Entry) { _ = log.Append(e) }
+	}
+	bo := opts.Browser
+	if bo.Extract == nil {
+		bo.Extract = extractRendered
+	}
+	s.Browser = browser.New(&bo)
+	s.Registry = NewRegistry(s.Policy, ro)
+	s.Registry.Add(NewWebFetch(opts.Fetch))
+	s.Registry.Add(browserTools{s.Browser})
+	if opts.MCP != nil {
+		mo := opts.MCPOptions
+		mo.Adjust = s.adjustServer
+		s.MCP = mcpclient.NewManager(opts.MCP, &mo)
+		s.pages = &mcpPages{mgr: s.MCP, owned: map[string]bool{}}
+		s.Registry.Add(mcpTools{s.MCP, s.pages})
+	}
+	s.Registry.SetLocator(locator{s})
+	return s, nil
+}
+
+// Start brings the MCP servers up in the background and returns at once.
+func (s *Session) Start(ctx context.Context) {
+	if s.MCP != nil {
+		s.MCP.Start(ctx)
+	}
+}
+
+// Connect attaches to the person's browser (shared mode), clears every
+// "always" grant and owned tab, and restarts the browser MCP servers against
+// it. The returned message says what was reset.
+func (s *Session) Connect(ctx context.Context, t browser.Target) (string, error) {
+	if err := s.Browser.Connect(ctx, t); err != nil {
+		return "", err
+	}
+	msg := s.Policy.SetMode(guard.Shared)
+	s.restartBrowserServers(ctx)
+	return msg, nil
+}
+
+// Disconnect leaves the person's browser as it was and returns to isolated
+// mode, with the same trust reset.
+func (s *Session) Disconnect(ctx context.Context) (string, error) {
+	if s.Browser.Mode() != browser.ModeShared {
+		return "", errors.New("not connected: already in isolated mode")
+	}
+	if err := s.Browser.Disconnect(); err != nil {
+		return "", err
+	}
+	msg := s.Policy.SetMode(guard.Isolated)
+	s.restartBrowserServers(ctx)
+	return msg, nil
+}
+
+// Mode is the current browser mode.
+func (s *Session) Mode() guard.Mode { return s.Policy.Mode() }
+
+// Close stops the MCP servers and the isolated browser (a shared browser is
+// only detached) and closes the audit log. No child process remains.
+func (s *Session) Close() error {
+	var errs []error
+	if s.MCP != nil {
+		errs = append(errs, s.MCP.Close())
+	}
+	errs = append(errs, s.Browser.Close())
+	if s.audit != nil {
+		errs = append(errs, s.audit.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Session) restartBrowserServers(ctx context.Context) {
+	if s.MCP == nil {
+		return
+	}
+	s.pages.reset()
+	for _, st := range s.MCP.Status() {
+		if s.isBrowserServer(st.Name) && st.State != mcpclient.StateDisabled {
+			_ = s.MCP.Restart(ctx, st.Name) // its state carries any failure
+		}
+	}
+}
+
+func (s *Session) isBrowserServer(name string) bool {
+	return name == mcpclient.DefaultServerName
+}
+
+// adjustServer points chrome-devtools-mcp at our browser (the isolated one,
+// launched on demand, or the person's), so native and MCP tools see the
+// same tabs, unless its config already names a browser.
+func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
+	if !s.isBrowserServer(name) || sc.URL != "" || namesBrowser(sc.Args) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ws, err := s.Browser.WSEndpoint(ctx)
+	if err != nil {
+		sc.Err = fmt.Errorf("no browser for chrome-devtools-mcp: %w", err)
+		return
+	}
+	sc.Args = append(slices.Clone(sc.Args), "--wsEndpoint", ws)
+}
+
+func namesBrowser(args []string) bool {
+	for _, a := range args {
+		for _, f := range []string{"--wsEndpoint", "--ws-endpoint", "-w", "--browserUrl", "--browser-url", "-u", "--autoConnect", "--auto-connect", "--executablePath", "-e"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// extractRendered runs a rendered page through web_fetch's extractor.
+func extractRendered(_ context.Context, html []byte, pageURL, selector string) (string, error) {
+	r, err := fetch.Extract(html, pageURL, &fetch.ExtractOptions{Select: selector})
+	if err != nil {
+		return "", err
+	}
+	return r.Markdown(), nil
+}

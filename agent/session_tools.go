@@ -1,0 +1,182 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/mcpclient"
+)
+
+// browserTools offers the native browser_* tools.
+type browserTools struct{ b *browser.Browser }
+
+func (t browserTools) Tools() []ToolDef {
+	tools := t.b.Tools()
+	defs := make([]ToolDef, 0, len(tools))
+	for _, bt := range tools {
+		ro := bt.ReadOnly
+		defs = append(defs, ToolDef{Name: bt.Name, RawName: bt.Name, Description: bt.Description,
+			Parameters: bt.Parameters, Source: SourceBrowser, ReadOnlyHint: &ro})
+	}
+	return defs
+}
+
+func (t browserTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (*ToolResult, error) {
+	r, err := t.b.Call(ctx, def.Name, args)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	out := &ToolResult{Text: r.Text, IsError: r.IsError, Path: r.Path}
+	for _, im := range r.Images {
+		out.Images = append(out.Images, Image{MIME: im.MIME, Data: im.Data})
+	}
+	return out, nil
+}
+
+// mcpTools offers every ready MCP server's tools.
+type mcpTools struct {
+	m     *mcpclient.Manager
+	pages *mcpPages
+}
+
+func (t mcpTools) Tools() []ToolDef {
+	tools := t.m.Tools()
+	defs := make([]ToolDef, 0, len(tools))
+	for _, mt := range tools {
+		defs = append(defs, ToolDef{Name: mt.Name, RawName: mt.RawName, Server: mt.Server,
+			Description: mt.Description, Parameters: mt.InputSchema, Source: SourceMCP,
+			ReadOnlyHint: mt.ReadOnlyHint, DestructiveHint: mt.DestructiveHint})
+	}
+	return defs
+}
+
+func (t mcpTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (*ToolResult, error) {
+	r, err := t.m.CallTool(ctx, def.Name, args)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	out := &ToolResult{Text: r.Text, IsError: r.IsError}
+	for _, im := range r.Images {
+		out.Images = append(out.Images, Image{MIME: im.MIME, Data: im.Data})
+	}
+	if def.RawName == "new_page" && def.Server == mcpclient.DefaultServerName && !r.IsError {
+		t.pages.ownSelected(ctx, def.Server)
+	}
+	return out, nil
+}
+
+// locator finds the page a call acts on: the browser's current or named tab
+// for native tools, the pageId's page for chrome-devtools-mcp tools.
+type locator struct{ s *Session }
+
+func (l locator) Locate(ctx context.Context, def ToolDef, args map[string]any) (Page, error) {
+	switch {
+	case def.Source == SourceBrowser:
+		raw, _ := json.Marshal(args)
+		id := l.s.Browser.TabFor(def.Name, raw)
+		if id == "" || !l.s.Browser.Running() {
+			return Page{}, nil
+		}
+		u, err := l.s.Browser.CurrentURL(ctx, id)
+		if err != nil {
+			return Page{}, err
+		}
+		return Page{TabID: id, URL: u, Owned: l.s.Browser.Owned(id)}, nil
+	case def.Source == SourceMCP && l.s.pages != nil && l.s.isBrowserServer(def.Server):
+		if def.RawName == "list_pages" || def.RawName == "new_page" {
+			return Page{}, nil
+		}
+		return l.s.pages.locate(ctx, def.Server, args)
+	}
+	return Page{}, nil
+}
+
+// mcpPages maps chrome-devtools-mcp pageIds to live URLs (by asking the
+// server's list_pages at the moment of the call) and remembers which pages
+// the agent opened with new_page.
+type mcpPages struct {
+	mgr   *mcpclient.Manager
+	mu    sync.Mutex
+	owned map[string]bool // "server/pageId"
+}
+
+// mcpPage is one line of list_pages: "N: title (url) [selected]".
+type mcpPage struct {
+	ID       int
+	URL      string
+	Selected bool
+}
+
+var pageLine = regexp.MustCompile(`^\s*(\d+):\s.*\((\S*)\)(\s*\[selected\])?\s*$`)
+
+func parsePages(text string) []mcpPage {
+	var pages []mcpPage
+	for _, line := range strings.Split(text, "\n") {
+		m := pageLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		id, _ := strconv.Atoi(m[1])
+		pages = append(pages, mcpPage{ID: id, URL: m[2], Selected: m[3] != ""})
+	}
+	return pages
+}
+
+func (p *mcpPages) list(ctx context.Context, server string) ([]mcpPage, error) {
+	r, err := p.mgr.CallServerTool(ctx, server, "list_pages", json.RawMessage(`{}`))
+	if err != nil {
+		return nil, fmt.Errorf("list pages: %w", err)
+	}
+	if r.IsError {
+		return nil, fmt.Errorf("list pages: %s", r.Text)
+	}
+	return parsePages(r.Text), nil
+}
+
+func (p *mcpPages) locate(ctx context.Context, server string, args map[string]any) (Page, error) {
+	pages, err := p.list(ctx, server)
+	if err != nil {
+		return Page{}, err
+	}
+	want, hasID := args["pageId"].(float64)
+	for _, pg := range pages {
+		if (hasID && pg.ID == int(want)) || (!hasID && pg.Selected) {
+			key := fmt.Sprintf("%s/%d", server, pg.ID)
+			p.mu.Lock()
+			owned := p.owned[key]
+			p.mu.Unlock()
+			return Page{TabID: "mcp:" + key, URL: pg.URL, Owned: owned}, nil
+		}
+	}
+	if hasID {
+		return Page{}, fmt.Errorf("no page with pageId %d (call list_pages)", int(want))
+	}
+	return Page{}, nil
+}
+
+// ownSelected records the page new_page just opened (it becomes selected).
+func (p *mcpPages) ownSelected(ctx context.Context, server string) {
+	pages, err := p.list(ctx, server)
+	if err != nil {
+		return
+	}
+	for _, pg := range pages {
+		if pg.Selected {
+			p.mu.Lock()
+			p.owned[fmt.Sprintf("%s/%d", server, pg.ID)] = true
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *mcpPages) reset() {
+	p.mu.Lock()
+	p.owned = map[string]bool{}
+	p.mu.Unlock()
+}
