@@ -151,7 +151,7 @@ func compactSchema(v any) any {
 			switch k {
 			case "description":
 				if str, ok := val.(string); ok {
-					val = tighten(dropDefaultFalse(str, s), maxParamDescChars)
+					val = tighten(rephrase(dropDefaultFalse(str, s)), maxParamDescChars)
 					if val == "" {
 						continue
 					}
@@ -195,6 +195,33 @@ func isSafeIntBound(key string, val any) bool {
 }
 
 var defaultFalse = regexp.MustCompile(`(?i)\s*Defaults? (is|to) false\.?`)
+
+// wordy are long phrasings common in MCP tool schemas and the short ones
+// that say the same.
+var wordy = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`(?i)^whether to (\w)`), "$1"},
+	{regexp.MustCompile(`(?i)^set to true to (\w)`), "$1"},
+	{regexp.MustCompile(`(?i)^if set to true,? `), "If true, "},
+	{regexp.MustCompile(`(?i)the uid of an element on the page from the page content snapshot`), "Element uid from the snapshot"},
+	{regexp.MustCompile(`(?i)the absolute path, or a path relative to the current working directory, to save the (\w+) to instead of attaching it to the response`), "File to save the $1 to instead of returning it"},
+	{regexp.MustCompile(`(?i)the absolute (file )?path, or a (file )?path relative to the current working directory,`), "A path"},
+	{regexp.MustCompile(`(?i)the absolute or relative path to`), "Path to"},
+	{regexp.MustCompile(`(?i)\bin order to\b`), "to"},
+}
+
+// rephrase applies the wordy table, keeping the first letter's case.
+func rephrase(s string) string {
+	for _, w := range wordy {
+		s = w.re.ReplaceAllString(s, w.with)
+	}
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
+}
 
 // dropDefaultFalse removes "Default is false." from a boolean's description:
 // an omitted boolean is false everywhere.
