@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/browseragent/browseragent"
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/mcpclient"
+)
+
+// sessionConfig is what the commands that run tools pass to openSession.
+type sessionConfig struct {
+	sitesFile string // --sites
+	mcpConfig string // --mcp-config
+	noMCP     bool   // --no-mcp
+	yes       bool   // --yes
+	headed    bool   // --headed
+	approver  agent.Approver
+	onMCP     func(mcpclient.Event)
+}
+
+// loadRules reads the embedded rules, the user's file when present and
+// --sites. Any error refuses the start: browseragent never runs without them.
+func loadRules(sitesFile string) (*guard.Rules, error) {
+	var paths []string
+	if p := guard.UserRulesPath(); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			paths = append(paths, p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("sensitive-sites file %s: %w", p, err)
+		}
+	}
+	if sitesFile != "" {
+		paths = append(paths, sitesFile)
+	}
+	rules, err := guard.LoadRules(browseragent.DefaultSites, paths...)
+	if err != nil {
+		return nil, exitCode(2, fmt.Sprintf("%v; refusing to start without valid sensitive-site rules", err))
+	}
+	return rules, nil
+}
+
+// loadMCPConfig merges the user's, the project's and --mcp-config files.
+func loadMCPConfig(extra string) (*mcpclient.Config, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "."
+	}
+	cfg, err := mcpclient.LoadFiles(mcpclient.DefaultFiles(wd, extra))
+	if err != nil {
+		return nil, exitCode(2, err.Error())
+	}
+	return cfg, nil
+}
+
+// openSession builds a Session and starts its MCP servers in the
+// background. The caller must Close it.
+func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
+	rules, err := loadRules(c.sitesFile)
+	if err != nil {
+		return nil, err
+	}
+	opts := &agent.SessionOptions{
+		Rules:    rules,
+		Approver: c.approver,
+		Yes:      c.yes,
+		Browser:  browser.Options{Launch: browser.LaunchOptions{Headed: c.headed}},
+	}
+	if !c.noMCP {
+		cfg, err := loadMCPConfig(c.mcpConfig)
+		if err != nil {
+			return nil, err
+		}
+		opts.MCP = cfg
+		opts.MCPOptions = mcpclient.Options{ClientName: "browseragent", ClientVersion: buildVersion(), OnEvent: c.onMCP}
+	}
+	s, err := agent.NewSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.Start(ctx)
+	return s, nil
+}
