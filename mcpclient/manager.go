@@ -19,6 +19,8 @@ const (
 	DefaultMaxParallel = 8
 	DefaultInitTimeout = 60 * time.Second
 	DefaultCallTimeout = 120 * time.Second
+	// DefaultProtocolVersion is the MCP revision browseragent offers.
+	DefaultProtocolVersion = "2025-11-25"
 )
 
 // Options configure a Manager; the zero value (or nil) means defaults.
@@ -46,6 +48,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logger receives the SDK's debug logs; nil discards them.
 	Logger *slog.Logger
+	// ProtocolVersion is offered in initialize (default 2025-11-25). The
+	// SDK's newest, 2026-07-28, costs a failed server/discover round trip
+	// with today's servers and makes resource subscriptions asynchronous.
+	ProtocolVersion string
 	// Dial, when set, replaces the transport for every server (tests use
 	// in-memory transports).
 	Dial func(name string, sc *ServerConfig) (mcp.Transport, error)
@@ -61,6 +67,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if d.ClientVersion == "" {
 		d.ClientVersion = "dev"
+	}
+	if d.ProtocolVersion == "" {
+		d.ProtocolVersion = DefaultProtocolVersion
 	}
 	if d.MaxParallel <= 0 {
 		d.MaxParallel = DefaultMaxParallel

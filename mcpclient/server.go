@@ -182,7 +182,7 @@ func (s *server) connect(ctx context.Context, a *attempt, cfg *ServerConfig) (*m
 		return nil, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(a))
-	sess, err := client.Connect(ctx, t, nil)
+	sess, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: s.m.opts.ProtocolVersion})
 	if err != nil {
 		return nil, err
 	}
