@@ -67,3 +67,6 @@ func pidsUsing(s string) []int {
 	}
 	return pids
 }
+
+// killGroup kills the process group led by pid.
+func killGroup(pid int) { syscall.Kill(-pid, syscall.SIGKILL) }

@@ -18,3 +18,5 @@ func terminate(cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration) {
 func killUsing(string) {}
 
 func pidsUsing(string) []int { return nil }
+
+func killGroup(int) {}

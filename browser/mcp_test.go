@@ -1,0 +1,118 @@
+package browser
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestParseListPages(t *testing.T) {
+	text := `# list_pages response
+## Pages
+1: about:blank
+2: Static Article (http://127.0.0.1:4242/article.html) [selected]
+3: A (weird) title (http://127.0.0.1:4242/a?x=(1)) isolatedContext=ctx1
+## Opened pages
+4: Popup (http://127.0.0.1:4242/popup.html)
+## Console
+5: not a page`
+	want := []MCPPage{
+		{ID: 1, URL: "about:blank"},
+		{ID: 2, Title: "Static Article", URL: "http://127.0.0.1:4242/article.html", Selected: true},
+		{ID: 3, Title: "A (weird) title", URL: "http://127.0.0.1:4242/a?x=(1)"},
+		{ID: 4, Title: "Popup", URL: "http://127.0.0.1:4242/popup.html", Opened: true},
+	}
+	if diff := cmp.Diff(want, ParseListPages(text)); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	got, err := ParsePagesJSON([]byte(`{"pages":[{"id":1,"url":"u","title":"t","selected":true}],"openedPages":[{"id":2,"url":"v"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]MCPPage{{ID: 1, URL: "u", Title: "t", Selected: true}, {ID: 2, URL: "v", Opened: true}}, got); diff != "" {
+		t.Errorf("json (-want +got)\n%s", diff)
+	}
+}
+
+func TestMapPages(t *testing.T) {
+	tabs := []Tab{{ID: "t1", URL: "http://a/"}, {ID: "t2", URL: "http://b/x"}, {ID: "t3", URL: "http://a/"}}
+	pages := []MCPPage{{ID: 1, URL: "http://a"}, {ID: 2, URL: "http://a/"}, {ID: 3, URL: "http://b/x"}, {ID: 4, URL: "http://c/"}}
+	want := map[int]string{1: "t1", 2: "t3", 3: "t2", 4: ""}
+	if diff := cmp.Diff(want, mapPages(pages, tabs)); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+// TestChromeDevtoolsMCP starts the pinned chrome-devtools-mcp against our
+// isolated browser and takes a snapshot of a page our native tools opened.
+func TestChromeDevtoolsMCP(t *testing.T) {
+	npx := requireNpx(t)
+	site := newSite(t)
+	b := newTestBrowser(t, nil)
+	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
+	ws, err := b.WSEndpoint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.Command(npx, append([]string{"-y", "chrome-devtools-mcp@1.11.0"}, ChromeDevtoolsMCPArgs(ws)...)...)
+	cmd.Env = append(os.Environ(), ChromeDevtoolsMCPEnv()...)
+	setProcAttr(cmd)
+	t.Cleanup(func() {
+		// npx leaves node as a child: end the whole group, then check.
+		if cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
+		assertNoProcess(t, ws)
+	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "browseragent-test", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("start chrome-devtools-mcp: %v", err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_pages", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("list_pages: %v", err)
+	}
+	pages := ParseListPages(toolText(res))
+	ids := b.MapMCPPages(pages)
+	pageID := -1
+	for _, p := range pages {
+		if ids[p.ID] == b.CurrentTab() {
+			pageID = p.ID
+		}
+	}
+	if pageID < 0 {
+		t.Fatalf("our tab %s not found among MCP pages %+v (map %v)", b.CurrentTab(), pages, ids)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "select_page", Arguments: map[string]any{"pageId": pageID}}); err != nil {
+		t.Fatalf("select_page: %v", err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "take_snapshot", Arguments: map[string]any{"pageId": pageID}})
+	if err != nil {
+		t.Fatalf("take_snapshot: %v", err)
+	}
+	if text := toolText(res); res.IsError || !strings.Contains(text, "The Tidal Clock") {
+		t.Errorf("take_snapshot of our page:\n%s", text)
+	}
+}
+
+func toolText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
