@@ -106,14 +106,15 @@ func cmdHelp(_ context.Context, s *Shell, c *call) error {
 	}
 	var b strings.Builder
 	b.WriteString("Type a task in plain words for the agent, or a command:\n")
-	w := 0
+	const w = 26
 	for _, cmd := range commands {
-		w = max(w, len(cmd.usage()))
+		u := cmd.usage()
+		if len(cmd.flags) > 0 && len(u) > w {
+			u = "/" + cmd.name + " [flags]"
+		}
+		fmt.Fprintf(&b, "  %-*s %s\n", w, u, cmd.summary)
 	}
-	for _, cmd := range commands {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, cmd.usage(), cmd.summary)
-	}
-	b.WriteString("  /mcp__SERVER__PROMPT ARG=VALUE ...  run an MCP prompt and send it to the agent\n")
+	fmt.Fprintf(&b, "  %-*s %s\n", w, "/mcp__SERVER__PROMPT A=V", "run an MCP prompt and send it to the agent")
 	b.WriteString("\nMention a resource with @server:uri (Tab completes). /help COMMAND says more.\n")
 	b.WriteString("Ctrl-C cancels what is running, Ctrl-D or /exit leaves.")
 	s.p.Text(b.String())

@@ -100,28 +100,34 @@ func redactLine(line string) string {
 		}
 		return line
 	}
-	b, err := json.Marshal(maskSecrets(v, false))
+	masked := false
+	v = maskSecrets(v, false, &masked)
+	if !masked {
+		return line // keep the line as typed
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
-		return line
+		return "/call " + tool + " ***"
 	}
 	return "/call " + tool + " " + string(b)
 }
 
 // maskSecrets replaces the values of secret-looking keys with "***".
-func maskSecrets(v any, secret bool) any {
+func maskSecrets(v any, secret bool, masked *bool) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			t[k] = maskSecrets(x, secret || secretKey.MatchString(k))
+			t[k] = maskSecrets(x, secret || secretKey.MatchString(k), masked)
 		}
 		return t
 	case []any:
 		for i, x := range t {
-			t[i] = maskSecrets(x, secret)
+			t[i] = maskSecrets(x, secret, masked)
 		}
 		return t
 	}
 	if secret {
+		*masked = true
 		return "***"
 	}
 	return v

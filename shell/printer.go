@@ -91,6 +91,11 @@ func (p *printer) Hint(format string, a ...any) {
 	p.write(p.out, p.paint(ansiDim, fmt.Sprintf(format, a...))+"\n")
 }
 
+// ErrHint prints a dim line under an error, on the error stream.
+func (p *printer) ErrHint(format string, a ...any) {
+	p.write(p.errw, p.paint(ansiDim, fmt.Sprintf(format, a...))+"\n")
+}
+
 // Stream prints a fragment of streamed text as it comes.
 func (p *printer) Stream(s string) {
 	if s == "" {

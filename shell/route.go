@@ -3,7 +3,7 @@ package shell
 import (
 	"context"
 	"fmt"
-		"sort"
+	"sort"
 	"strings"
 	"unicode"
 

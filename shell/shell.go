@@ -237,7 +237,7 @@ func (s *Shell) execute(ctx context.Context, line string) {
 		s.p.Error("%s", err)
 		var h hinted
 		if errors.As(err, &h) {
-			s.p.Hint("%s", h.Hint())
+			s.p.ErrHint("%s", h.Hint())
 		}
 	}
 }
