@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/browseragent/browseragent/agent"
+)
+
+// Exit codes of `browseragent run`, besides 0 (answered) and 1 (failed).
+const (
+	exitRunUsage       = 2   // bad flag or no task
+	exitRunStepLimit   = 3   // the model did not answer within --max-steps
+	exitRunNoLLM       = 4   // no LLM configured
+	exitRunInterrupted = 130 // Ctrl-C
+)
+
+type runFlags struct {
+	model, provider, baseURL string
+	maxSteps                 int
+	json, yes, noMCP, headed bool
+	sites, mcpConfig         string
+	mcpWait                  time.Duration
+}
+
+func newRunCmd(s *streams) *cobra.Command {
+	f := &runFlags{mcpWait: 30 * time.Second}
+	cmd := &cobra.Command{
+		Use:   `run "TASK"`,
+		Short: "Do one task with the agent, non-interactively: the answer on stdout",
+		Long: `Run one task with the LLM agent and exit. The final answer goes to stdout;
+progress, tool calls and notices go to stderr. With --json, stdout gets one
+JSON document: the answer, the status and every tool call.
+
+Tool calls that need approval are refused unless --yes is given; --yes never
+covers sensitive pages (banks, mail, payments…), which always need a person.
+
+The LLM comes from --provider/--base-url/--model, then OPENAI_API_KEY,
+OPENAI_BASE_URL and BROWSERAGENT_MODEL, then
+$XDG_CONFIG_HOME/browseragent/config.yaml.
+
+Exit codes: 0 answered; 1 failed; 2 bad usage; 3 step limit reached without
+an answer; 4 no LLM configured; 130 interrupted.`,
+		Example: `  OPENAI_API_KEY=sk-... browseragent run "what is the title of https://example.com/"
+  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 BROWSERAGENT_MODEL=qwen3 browseragent run --no-mcp "summarise https://go.dev/blog"
+  browseragent run --json --max-steps 10 "find the price on http://127.0.0.1:8080/shop" > result.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
+				return exitCode(exitRunUsage, `run needs one task in quotes, e.g. browseragent run "what is the title of https://example.com/"`)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTask(cmd.Context(), s, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.model, "model", "m", "", "model name (default: BROWSERAGENT_MODEL, then config.yaml)")
+	fl.StringVar(&f.provider, "provider", "", "provider from config.yaml or built in: "+strings.Join(agent.ProviderNames(), ", "))
+	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("stop after this many model requests (default %d)", agent.DefaultMaxSteps))
+	fl.BoolVar(&f.json, "json", false, "print a JSON transcript on stdout instead of the answer")
+	fl.BoolVarP(&f.yes, "yes", "y", false, "approve tool calls that need approval, except on sensitive pages")
+	fl.BoolVar(&f.noMCP, "no-mcp", false, "start no MCP server (web_fetch and the native browser tools only)")
+	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser window")
+	fl.StringVar(&f.sites, "sites", "", "extra sensitive-sites rules file, layered over the defaults")
+	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config file, merged over the user and project files")
+	fl.DurationVar(&f.mcpWait, "mcp-wait", f.mcpWait, "how long to wait for MCP servers to start before the first step")
+	return cmd
+}
+
+func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
+	if f.maxSteps < 0 {
+		return exitCode(exitRunUsage, "--max-steps must be positive")
+	}
+	settings, err := agent.LoadSettings(agent.Overrides{Provider: f.provider, BaseURL: f.baseURL, Model: f.model, MaxSteps: f.maxSteps})
+	if err != nil {
+		return err
+	}
+	if !settings.Enabled() {
+		return exitCode(exitRunNoLLM, settings.Why())
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+
+	sess, err := openRunSession(ctx, s, f)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := sess.Close(); err != nil {
+			fmt.Fprintf(s.err, "browseragent: closing: %v\n", err)
+		}
+	}()
+	ag, err := agent.New(settings, sess.Registry, nil)
+	if err != nil {
+		return exitCode(exitRunNoLLM, err.Error())
+	}
+	p := &runPrinter{w: s.err, tr: &transcript{Task: task, Model: settings.Model, BaseURL: settings.BaseURL}}
+	answer, err := ag.Turn(ctx, task, p)
+	return finishRun(s, f, p, ag, answer, err)
+}
+
+// openRunSession opens the session the agent calls tools through and gives
+// the MCP servers up to --mcp-wait to start, so their tools are on offer
+// from the first step.
+func openRunSession(ctx context.Context, s *streams, f *runFlags) (*agent.Session, error) {
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed})
+	if err != nil {
+		return nil, err
+	}
+	if sess.MCP != nil {
+		wctx, cancel := context.WithTimeout(ctx, f.mcpWait)
+		_ = sess.MCP.WaitAll(wctx) // a slow or failed server is reported below, not fatal
+		cancel()
+		for _, st := range sess.MCP.Status() {
+			if st.Err != nil {
+				fmt.Fprintf(s.err, "browseragent: mcp %s: %s: %v (continuing without it)\n", st.Name, st.State, st.Err)
+			}
+		}
+	}
+	return sess, nil
+}
+
+func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer string, err error) error {
+	tr := p.tr
+	tr.Answer = answer
+	tr.ToolDefBytes = ag.Stats().ToolDefBytes
+	tr.Requests = ag.Stats().Requests
+	code := 0
+	switch {
+	case err == nil:
+		tr.Status = "answered"
+	case errors.Is(err, context.Canceled):
+		tr.Status, code = "interrupted", exitRunInterrupted
+	case errors.Is(err, agent.ErrStepLimit):
+		tr.Status, code = "step_limit", exitRunStepLimit
+	default:
+		tr.Status, code = "error", 1
+	}
+	if err != nil {
+		tr.Error = err.Error()
+	}
+	if f.json {
+		enc := json.NewEncoder(s.out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if werr := enc.Encode(tr); werr != nil {
+			return werr
+		}
+	} else if err == nil {
+		fmt.Fprintln(s.out, strings.TrimSpace(answer))
+	}
+	if code == 0 {
+		return nil
+	}
+	msg := tr.Error
+	if code == exitRunInterrupted {
+		msg = "interrupted"
+	}
+	return exitCode(code, msg)
+}
+
+// transcript is the --json output.
+type transcript struct {
+	Task         string            `json:"task"`
+	Model        string            `json:"model"`
+	BaseURL      string            `json:"base_url"`
+	Status       string            `json:"status"` // answered, step_limit, interrupted, error
+	Answer       string            `json:"answer"`
+	Error        string            `json:"error,omitempty"`
+	Steps        int               `json:"steps"`
+	Requests     int               `json:"requests"`
+	ToolDefBytes int               `json:"tool_def_bytes"`
+	Events       []transcriptEvent `json:"events"`
+}
+
+type transcriptEvent struct {
+	Type    string          `json:"type"` // text, tool_call, tool_result, notice
+	Step    int             `json:"step"`
+	Text    string          `json:"text,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+	Images  int             `json:"images,omitempty"`
+}
+
+// runPrinter renders agent events on stderr and records the transcript.
+// The model's text is held per step: text before a tool call is narration
+// (stderr), text of the last step is the answer (stdout, at the end).
+type runPrinter struct {
+	w    io.Writer
+	tr   *transcript
+	text strings.Builder
+}
+
+func (p *runPrinter) Event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventStep:
+		p.tr.Steps = e.Step
+		p.text.Reset()
+	case agent.EventText:
+		p.text.WriteString(e.Text)
+	case agent.EventToolCall:
+		p.narrate(e.Step)
+		fmt.Fprintf(p.w, "→ %s %s\n", e.Call.Name, shorten(e.Call.Args, 200))
+		ev := transcriptEvent{Type: "tool_call", Step: e.Step, Tool: e.Call.Name}
+		if json.Valid([]byte(e.Call.Args)) {
+			ev.Args = json.RawMessage(e.Call.Args)
+		}
+		p.tr.Events = append(p.tr.Events, ev)
+	case agent.EventToolResult:
+		p.result(e)
+	case agent.EventNotice:
+		fmt.Fprintf(p.w, "browseragent: %s\n", e.Text)
+		p.tr.Events = append(p.tr.Events, transcriptEvent{Type: "notice", Step: e.Step, Text: e.Text})
+	}
+}
+
+func (p *runPrinter) narrate(step int) {
+	t := strings.TrimSpace(p.text.String())
+	p.text.Reset()
+	if t == "" {
+		return
+	}
+	fmt.Fprintln(p.w, t)
+	p.tr.Events = append(p.tr.Events, transcriptEvent{Type: "text", Step: step, Text: t})
+}
+
+func (p *runPrinter) result(e agent.Event) {
+	ev := transcriptEvent{Type: "tool_result", Step: e.Step, Tool: e.Call.Name}
+	size := 0
+	switch {
+	case e.Err != nil:
+		ev.IsError, ev.Text = true, e.Err.Error()
+	case e.Result != nil:
+		size = len(e.Result.Text)
+		ev.IsError, ev.Text, ev.Images = e.Result.IsError, shorten(e.Result.Text, 2000), len(e.Result.Images)
+	}
+	if ev.IsError {
+		fmt.Fprintf(p.w, "  ✗ %s: %s\n", e.Call.Name, shorten(ev.Text, 200))
+	} else {
+		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", e.Call.Name, size, ev.Images)
+	}
+	p.tr.Events = append(p.tr.Events, ev)
+}
+
+// shorten keeps s to one line of at most n bytes.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

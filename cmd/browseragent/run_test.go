@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/agent/llmtest"
+)
+
+// runEnv points browseragent at srv and keeps it away from the person's
+// config, state and keys.
+func runEnv(t *testing.T, srv *llmtest.Server) {
+	t.Helper()
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"HOME": dir, "XDG_CONFIG_HOME": dir + "/config", "XDG_STATE_HOME": dir + "/state",
+		"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "BROWSERAGENT_MODEL": "test-model", "BROWSERAGENT_PROVIDER": "",
+	} {
+		t.Setenv(k, v)
+	}
+	if srv != nil {
+		t.Setenv("OPENAI_BASE_URL", srv.URL)
+	}
+}
+
+// articleServer serves one static article on 127.0.0.1.
+func articleServer(t *testing.T) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Quiet Harbour Gazette</title></head><body>
+<article><h1>Quiet Harbour Gazette</h1><p>The harbour was quiet this morning, as the fishing fleet stayed in port
+because of the storm warning issued late last night by the coast guard office.</p>
+<p>Local shops opened late, and the ferry to the island ran on its winter timetable.</p></article></body></html>`)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/"
+}
+
+func runMain(args ...string) (code int, stdout, stderr string) {
+	var out, errw bytes.Buffer
+	code = Main(args, strings.NewReader(""), &out, &errw)
+	return code, out.String(), errw.String()
+}
+
+func TestRunAnswersWithWebFetch(t *testing.T) {
+	page := articleServer(t)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Reply{Text: "Fetching it.", Calls: []llmtest.ToolCall{{Name: "web_fetch", Args: `{"url":"` + page + `"}`}}}},
+		llmtest.Rule{When: llmtest.LastTool("fishing fleet"), Reply: llmtest.Text("The title is Quiet Harbour Gazette.")},
+	)
+	runEnv(t, srv)
+	code, stdout, stderr := runMain("run", "--no-mcp", "what is the title of "+page)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if stdout != "The title is Quiet Harbour Gazette.\n" {
+		t.Errorf("stdout = %q", stdout)
+	}
+	for _, want := range []string{"Fetching it.", "→ web_fetch", "✓ web_fetch"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestRunJSONTranscript(t *testing.T) {
+	page := articleServer(t)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"`+page+`"}`)},
+		llmtest.Rule{When: llmtest.LastTool("fishing fleet"), Reply: llmtest.Text("Quiet Harbour Gazette")},
+	)
+	runEnv(t, srv)
+	code, stdout, stderr := runMain("run", "--no-mcp", "--json", "title of "+page+"?")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	var tr transcript
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	var types []string
+	for _, e := range tr.Events {
+		types = append(types, e.Type+":"+e.Tool)
+	}
+	got := []any{tr.Status, tr.Answer, tr.Steps, types}
+	want := []any{"answered", "Quiet Harbour Gazette", 2, []string{"tool_call:web_fetch", "tool_result:web_fetch"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	if tr.ToolDefBytes == 0 || !strings.Contains(tr.Events[1].Text, "fishing fleet") {
+		t.Errorf("transcript lacks tool bytes or the result text: %+v", tr)
+	}
+}
+
+func TestRunFailures(t *testing.T) {
+	tests := []struct {
+		name     string
+		rules    []llmtest.Rule
+		noLLM    bool
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{
+			name:     "step limit",
+			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1:1/"}`)}},
+			args:     []string{"run", "--no-mcp", "--max-steps", "2", "loop"},
+			wantCode: exitRunStepLimit, wantErr: "stopped after 2 steps",
+		},
+		{
+			name:  "no LLM configured",
+			noLLM: true, args: []string{"run", "--no-mcp", "hello"},
+			wantCode: exitRunNoLLM, wantErr: "OPENAI_API_KEY",
+		},
+		{
+			name:     "no task",
+			args:     []string{"run"},
+			wantCode: exitRunUsage, wantErr: "needs one task",
+		},
+		{
+			name:     "provider error",
+			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Error(404, "", "model not found")}},
+			args:     []string{"run", "--no-mcp", "hello"},
+			wantCode: 1, wantErr: "check the model name",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var srv *llmtest.Server
+			if !tt.noLLM {
+				srv = llmtest.New(t, tt.rules...)
+			}
+			runEnv(t, srv)
+			if tt.noLLM {
+				t.Setenv("BROWSERAGENT_MODEL", "")
+			}
+			code, stdout, stderr := runMain(tt.args...)
+			if code != tt.wantCode || !strings.Contains(stderr, tt.wantErr) {
+				t.Errorf("exit %d (want %d), stderr (want %q):\n%s", code, tt.wantCode, tt.wantErr, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing on failure", stdout)
+			}
+		})
+	}
+}
