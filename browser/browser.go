@@ -46,8 +46,8 @@ type Options struct {
 	CallTimeout   time.Duration // any one tool call, default 60s
 	ScreenshotDir string        // default $TMPDIR/browseragent-screenshots
 	SnapshotLimit int           // characters of snapshot text, default 30000
-	// Extract turns rendered HTML into markdown for browser_extract; the
-	// registry wires fetch.Extract here. Nil returns the page's text.
+	// Extract turns rendered HTML into markdown for browser_extract and
+	// Render; nil means fetch.Extract.
 	Extract func(ctx context.Context, html []byte, pageURL, selector string) (string, error)
 }
 

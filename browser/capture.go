@@ -95,13 +95,23 @@ func renderedHTML(ctx context.Context) (string, string, error) {
 	return v[0], v[1], nil
 }
 
-// extract runs the fetch extractor over the rendered DOM.
-func extract(ctx context.Context, selector string) (*fetch.Result, error) {
+// extract runs the extractor over the rendered DOM: Options.Extract when
+// set, else fetch.Extract. It returns the page title, URL and markdown.
+func (b *Browser) extract(ctx context.Context, selector string) (title, url, md string, err error) {
 	html, url, err := renderedHTML(ctx)
 	if err != nil {
-		return nil, err
+		return "", "", "", err
 	}
-	return fetch.Extract([]byte(html), url, &fetch.ExtractOptions{Select: selector})
+	if b.opts.Extract != nil {
+		md, err = b.opts.Extract(ctx, []byte(html), url, selector)
+		title, _ = eval[string](ctx, "document.title")
+		return title, url, md, err
+	}
+	r, err := fetch.Extract([]byte(html), url, &fetch.ExtractOptions{Select: selector})
+	if err != nil {
+		return "", url, "", err
+	}
+	return r.Title, url, r.Markdown(), nil
 }
 
 func toolExtract(ctx context.Context, c *call) (*Result, error) {
@@ -109,14 +119,12 @@ func toolExtract(ctx context.Context, c *call) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	res, err := extract(pctx, c.a.Select)
+	title, url, md, err := c.b.extract(pctx, c.a.Select)
 	if err != nil {
-		if res == nil {
+		if url == "" {
 			return jsFail(err)
 		}
-		return failf("%v", err), nil
+		return failf("extract %s: %v", url, err), nil
 	}
-	md := res.Markdown()
-	head := fmt.Sprintf("Page: %s\nURL: %s\n\n", res.Title, res.FinalURL)
-	return &Result{Text: head + md}, nil
+	return &Result{Text: fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, md)}, nil
 }
