@@ -1,0 +1,90 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/browseragent/browseragent/agent"
+)
+
+// needTool skips the test when an outside program is missing, or fails it
+// when BROWSERAGENT_REQUIRE_BROWSER=1 (CI installs everything).
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("%s not found and BROWSERAGENT_REQUIRE_BROWSER=1: %v", name, err)
+		}
+		t.Skipf("%s not found (install it to run this test): %v", name, err)
+	}
+	return p
+}
+
+// toolCall is one call the fake registry received.
+type toolCall struct {
+	Name   string
+	Args   string
+	Origin agent.Origin
+}
+
+// fakeTools stands in for the registry: it records calls and answers from
+// handlers. Calls are what the tests check: slash commands must arrive
+// here, by tool name, with agent.OriginCommand.
+type fakeTools struct {
+	mu       sync.Mutex
+	calls    []toolCall
+	defs     []agent.ToolDef
+	handlers map[string]func(ctx context.Context, args json.RawMessage) (*agent.ToolResult, error)
+}
+
+func newFakeTools() *fakeTools {
+	f := &fakeTools{handlers: map[string]func(context.Context, json.RawMessage) (*agent.ToolResult, error){}}
+	for _, n := range []string{"web_fetch", "browser_open", "browser_snapshot", "browser_click", "browser_type",
+		"browser_screenshot", "browser_tabs", "browser_select_tab", "mcp__git__status"} {
+		f.defs = append(f.defs, agent.ToolDef{Name: n, Description: "the " + n + " tool",
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{"url": map[string]any{"type": "string", "description": "where"}}, "required": []string{"url"}}})
+	}
+	f.defs[len(f.defs)-1].Server = "git"
+	return f
+}
+
+func (f *fakeTools) Tools() []agent.ToolDef { return append([]agent.ToolDef(nil), f.defs...) }
+
+func (f *fakeTools) Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, toolCall{name, string(args), origin})
+	h := f.handlers[name]
+	f.mu.Unlock()
+	if h != nil {
+		return h(ctx, args)
+	}
+	return &agent.ToolResult{Text: name + " ok"}, nil
+}
+
+func (f *fakeTools) got() []toolCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]toolCall(nil), f.calls...)
+}
+
+// runScript drives a shell through its non-terminal path.
+func runScript(t *testing.T, opts *Options, script string) (stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	opts.Stdin = strings.NewReader(script)
+	opts.Stdout, opts.Stderr = &out, &errb
+	if opts.HistoryFile == "" {
+		opts.HistoryFile = "-"
+	}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return out.String(), errb.String()
+}

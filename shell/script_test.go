@@ -1,0 +1,210 @@
+package shell
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestScriptCommandsUseToolPath: every tool-running command reaches the one
+// tool-call path by tool name with OriginCommand, and prints the result.
+func TestScriptCommandsUseToolPath(t *testing.T) {
+	dir := t.TempDir()
+	tools := newFakeTools()
+	tools.handlers["browser_screenshot"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
+		return &agent.ToolResult{Text: "screenshot", Images: []agent.Image{{MIME: "image/png", Data: []byte("\x89PNG fake")}}}, nil
+	}
+	tools.handlers["browser_click"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
+		return &agent.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
+	}
+	shot := filepath.Join(dir, "page.png")
+	script := strings.Join([]string{
+		"/open example.com",
+		"/snapshot",
+		"/click e99",
+		`/type e3 hello "world"`,
+		"/tabs",
+		"/tab 2",
+		"/fetch http://127.0.0.1:1/a --select h1",
+		`/call mcp__git__status {"url": "x"}`,
+		"/screenshot " + shot,
+		"",
+	}, "\n")
+	stdout, stderr := runScript(t, &Options{Tools: tools}, script)
+
+	o := agent.OriginCommand
+	want := []toolCall{
+		{"browser_open", `{"url":"https://example.com"}`, o},
+		{"browser_snapshot", `{}`, o},
+		{"browser_click", `{"ref":"e99"}`, o},
+		{"browser_type", `{"ref":"e3","text":"hello \"world\""}`, o},
+		{"browser_tabs", `{}`, o},
+		{"browser_select_tab", `{"tab":"t2"}`, o},
+		{"web_fetch", `{"select":"h1","url":"http://127.0.0.1:1/a"}`, o},
+		{"mcp__git__status", `{"url": "x"}`, o},
+		{"browser_screenshot", `{"format":"png"}`, o},
+	}
+	if diff := cmp.Diff(want, tools.got()); diff != "" {
+		t.Errorf("tool calls (-want +got)\n%s", diff)
+	}
+	wantOut := strings.Join([]string{
+		"browser_open ok", "browser_snapshot ok", "browser_type ok", "browser_tabs ok",
+		"browser_select_tab ok", "web_fetch ok", "mcp__git__status ok", "saved " + shot, "",
+	}, "\n")
+	if diff := cmp.Diff(wantOut, stdout); diff != "" {
+		t.Errorf("stdout (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff("error: no element e99: take a new /snapshot\n", stderr); diff != "" {
+		t.Errorf("stderr (-want +got)\n%s", diff)
+	}
+	if b, err := os.ReadFile(shot); err != nil || string(b) != "\x89PNG fake" {
+		t.Errorf("screenshot file: %q, %v", b, err)
+	}
+}
+
+// TestScriptRouting: unknown commands never reach the agent or a tool;
+// text without an LLM explains how to configure one; /exit stops reading.
+func TestScriptRouting(t *testing.T) {
+	tests := []struct {
+		name       string
+		script     string
+		wantOut    string
+		wantErr    string
+		wantCalled int
+	}{
+		{"unknown command suggests", "/hepl\n", "",
+			"error: unknown command /hepl; did you mean /help?\n/help lists the commands; text without a leading / goes to the agent\n", 0},
+		{"unknown command with args is still a command", "/snapshto e1 now\n", "",
+			"error: unknown command /snapshto; did you mean /snapshot?\n/help lists the commands; text without a leading / goes to the agent\n", 0},
+		{"text without LLM", "what is on example.com?\n", "",
+			"error: no LLM configured, so text goes nowhere (slash commands work without one)\n" + llmHint + "\n", 0},
+		{"blank lines ignored", "\n   \n", "", "", 0},
+		{"exit stops reading", "/exit\n/tabs\n", "", "", 0},
+		{"quit alias", "/quit\n/tabs\n", "", "", 0},
+		{"end of input ends", "/tabs", "browser_tabs ok\n", "", 1},
+		{"missing argument", "/open\n", "", "error: /open: missing URL\nusage: /open URL\n", 0},
+		{"bad json", "/call web_fetch {url}\n", "",
+			"error: /call web_fetch: the arguments are not valid JSON\nusage: /call TOOL {\"name\": \"value\"}; /tools web_fetch shows its parameters\n", 0},
+		{"unknown tool", "/call web_fetc {}\n", "",
+			"error: no tool \"web_fetc\"; did you mean web_fetch?\n/tools lists them (MCP tools appear once their server is ready: /mcp)\n", 0},
+		{"no mcp", "/mcp\n", "", "error: MCP is off in this session\n" + errNoMCP.hint + "\n", 0},
+		{"tools filter", "/tools fetch\n", "web_fetch                        the web_fetch tool\n1 tool\n", "", 0},
+		{"tools exact shows params", "/tools web_fetch\n",
+			"web_fetch                        the web_fetch tool\n    url string (required)  where\n1 tool\n", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tools := newFakeTools()
+			out, errs := runScript(t, &Options{Tools: tools}, tt.script)
+			if diff := cmp.Diff(tt.wantOut, out); diff != "" {
+				t.Errorf("stdout (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantErr, errs); diff != "" {
+				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+			if got := len(tools.got()); got != tt.wantCalled {
+				t.Errorf("%d tool calls, want %d", got, tt.wantCalled)
+			}
+		})
+	}
+}
+
+// TestScriptAgentTurn drives a real agent.Agent against the scripted LLM
+// server: plain text goes to the model, its tool call comes back through
+// the same tool path (OriginAgent), and the streamed answer is printed.
+func TestScriptAgentTurn(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1:1/"}`)},
+		llmtest.Rule{When: llmtest.LastTool("Example Domain"), Reply: llmtest.Text("The title is Example Domain.")},
+	)
+	tools := newFakeTools()
+	tools.handlers["web_fetch"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
+		return &agent.ToolResult{Text: "# Example Domain"}, nil
+	}
+	set := agent.ResolveSettings(agent.Overrides{BaseURL: srv.URL, Model: "test-model"}, func(string) string { return "" }, nil)
+	a, err := agent.New(set, tools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs := runScript(t, &Options{Tools: tools, Agent: a}, "/hepl\nwhat is the title of the page?\n/model\n")
+	want := "→ web_fetch {\"url\":\"http://127.0.0.1:1/\"}\n" +
+		"← web_fetch: 16 chars\n" +
+		"The title is Example Domain.\n" +
+		"test-model (" + srv.URL + ")\n"
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("stdout (-want +got)\n%s", diff)
+	}
+	if !strings.HasPrefix(errs, "error: unknown command /hepl") {
+		t.Errorf("stderr = %q", errs)
+	}
+	if got := len(srv.Requests()); got != 2 {
+		t.Errorf("%d LLM requests, want 2 (the unknown command must not reach the LLM)", got)
+	}
+	if calls := tools.got(); len(calls) != 1 || calls[0].Origin != agent.OriginAgent {
+		t.Errorf("tool calls = %+v, want one web_fetch from the agent", calls)
+	}
+}
+
+// TestScriptApproval: the approval box reads the script's next lines; an
+// unknown answer asks again; a sensitive page refuses standing grants.
+func TestScriptApproval(t *testing.T) {
+	tests := []struct {
+		name      string
+		sensitive bool
+		answers   string
+		want      agent.Answer
+		wantAsked int
+	}{
+		{"yes once", false, "y\n", agent.AnswerOnce, 1},
+		{"tool always after nonsense", false, "maybe\nt\n", agent.AnswerTool, 2},
+		{"server always", false, "s\n", agent.AnswerServer, 1},
+		{"no", false, "n\n", agent.AnswerDeny, 1},
+		{"sensitive refuses t", true, "t\ns\nyes\n", agent.AnswerOnce, 3},
+		{"end of input is no", false, "", agent.AnswerDeny, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tools := newFakeTools()
+			var sh *Shell
+			var got agent.Answer
+			tools.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*agent.ToolResult, error) {
+				a, err := sh.Approve(ctx, agent.ApprovalRequest{Tool: "browser_click", PageURL: "https://bank.test/pay",
+					Rule: "banking", Sensitive: tt.sensitive, Args: `ref=e4`, Reason: "a write on a page you did not open"})
+				got = a
+				if err != nil {
+					return &agent.ToolResult{Text: "not approved", IsError: true}, nil
+				}
+				return &agent.ToolResult{Text: "clicked: " + a.String()}, nil
+			}
+			opts := &Options{Tools: tools, HistoryFile: "-"}
+			sh = New(opts)
+			var out, errb strings.Builder
+			opts.Stdin = strings.NewReader("/click e4\n" + tt.answers)
+			opts.Stdout, opts.Stderr = &out, &errb
+			if err := sh.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("answer = %v, want %v", got, tt.want)
+			}
+			if n := strings.Count(out.String(), "approve? "); n != tt.wantAsked {
+				t.Errorf("asked %d times, want %d\n%s", n, tt.wantAsked, out.String())
+			}
+			for _, line := range []string{"│ page    https://bank.test/pay", "│ args    ref=e4"} {
+				if !strings.Contains(out.String(), line) {
+					t.Errorf("box lacks %q:\n%s", line, out.String())
+				}
+			}
+			if tt.sensitive && !strings.Contains(errb.String(), "sensitive page (rule banking): answer y or n") {
+				t.Errorf("stderr = %q", errb.String())
+			}
+		})
+	}
+}
