@@ -452,11 +452,11 @@ func waitFor(ctx context.Context, text, selector string, timeout time.Duration) 
 }
 
 func toolTabs(ctx context.Context, c *call) (*Result, error) {
-	return &Result{Text: formatTabs(c.s.list(), c.s.mode)}, nil
+	return &Result{Text: FormatTabs(c.s.list(), c.s.mode)}, nil
 }
 
-// formatTabs renders the tab list for the model and for `browser tabs`.
-func formatTabs(tabs []Tab, mode Mode) string {
+// FormatTabs renders the tab list for the model and for `browser tabs`.
+func FormatTabs(tabs []Tab, mode Mode) string {
 	if len(tabs) == 0 {
 		return "No tabs open."
 	}

@@ -17,11 +17,11 @@ import (
 
 // Tab is one page of the browser as the tools see it.
 type Tab struct {
-	ID      string // short, stable for the session: t1, t2, ...
-	URL     string
-	Title   string
-	Owned   bool // the agent opened it (or a tab it owns opened it as a popup)
-	Current bool // the tab page tools act on
+	ID      string `json:"id"` // short, stable for the session: t1, t2, ...
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Owned   bool   `json:"owned"`   // the agent opened it (or a tab it owns opened it as a popup)
+	Current bool   `json:"current"` // the tab page tools act on
 }
 
 // ErrNoTab means a tool needs a page and there is none to act on.
