@@ -34,6 +34,8 @@ var devOnlyTools = map[string]bool{
 // nativeEquivalent maps chrome-devtools-mcp tools to the native browser tool
 // that does the same on the same browser. When the native tool is offered,
 // the MCP one is left out: two tools for one job cost bytes and confuse models.
+// list_pages stays: it is the only way to learn the pageId every other
+// chrome-devtools-mcp tool needs.
 var nativeEquivalent = map[string]string{
 	"navigate_page":   "browser_navigate",
 	"new_page":        "browser_open",
@@ -43,7 +45,6 @@ var nativeEquivalent = map[string]string{
 	"press_key":       "browser_press",
 	"wait_for":        "browser_wait",
 	"take_screenshot": "browser_screenshot",
-	"list_pages":      "browser_tabs",
 	"select_page":     "browser_select_tab",
 	"close_page":      "browser_close",
 	"evaluate_script": "browser_eval",
