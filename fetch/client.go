@@ -155,6 +155,9 @@ func ParseURL(raw string) (*url.URL, error) {
 	if s == "" {
 		return nil, bad("it is empty")
 	}
+	if strings.ContainsAny(s, " \t\r\n") {
+		return nil, bad("it contains white space; encode spaces as %20")
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		var ue *url.Error
@@ -166,7 +169,10 @@ func ParseURL(raw string) (*url.URL, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return nil, bad("no scheme; write it as https://" + strings.TrimPrefix(s, "//"))
+		if host, _, _ := strings.Cut(strings.TrimPrefix(s, "//"), "/"); strings.Contains(host, ".") {
+			return nil, bad("no scheme; write it as https://" + strings.TrimPrefix(s, "//"))
+		}
+		return nil, bad("it is not an absolute URL; start it with http:// or https://")
 	default:
 		return nil, bad(fmt.Sprintf("scheme %q is not supported; use http:// or https://", u.Scheme))
 	}

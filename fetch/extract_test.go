@@ -2,6 +2,8 @@ package fetch
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +163,10 @@ func TestExtractRepairsUTF8(t *testing.T) {
 	}
 }
 
+// hangLimit is far above any real extraction time (milliseconds); past it
+// FuzzExtract reports a hang.
+const hangLimit = 3 * time.Second
+
 // FuzzExtract feeds arbitrary bytes to Extract and every renderer: no
 // panic, no hang, always valid UTF-8 out.
 func FuzzExtract(f *testing.F) {
@@ -169,6 +175,13 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("<table><tr><td><math><mi>x</mi></math><svg><p>"), "td")
 	f.Add([]byte(strings.Repeat("<div>", 600)), "")
 	f.Fuzz(func(t *testing.T, page []byte, sel string) {
+		// A hang is a failure too: crash the worker with the stacks so the
+		// fuzzer records the input.
+		watchdog := time.AfterFunc(hangLimit, func() {
+			buf := make([]byte, 1<<20)
+			panic(fmt.Sprintf("Extract hangs on %q (selector %q)\n%s", page, sel, buf[:runtime.Stack(buf, true)]))
+		})
+		defer watchdog.Stop()
 		res, err := Extract(page, "http://127.0.0.1/fuzz", &ExtractOptions{Select: sel, Links: true})
 		if res == nil {
 			t.Fatalf("nil result (err %v)", err)

@@ -176,7 +176,9 @@ func TestFetchBadInput(t *testing.T) {
 		{"no host", "http:///path", nil, ErrBadURL, "no host name", 0},
 		{"bad escape", "http://exa%zzmple.com/", nil, ErrBadURL, `malformed URL "http://exa%zzmple.com/": invalid URL escape "%zz"`, 0},
 		{"empty url", "  ", nil, ErrBadURL, "it is empty", 0},
-		{"space in host", "http://exa mple.com/", nil, ErrBadURL, "invalid character", 0},
+		{"space in host", "http://exa mple.com/", nil, ErrBadURL, "it contains white space", 0},
+		{"relative path", "/just/a/path", nil, ErrBadURL, "it is not an absolute URL", 0},
+		{"control character", "http://example.com/\x7f", nil, ErrBadURL, "invalid control character in URL", 0},
 		{"bad selector", srv.URL + "/article", &Options{Extract: ExtractOptions{Select: "p[["}}, ErrBadSelector, `invalid CSS selector "p[["`, 0},
 		{"selector matches nothing", srv.URL + "/article", &Options{Extract: ExtractOptions{Select: "table.none"}}, ErrNoMatch, `matches the selector "table.none"`, 0},
 	}

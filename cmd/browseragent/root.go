@@ -99,6 +99,7 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 	root.SetVersionTemplate("browseragent {{.Version}}\n")
 	root.AddCommand(
 		newVersionCmd(s),
+		newFetchCmd(s),
 		newRunCmd(s),
 	)
 	return root
