@@ -176,6 +176,35 @@ func (m *Manager) Replace(ctx context.Context, sc *ServerConfig) error {
 	return nil
 }
 
+// Disable stops server name and marks it disabled for the life of this
+// manager (the config file is not changed).
+func (m *Manager) Disable(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	s.stop(ctx)
+	s.mu.Lock()
+	s.base = s.base.Clone()
+	s.base.Disabled = true
+	s.mu.Unlock()
+	s.start()
+	return nil
+}
+
+// Enable starts a disabled server (for this manager only).
+func (m *Manager) Enable(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.base = s.base.Clone()
+	s.base.Disabled = false
+	s.mu.Unlock()
+	return m.Restart(ctx, name)
+}
+
 // WaitReady waits until server name is ready (nil), or failed or disabled
 // (the reason), or ctx ends.
 func (m *Manager) WaitReady(ctx context.Context, name string) error {

@@ -380,6 +380,16 @@ func TestStatesFiltersAndAdjust(t *testing.T) {
 		t.Errorf("after restart args = %v, want Adjust applied once to the original", adjusted["filtered"])
 	}
 	mu.Unlock()
+	if err := m.Disable(context.Background(), "filtered"); err != nil {
+		t.Fatal(err)
+	}
+	if st := must(m.ServerStatus("filtered")); st.State != StateDisabled || len(must(m.ServerTools("filtered"))) != 0 {
+		t.Errorf("after Disable: %s with tools", st.State)
+	}
+	if err := m.Enable(context.Background(), "filtered"); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, m, "filtered")
 	if err := m.Replace(context.Background(), &ServerConfig{Name: "off", Command: "y"}); err != nil {
 		t.Fatal(err)
 	}
