@@ -63,6 +63,12 @@ func measureShell(doc *html.Node) shellStats {
 		}
 		return true
 	})
+	walk(doc, func(n *html.Node) bool { // scripts count wherever they are, <head> too
+		if n.Type == html.ElementNode && n.DataAtom == atom.Script && isExecutable(n) {
+			st.scripts++
+		}
+		return true
+	})
 	if rootNode != nil {
 		walk(rootNode, func(n *html.Node) bool {
 			if n.Type == html.ElementNode && hiddenText[n.DataAtom] {
@@ -80,11 +86,6 @@ func measureShell(doc *html.Node) shellStats {
 // element updates st for one element and says whether to look inside it.
 func (st *shellStats) element(n *html.Node, rootNode **html.Node) bool {
 	switch n.DataAtom {
-	case atom.Script:
-		if isExecutable(n) {
-			st.scripts++
-		}
-		return false
 	case atom.Noscript:
 		st.noscriptJS = st.noscriptJS || strings.Contains(strings.ToLower(textOf(n)), "javascript")
 		return false

@@ -345,7 +345,7 @@ func (b *byteSize) String() string {
 		return strconv.FormatInt(n, 10)
 	}
 }
-func (b *byteSize) Type() string   { return "size" }
+func (b *byteSize) Type() string { return "size" }
 
 func (b *byteSize) Set(s string) error {
 	v := strings.ToLower(strings.TrimSpace(s))
