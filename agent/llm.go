@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -236,12 +237,17 @@ func (a *callAssembler) done() []openai.ToolCall {
 	return out
 }
 
+// errStreamCut means the stream ended before the model said anything or
+// finished: a dropped connection or a proxy timeout.
+var errStreamCut = errors.New("the LLM stream ended before any answer")
+
 // streamed is one complete model answer.
 type streamed struct {
 	text      string
 	reasoning string
 	calls     []openai.ToolCall
 	finish    openai.FinishReason
+	received  bool // any content, tool call or finish arrived
 }
 
 // readStream consumes a stream, passing text deltas to onText as they come.
@@ -266,6 +272,10 @@ func readStream(stream *openai.ChatCompletionStream, onText func(string)) (strea
 			if ch.Index != 0 {
 				continue
 			}
+			d := ch.Delta
+			if d.Content != "" || d.ReasoningContent != "" || len(d.ToolCalls) > 0 || ch.FinishReason != "" {
+				out.received = true
+			}
 			if ch.Delta.Content != "" {
 				text.WriteString(ch.Delta.Content)
 				onText(ch.Delta.Content)
@@ -280,7 +290,21 @@ func readStream(stream *openai.ChatCompletionStream, onText func(string)) (strea
 		}
 	}
 	out.text, out.reasoning, out.calls = text.String(), rsn.String(), asm.done()
+	if !out.received {
+		return out, errStreamCut
+	}
 	return out, nil
+}
+
+// retryableStream reports whether a failed stream may be tried again: it
+// broke before anything reached the person, and not because nobody listens
+// at the address.
+func retryableStream(ans streamed, err error) bool {
+	if ans.received || errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	status, _ := httpStatus(err)
+	return status == 0
 }
 
 // httpStatus extracts the HTTP status and message of a go-openai error.

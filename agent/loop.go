@@ -17,6 +17,9 @@ import (
 // the step limit without giving an answer.
 var ErrStepLimit = errors.New("step limit reached")
 
+// maxStreamRetries bounds retries of a stream that broke before any answer.
+const maxStreamRetries = 2
+
 // ErrDisabled is returned by New when no LLM is configured.
 var ErrDisabled = errors.New("agent off")
 
@@ -95,18 +98,22 @@ type Stats struct {
 }
 
 // Agent is one conversation with an LLM that uses tools through a Caller.
-// Turn must not be called concurrently; the other methods may be called
-// between turns from any goroutine.
+// Turns run one at a time (a second Turn waits for the first). Stats,
+// SetModel and Settings may be called from any goroutine, also during a
+// turn; Reset waits for the turn to end.
 type Agent struct {
-	mu      sync.Mutex
-	s       Settings
+	mu sync.Mutex // held for a whole turn; guards msgs and images
+
+	smu   sync.Mutex // guards s.Model and stats, briefly
+	s     Settings
+	stats Stats
+
 	caller  Caller
 	economy ToolEconomy
 	client  *openai.Client
 	tr      *transport
 	msgs    []openai.ChatCompletionMessage // msgs[0] is the system prompt
 	images  bool                           // send images; off after the model refuses one
-	stats   Stats
 }
 
 // New returns an agent for settings s that calls tools through caller.
@@ -148,30 +155,37 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.msgs = a.msgs[:1:1]
+	a.smu.Lock()
 	a.stats = Stats{}
+	a.smu.Unlock()
 }
 
 // SetModel switches the model for the following requests.
 func (a *Agent) SetModel(model string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.smu.Lock()
+	defer a.smu.Unlock()
 	a.s.Model = model
 }
 
 // Settings returns the settings in use.
 func (a *Agent) Settings() Settings {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.smu.Lock()
+	defer a.smu.Unlock()
 	return a.s
 }
 
 // Stats returns the conversation counters.
 func (a *Agent) Stats() Stats {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st := a.stats
-	st.Tokens = estimateAll(a.msgs)
-	return st
+	a.smu.Lock()
+	defer a.smu.Unlock()
+	return a.stats
+}
+
+// updateStats applies f to the counters.
+func (a *Agent) updateStats(f func(*Stats)) {
+	a.smu.Lock()
+	f(&a.stats)
+	a.smu.Unlock()
 }
 
 // Turn sends the person's message and runs the loop until the model answers
@@ -210,9 +224,9 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error) {
 	out.Event(Event{Kind: EventStep, Step: step})
 	tools := CompactTools(a.caller.Tools(), a.economy)
-	for {
+	for broken := 0; ; {
 		a.fit(ToolDefBytes(tools), out)
-		req := openai.ChatCompletionRequest{Model: a.s.Model, Messages: a.msgs, Stream: true}
+		req := openai.ChatCompletionRequest{Model: a.Settings().Model, Messages: a.msgs, Stream: true}
 		if len(tools) > 0 {
 			req.Tools = openAITools(tools)
 		}
@@ -227,19 +241,31 @@ func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error)
 			})
 			return ans, ctx.Err()
 		}
+		if broken < maxStreamRetries && retryableStream(ans, err) {
+			broken++
+			out.Event(Event{Kind: EventNotice, Step: step, Text: fmt.Sprintf("LLM connection broke (%v); retrying", err)})
+			if err := a.tr.sleep(ctx, time.Duration(broken)*time.Second); err != nil {
+				return ans, err
+			}
+			continue
+		}
 		if a.images && isImageRejection(err) && a.dropImages() {
 			out.Event(Event{Kind: EventNotice, Text: "the model does not accept images; sending text snapshots instead from now on"})
 			continue
 		}
-		return ans, describeLLMError(a.s, err)
+		return ans, describeLLMError(a.Settings(), err)
 	}
 }
 
 func (a *Agent) stream(ctx context.Context, req openai.ChatCompletionRequest, step int, out Events) (streamed, error) {
-	a.stats.Requests++
+	tokens := estimateAll(a.msgs)
 	st, err := a.client.CreateChatCompletionStream(ctx, req)
-	a.stats.ToolDefBytes = int(a.tr.toolBytes.Load())
-	a.stats.RequestBytes = int(a.tr.reqBytes.Load())
+	a.updateStats(func(s *Stats) {
+		s.Requests++
+		s.Tokens = tokens
+		s.ToolDefBytes = int(a.tr.toolBytes.Load())
+		s.RequestBytes = int(a.tr.reqBytes.Load())
+	})
 	if err != nil {
 		return streamed{}, err
 	}
@@ -254,7 +280,7 @@ func (a *Agent) fit(toolBytes int, out Events) {
 		return
 	}
 	a.msgs = msgs
-	a.stats.Compacted += n
+	a.updateStats(func(s *Stats) { s.Compacted += n })
 	out.Event(Event{Kind: EventNotice, Text: fmt.Sprintf("context nearly full (%d-token window): shortened %d older messages", a.s.ContextWindow, n)})
 }
 

@@ -243,6 +243,8 @@ func TestTurnRetries(t *testing.T) {
 			func(d []time.Duration) bool { return len(d) == 1 && d[0] == 2*time.Second }},
 		{"503 then 502 with backoff", []llmtest.Reply{llmtest.Error(503, "", "overloaded"), llmtest.Error(502, "", "bad gateway")},
 			func(d []time.Duration) bool { return len(d) == 2 && d[0] >= time.Second && d[1] >= 2*time.Second }},
+		{"stream cut before any answer", []llmtest.Reply{{Cut: true}},
+			func(d []time.Duration) bool { return len(d) == 1 && d[0] == time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,6 +282,19 @@ func TestTurnGivesUpOnPersistent429(t *testing.T) {
 	}
 	if len(*slept) != maxRetries {
 		t.Errorf("retries = %d, want %d", len(*slept), maxRetries)
+	}
+}
+
+func TestTurnNobodyListening(t *testing.T) {
+	srv := llmtest.New(t)
+	a, slept := newTestAgent(t, srv, &testCaller{}, nil)
+	a.client = newClient(ResolveSettings(Overrides{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, envOf(), nil), a.tr)
+	_, err := a.Turn(context.Background(), "hi", nil)
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("err = %v", err)
+	}
+	if len(*slept) != 0 {
+		t.Errorf("retried a refused connection: %v", *slept)
 	}
 }
 

@@ -126,6 +126,9 @@ type Reply struct {
 	// Hang keeps the stream open after Text, without finishing, until the
 	// client goes away: for cancellation tests.
 	Hang bool
+	// Cut ends the stream after the role chunk, without an answer, a finish
+	// or [DONE]: a dropped connection.
+	Cut bool
 }
 
 // Text answers with text and no tool call.
@@ -286,6 +289,9 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Request
 		size = 4
 	}
 	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	if reply.Cut {
+		return
+	}
 	fmt.Fprint(w, ": keep-alive\n\n")
 	for _, piece := range split(reply.Text, size) {
 		send(chunk(map[string]any{"content": piece}, nil))

@@ -107,6 +107,9 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 	}
 	p := &runPrinter{w: s.err, tr: &transcript{Task: task, Model: settings.Model, BaseURL: settings.BaseURL}}
 	answer, err := ag.Turn(ctx, task, p)
+	if err == nil && strings.TrimSpace(answer) == "" {
+		err = errors.New("the model gave an empty answer")
+	}
 	return finishRun(s, f, p, ag, answer, err)
 }
 

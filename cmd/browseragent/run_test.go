@@ -126,6 +126,12 @@ func TestRunFailures(t *testing.T) {
 			wantCode: exitRunUsage, wantErr: "needs one task",
 		},
 		{
+			name:     "empty answer",
+			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Reply{Text: " "}}},
+			args:     []string{"run", "--no-mcp", "hello"},
+			wantCode: 1, wantErr: "empty answer",
+		},
+		{
 			name:     "provider error",
 			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Error(404, "", "model not found")}},
 			args:     []string{"run", "--no-mcp", "hello"},
