@@ -106,6 +106,30 @@ func LastTool(s string) Matcher {
 	}
 }
 
+// AfterCall matches when the model's last message called the tool name and
+// only its results (and tool images) follow.
+func AfterCall(name string) Matcher {
+	return func(r Request) bool {
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			m := r.Messages[i]
+			switch {
+			case m.Role == "assistant":
+				for _, c := range m.ToolCalls {
+					if c.Name == name {
+						return true
+					}
+				}
+				return false
+			case m.Role == "tool", m.Role == "user" && m.Parts != nil:
+				continue
+			default:
+				return false
+			}
+		}
+		return false
+	}
+}
+
 // Last matches when the last message, of any role, contains s.
 func Last(s string) Matcher {
 	return func(r Request) bool { return strings.Contains(r.Last().Content, s) }

@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/browser"
 )
 
 // runEnv points browseragent at srv and keeps it away from the person's
@@ -156,5 +160,66 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("stdout = %q, want nothing on failure", stdout)
 			}
 		})
+	}
+}
+
+// runNeedChromium skips without Chromium, or fails when
+// BROWSERAGENT_REQUIRE_BROWSER=1 (CI).
+func runNeedChromium(t *testing.T) {
+	t.Helper()
+	if _, err := browser.FindChrome(); err != nil {
+		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("BROWSERAGENT_REQUIRE_BROWSER=1 but: %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+}
+
+// runProcessesWith lists processes whose command line contains marker.
+func runProcessesWith(marker string) []string {
+	var found []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(b), marker) {
+			found = append(found, e.Name())
+		}
+	}
+	return found
+}
+
+// TestRunScreenshotReachesModel drives a real Chromium: the model opens a
+// local page and takes a screenshot, which must reach it as an image part
+// of a user message; no browser process may outlive the run.
+func TestRunScreenshotReachesModel(t *testing.T) {
+	runNeedChromium(t)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Red box</title><body style="margin:0"><div style="width:300px;height:200px;background:#d00"></div>`)
+	}))
+	t.Cleanup(ts.Close)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("look"), Reply: llmtest.Call("browser_open", `{"url":"`+ts.URL+`/"}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Call("browser_screenshot", `{}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_screenshot"), Reply: llmtest.Text("A red box.")},
+	)
+	runEnv(t, srv)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the browser's profile lands here: our marker
+	code, stdout, stderr := runMain("run", "--no-mcp", "look at "+ts.URL+"/")
+	if code != 0 || stdout != "A red box.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	msg := last.Last()
+	imgs := msg.Images()
+	if msg.Role != "user" || len(imgs) != 1 || !strings.HasPrefix(imgs[0].ImageURL, "data:image/") {
+		t.Fatalf("last message is %s with %d images, want the screenshot as a user image part", msg.Role, len(imgs))
+	}
+	if left := runProcessesWith(tmp); len(left) > 0 {
+		t.Errorf("processes left running after run: %v", left)
 	}
 }
