@@ -101,7 +101,7 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 		newVersionCmd(s),
 		newFetchCmd(s),
 		newRunCmd(s),
-		newMCPCmd(s),
+		newBrowserCmd(s),
 	)
 	return root
 }
