@@ -102,6 +102,9 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 		newFetchCmd(s),
 		newRunCmd(s),
 		newBrowserCmd(s),
+		newMCPCmd(s),
+		newSitesCmd(s),
+		newAuditCmd(s),
 	)
 	return root
 }
