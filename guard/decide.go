@@ -172,7 +172,7 @@ func category(r *Rule) string {
 	if r.Category == "" {
 		return ""
 	}
-	return ", " + r.Category
+	return " (" + r.Category + ")"
 }
 
 func stricterOf(a, b *Rule) *Rule {

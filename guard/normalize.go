@@ -64,6 +64,8 @@ var specialSchemes = map[string]string{
 // wrapperSchemes carry another URL inside; the inner one is what loads.
 var wrapperSchemes = map[string]bool{"blob": true, "view-source": true, "filesystem": true}
 
+var errTooDeep = errors.New("too many nested blob:/view-source: wrappers")
+
 // Normalize reduces raw to the form rules are matched on. It follows what a
 // browser does with the same string (the WHATWG URL standard), so that what
 // guard judges is what the browser would load. A string without a scheme
@@ -112,9 +114,12 @@ func normalize(raw string, depth int) (URL, error) {
 // filesystem:https://x/... by the inner URL, which is the origin that acts.
 func unwrap(scheme, rest string, depth int) (URL, error) {
 	if depth >= 3 {
-		return URL{}, errors.New("too many nested wrappers")
+		return URL{}, errTooDeep
 	}
 	inner, err := normalize(rest, depth+1)
+	if errors.Is(err, errTooDeep) {
+		return URL{}, err
+	}
 	if err != nil || inner.Opaque {
 		// blob:null/... and friends have no origin of their own.
 		return URL{Scheme: scheme, Opaque: true}, nil
@@ -283,6 +288,9 @@ func canonHost(h string, special bool) (string, error) {
 		h = percentDecode(h)
 	}
 	if !special {
+		if i := strings.IndexFunc(h, func(r rune) bool { return r != '%' && forbiddenHostRune(r) }); i >= 0 {
+			return "", fmt.Errorf("forbidden character %q in host", h[i:i+1])
+		}
 		return strings.TrimRight(strings.ToLower(h), "."), nil
 	}
 	if h == "" {
@@ -292,8 +300,8 @@ func canonHost(h string, special bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if strings.ContainsAny(h, " <>^|/\\?#@:[]%*\x00\x7f\"") {
-		return "", fmt.Errorf("forbidden character in host %q", clip(h, 40))
+	if i := strings.IndexFunc(h, forbiddenHostRune); i >= 0 {
+		return "", fmt.Errorf("forbidden character %q in host", h[i:i+1])
 	}
 	h = strings.TrimRight(h, ".")
 	if h == "" {
@@ -303,6 +311,12 @@ func canonHost(h string, special bool) (string, error) {
 		return parseIPv4(h)
 	}
 	return h, nil
+}
+
+// forbiddenHostRune is the WHATWG list of forbidden domain code points
+// (plus '*', which no real host has and rules use as a wildcard).
+func forbiddenHostRune(r rune) bool {
+	return r <= ' ' || r == 0x7f || strings.ContainsRune(`#/:<>?@[\]^|%"*`, r)
 }
 
 func toASCII(h string) (string, error) {
