@@ -102,9 +102,7 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 		newFetchCmd(s),
 		newRunCmd(s),
 		newBrowserCmd(s),
-		newMCPCmd(s),
-		newSitesCmd(s),
-		newAuditCmd(s),
+		newBrowserCmd(s),
 	)
 	return root
 }
