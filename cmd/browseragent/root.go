@@ -102,7 +102,7 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 		newFetchCmd(s),
 		newRunCmd(s),
 		newBrowserCmd(s),
-		newBrowserCmd(s),
+		newMCPCmd(s),
 	)
 	return root
 }
