@@ -103,6 +103,8 @@ you configure. Every subcommand also works without an LLM, for scripts.`,
 		newRunCmd(s),
 		newBrowserCmd(s),
 		newMCPCmd(s),
+		newSitesCmd(s),
+		newAuditCmd(s),
 	)
 	return root
 }
