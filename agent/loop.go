@@ -17,6 +17,10 @@ import (
 // the step limit without giving an answer.
 var ErrStepLimit = errors.New("step limit reached")
 
+// maxImagesPerStep bounds the images sent after one step's tool calls;
+// each costs over a thousand tokens.
+const maxImagesPerStep = 4
+
 // maxStreamRetries bounds retries of a stream that broke before any answer.
 const maxStreamRetries = 2
 
@@ -160,6 +164,15 @@ func (a *Agent) Reset() {
 	a.smu.Unlock()
 }
 
+// SetSystemExtra replaces the session facts appended to the system prompt
+// (the browser mode after /connect, for instance). It waits for a running
+// turn to end.
+func (a *Agent) SetSystemExtra(extra string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.msgs[0].Content = buildSystemPrompt(extra, time.Now())
+}
+
 // SetModel switches the model for the following requests.
 func (a *Agent) SetModel(model string) {
 	a.smu.Lock()
@@ -300,6 +313,7 @@ func assistantMessage(ans streamed) openai.ChatCompletionMessage {
 // appends one tool message per call, then one user message with the images.
 func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall, out Events) error {
 	var images []openai.ChatMessagePart
+	sent := 0 // images attached in this step
 	for i, c := range calls {
 		info := ToolCallInfo{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments}
 		if ctx.Err() != nil {
@@ -313,7 +327,8 @@ func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall,
 			return ctx.Err()
 		}
 		out.Event(Event{Kind: EventToolResult, Step: step, Call: info, Result: res, Err: err})
-		text, parts := a.resultForModel(info, res, err)
+		text, parts := a.resultForModel(info, res, err, maxImagesPerStep-sent)
+		sent += max(len(parts)-1, 0)
 		a.msgs = append(a.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: text})
 		images = append(images, parts...)
 	}
@@ -343,7 +358,7 @@ func (a *Agent) cancelCalls(calls []openai.ToolCall) {
 
 // resultForModel turns a tool result into the tool message text and the
 // image parts for the user message that follows.
-func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error) (string, []openai.ChatMessagePart) {
+func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error, room int) (string, []openai.ChatMessagePart) {
 	if err != nil {
 		return fmt.Sprintf("Tool error (infrastructure, not your arguments): %v. Try another tool, or tell the person what failed.", err), nil
 	}
@@ -357,7 +372,7 @@ func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error) (stri
 	if res.Path != "" {
 		text += "\n(saved to " + res.Path + ")"
 	}
-	parts, note := a.imageParts(c, res.Images)
+	parts, note := a.imageParts(c, res.Images, room)
 	text = strings.TrimSpace(text + note)
 	if text == "" {
 		text = "(empty result)"
@@ -365,12 +380,17 @@ func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error) (stri
 	return text, parts
 }
 
-func (a *Agent) imageParts(c ToolCallInfo, imgs []Image) ([]openai.ChatMessagePart, string) {
+func (a *Agent) imageParts(c ToolCallInfo, imgs []Image, room int) ([]openai.ChatMessagePart, string) {
 	if len(imgs) == 0 {
 		return nil, ""
 	}
 	if !a.images {
 		return nil, fmt.Sprintf("\n[The tool returned %d image(s), but this model does not accept images; use a text snapshot instead.]", len(imgs))
+	}
+	dropped := 0
+	if len(imgs) > room {
+		dropped = len(imgs) - max(room, 0)
+		imgs = imgs[:max(room, 0)]
 	}
 	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: fmt.Sprintf("Image(s) returned by %s (call %s):", c.Name, c.ID)}}
 	bad := 0
@@ -390,6 +410,9 @@ func (a *Agent) imageParts(c ToolCallInfo, imgs []Image) ([]openai.ChatMessagePa
 	}
 	if bad > 0 {
 		note += fmt.Sprintf("\n[%d image(s) could not be decoded and were left out.]", bad)
+	}
+	if dropped > 0 {
+		note += fmt.Sprintf("\n[%d more image(s) left out: at most %d images are sent per step.]", dropped, maxImagesPerStep)
 	}
 	return parts, note
 }

@@ -620,3 +620,46 @@ func TestKeylessLocalServerSendsNoAuthorization(t *testing.T) {
 		t.Errorf("Authorization = %q, want none", h)
 	}
 }
+
+func TestImagesPerStepAreBounded(t *testing.T) {
+	img := pngImage(t, 32, 32)
+	c := screenshotCaller(img)
+	c.do = func(context.Context, string, json.RawMessage) (*ToolResult, error) {
+		r := &ToolResult{Text: "screenshot of six frames"}
+		for range 6 {
+			r.Images = append(r.Images, Image{MIME: "image/png", Data: img})
+		}
+		return r, nil
+	}
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("look"), Reply: llmtest.Call("browser_screenshot", `{}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_screenshot"), Reply: llmtest.Text("ok")},
+	)
+	a, _ := newTestAgent(t, srv, c, nil)
+	if _, err := a.Turn(context.Background(), "look", nil); err != nil {
+		t.Fatal(err)
+	}
+	req := srv.Requests()[1]
+	n := len(req.Messages)
+	if got := len(req.Messages[n-1].Images()); got != maxImagesPerStep {
+		t.Errorf("images sent = %d, want %d", got, maxImagesPerStep)
+	}
+	if tool := req.Messages[n-2].Content; !strings.Contains(tool, "2 more image(s) left out") {
+		t.Errorf("tool message does not say images were left out: %q", tool)
+	}
+}
+
+func TestSetSystemExtra(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Text("ok")})
+	a, _ := newTestAgent(t, srv, &testCaller{}, nil)
+	a.SetSystemExtra("Browser mode: shared (the person's own Chrome).")
+	if _, err := a.Turn(context.Background(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	sys := srv.Requests()[0].Messages[0].Content
+	for _, want := range []string{"web_fetch", "untrusted", "Browser mode: shared"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+}
