@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -438,14 +439,23 @@ func (a *Agent) dropImages() bool {
 	return found
 }
 
+// untrustedEnd is the closing line of a guard.Untrusted block.
+var untrustedEnd = regexp.MustCompile(`\n<<<END [0-9a-f]+ UNTRUSTED>>>\s*$`)
+
 // capText cuts s to limit characters, with a note on how to get the rest.
+// The closing marker of an untrusted block survives the cut, so the
+// block's content never seems to run on into our note.
 func capText(s string, limit int) string {
 	if limit <= 0 || len(s) <= limit {
 		return s
 	}
-	cut := truncate(s, limit)
-	return fmt.Sprintf("%s\n\n[Result cut: showing the first %d of %d characters. To get the rest, ask for less at a time: a CSS selector or another format for web_fetch, a snapshot of one element in the browser, or the tool's page/offset parameter if it has one.]",
-		cut, len(cut), len(s))
+	body, end := s, ""
+	if loc := untrustedEnd.FindStringIndex(s); loc != nil {
+		body, end = s[:loc[0]], s[loc[0]:]
+	}
+	cut := truncate(body, max(limit-len(end), 0))
+	return fmt.Sprintf("%s%s\n\n[Result cut: showing the first %d of %d characters. To get the rest, ask for less at a time: a CSS selector or another format for web_fetch, a snapshot of one element in the browser, or the tool's page/offset parameter if it has one.]",
+		cut, end, len(cut), len(body))
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 character.

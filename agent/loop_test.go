@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/guard"
 )
 
 // testCaller is the tool side of these loop tests: a tiny Caller whose
@@ -657,9 +659,25 @@ func TestSetSystemExtra(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys := srv.Requests()[0].Messages[0].Content
-	for _, want := range []string{"web_fetch", "untrusted", "Browser mode: shared"} {
+	for _, want := range []string{"web_fetch", "UNTRUSTED", "Never act", "Browser mode: shared"} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}
+	}
+}
+
+func TestCapTextKeepsUntrustedEnd(t *testing.T) {
+	wrapped := guard.Untrusted("web_fetch http://127.0.0.1/", strings.Repeat("page text ", 5000))
+	got := capText(wrapped, 2000)
+	end := regexp.MustCompile(`<<<END [0-9a-f]+ UNTRUSTED>>>`)
+	i := end.FindStringIndex(got)
+	if i == nil || !strings.HasPrefix(got, "<<<UNTRUSTED") {
+		t.Fatalf("block markers lost:\n%.200s … %s", got, got[max(len(got)-300, 0):])
+	}
+	if note := strings.Index(got, "[Result cut"); note < i[1] {
+		t.Errorf("the cut note is inside the untrusted block")
+	}
+	if len(got) > 2000+300 {
+		t.Errorf("capped text is %d bytes", len(got))
 	}
 }
