@@ -68,7 +68,8 @@ var defaultSchemes = []string{"http", "https", "ws", "wss"}
 // Rules is an immutable, indexed set of rules: later layers replace earlier
 // rules of the same name. It is safe for concurrent use.
 type Rules struct {
-	list  []*Rule
+	sources []string // the files layered, in order
+	list    []*Rule
 	exact map[string][]*Rule // host → rules naming it exactly
 	wild  map[string][]*Rule // "example.com" → rules with "*.example.com"
 	any   []*Rule            // rules with "*"
@@ -82,6 +83,10 @@ func (rs *Rules) List() []Rule {
 	}
 	return out
 }
+
+// Sources returns the files the rules were read from, in layer order
+// (BuiltinSource first when the defaults were loaded).
+func (rs *Rules) Sources() []string { return slices.Clone(rs.sources) }
 
 // Len returns the number of effective rules.
 func (rs *Rules) Len() int { return len(rs.list) }
@@ -182,7 +187,9 @@ func ParseRules(data []byte, source string) (*Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(rules), nil
+	rs := build(rules)
+	rs.sources = []string{source}
+	return rs, nil
 }
 
 // LoadRules parses the embedded defaults and then each file in paths, in
@@ -205,7 +212,9 @@ func LoadRules(defaults []byte, paths ...string) (*Rules, error) {
 		}
 		all = overlay(all, layer)
 	}
-	return build(all), nil
+	rs := build(all)
+	rs.sources = append([]string{BuiltinSource}, paths...)
+	return rs, nil
 }
 
 // overlay puts layer over base: same name replaces in place, new names go

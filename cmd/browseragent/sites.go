@@ -262,11 +262,7 @@ func listRulesJSON(w io.Writer, rules *guard.Rules) error {
 }
 
 func listRules(w io.Writer, rules *guard.Rules) {
-	sources := []string{}
 	for _, r := range rules.List() {
-		if len(sources) == 0 || sources[len(sources)-1] != r.Source {
-			sources = append(sources, r.Source)
-		}
 		cat := ""
 		if r.Category != "" {
 			cat = "  [" + r.Category + "]"
@@ -283,17 +279,5 @@ func listRules(w io.Writer, rules *guard.Rules) {
 			fmt.Fprintf(w, "    note:    %s\n", r.Note)
 		}
 	}
-	fmt.Fprintf(w, "%d rules from %s\n", rules.Len(), strings.Join(uniq(sources), ", "))
-}
-
-func uniq(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	fmt.Fprintf(w, "%d rules from %s\n", rules.Len(), strings.Join(rules.Sources(), ", "))
 }
