@@ -70,9 +70,9 @@ var defaultSchemes = []string{"http", "https", "ws", "wss"}
 type Rules struct {
 	sources []string // the files layered, in order
 	list    []*Rule
-	exact map[string][]*Rule // host → rules naming it exactly
-	wild  map[string][]*Rule // "example.com" → rules with "*.example.com"
-	any   []*Rule            // rules with "*"
+	exact   map[string][]*Rule // host → rules naming it exactly
+	wild    map[string][]*Rule // "example.com" → rules with "*.example.com"
+	any     []*Rule            // rules with "*"
 }
 
 // List returns the effective rules in file order.
