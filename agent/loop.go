@@ -230,7 +230,6 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 		}
 	}
 	msg := fmt.Sprintf("stopped after %d steps without a final answer; say \"continue\" to go on, or raise the limit (--max-steps, max_steps in config.yaml)", a.s.MaxSteps)
-	out.Event(Event{Kind: EventNotice, Text: msg})
 	return "", fmt.Errorf("%w: %s", ErrStepLimit, msg)
 }
 
@@ -369,6 +368,9 @@ func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error, room 
 	text := capText(res.Text, a.s.MaxResultChars)
 	if res.IsError && !strings.HasPrefix(strings.ToLower(text), "error") {
 		text = "Error: " + text
+	}
+	if res.Note != "" { // browseragent's own guidance, outside the untrusted block
+		text = strings.TrimSpace(text + "\n\n" + res.Note)
 	}
 	if res.Path != "" {
 		text += "\n(saved to " + res.Path + ")"

@@ -170,10 +170,12 @@ func Error(status int, retryAfter, message string) Reply {
 }
 
 // Rule is "when the request matches When, answer Reply", at most Times times
-// (0: no limit). Rules are tried in order.
+// (0: no limit). Rules are tried in order. Do, when set, builds the reply
+// from the request instead (to click a ref found in a snapshot, say).
 type Rule struct {
 	When  Matcher
 	Reply Reply
+	Do    func(Request) Reply
 	Times int
 }
 
@@ -263,6 +265,9 @@ func (s *Server) match(req Request) (Reply, bool) {
 		if r.When == nil || r.When(req) {
 			s.used[r]++
 			reply := r.Reply
+			if r.Do != nil {
+				reply = r.Do(req)
+			}
 			reply.Calls = append([]ToolCall(nil), reply.Calls...)
 			for i := range reply.Calls {
 				if reply.Calls[i].ID == "" {

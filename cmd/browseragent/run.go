@@ -247,7 +247,7 @@ func (p *runPrinter) result(e agent.Event) {
 		ev.IsError, ev.Text = true, e.Err.Error()
 	case e.Result != nil:
 		size = len(e.Result.Text)
-		ev.IsError, ev.Text, ev.Images = e.Result.IsError, shorten(e.Result.Text, 2000), len(e.Result.Images)
+		ev.IsError, ev.Text, ev.Images = e.Result.IsError, shorten(e.Result.Full(), 2000), len(e.Result.Images)
 	}
 	if ev.IsError {
 		fmt.Fprintf(p.w, "  ✗ %s: %s\n", e.Call.Name, shorten(ev.Text, 200))

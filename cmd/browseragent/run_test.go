@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -218,6 +219,84 @@ func TestRunScreenshotReachesModel(t *testing.T) {
 	imgs := msg.Images()
 	if msg.Role != "user" || len(imgs) != 1 || !strings.HasPrefix(imgs[0].ImageURL, "data:image/") {
 		t.Fatalf("last message is %s with %d images, want the screenshot as a user image part", msg.Role, len(imgs))
+	}
+	if left := runProcessesWith(tmp); len(left) > 0 {
+		t.Errorf("processes left running after run: %v", left)
+	}
+}
+
+// spaForm is a JavaScript app: plain HTTP sees an empty shell; in the
+// browser it draws a form whose submission shows a success message.
+const spaForm = `<!doctype html><html><head><title>Newsletter</title></head><body><div id="root"></div>
+<script src="/app.js"></script><script src="/vendor.js"></script><script src="/runtime.js"></script></body></html>`
+
+const spaJS = `document.getElementById('root').innerHTML =
+ '<h1>Join the newsletter</h1><form id="f"><label>Email <input id="email" name="email" type="email"></label><button>Subscribe</button></form>';
+document.getElementById('f').addEventListener('submit', function (e) {
+  e.preventDefault();
+  document.getElementById('root').innerHTML = '<h1>Thanks for subscribing, ' + document.getElementById('email').value + '!</h1>';
+});`
+
+// TestRunSPAFormRoutesToBrowser is the routing path end to end with a real
+// Chromium: web_fetch reports a JavaScript shell, the model opens the page
+// in the browser, snapshots it, types into the form by ref, submits, and
+// reads the success page.
+func TestRunSPAFormRoutesToBrowser(t *testing.T) {
+	runNeedChromium(t)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, spaForm)
+		case "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, spaJS)
+		default:
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, "/* nothing */")
+		}
+	}))
+	t.Cleanup(ts.Close)
+	emailRef := regexp.MustCompile(`textbox "Email"[^\n]*ref=(e\d+)`)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("subscribe"), Reply: llmtest.Call("web_fetch", `{"url":"`+ts.URL+`/"}`)},
+		llmtest.Rule{When: func(r llmtest.Request) bool {
+			return llmtest.AfterCall("web_fetch")(r) && llmtest.LastTool("JavaScript app shell")(r)
+		}, Reply: llmtest.Call("browser_open", `{"url":"`+ts.URL+`/"}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Call("browser_snapshot", `{}`)},
+		llmtest.Rule{When: llmtest.LastTool("Thanks for subscribing"), Reply: llmtest.Text("Subscribed: the page says thanks.")},
+		llmtest.Rule{When: llmtest.AfterCall("browser_snapshot"), Do: func(r llmtest.Request) llmtest.Reply {
+			m := emailRef.FindStringSubmatch(r.Last().Content)
+			if m == nil {
+				return llmtest.Text("no email field in: " + r.Last().Content)
+			}
+			return llmtest.Call("browser_type", `{"ref":"`+m[1]+`","text":"ada@example.com","submit":true}`)
+		}},
+		llmtest.Rule{When: llmtest.AfterCall("browser_type"), Reply: llmtest.Call("browser_snapshot", `{}`)},
+	)
+	runEnv(t, srv)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, stdout, stderr := runMain("run", "--no-mcp", "--json", "subscribe ada@example.com at "+ts.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %s, stderr:\n%s", code, stdout, stderr)
+	}
+	var tr transcript
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, e := range tr.Events {
+		if e.Type == "tool_call" {
+			calls = append(calls, e.Tool)
+		}
+	}
+	want := []string{"web_fetch", "browser_open", "browser_snapshot", "browser_type", "browser_snapshot"}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	if tr.Answer != "Subscribed: the page says thanks." {
+		t.Errorf("answer = %q; transcript: %+v", tr.Answer, tr.Events)
 	}
 	if left := runProcessesWith(tmp); len(left) > 0 {
 		t.Errorf("processes left running after run: %v", left)
