@@ -302,3 +302,62 @@ func TestRunSPAFormRoutesToBrowser(t *testing.T) {
 		t.Errorf("processes left running after run: %v", left)
 	}
 }
+
+// TestRunSensitivePageRefusesWrite: on a page a rules file marks sensitive,
+// a write is refused without a person's approval, even with --yes, and the
+// model is told why; reading it is allowed.
+func TestRunSensitivePageRefusesWrite(t *testing.T) {
+	runNeedChromium(t)
+	posted := make(chan string, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posted <- r.URL.Path
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Test Bank</title><h1>Transfer money</h1>
+<form method="post" action="/bank/send"><label>Amount <input name="amount"></label><button>Send</button></form>`)
+	}))
+	t.Cleanup(ts.Close)
+	rules := filepath.Join(t.TempDir(), "sites.yaml")
+	if err := os.WriteFile(rules, []byte("version: 1\nrules:\n  - name: test-bank\n    category: bank\n    hosts: [\"127.0.0.1\"]\n    paths: [/bank]\n    action: ask\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	amountRef := regexp.MustCompile(`textbox "Amount"[^\n]*ref=(e\d+)`)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("send"), Reply: llmtest.Call("browser_open", `{"url":"`+ts.URL+`/bank"}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Call("browser_snapshot", `{}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_snapshot"), Do: func(r llmtest.Request) llmtest.Reply {
+			m := amountRef.FindStringSubmatch(r.Last().Content)
+			if m == nil {
+				return llmtest.Text("no amount field in: " + r.Last().Content)
+			}
+			return llmtest.Call("browser_type", `{"ref":"`+m[1]+`","text":"1000","submit":true}`)
+		}},
+		llmtest.Rule{When: llmtest.AfterCall("browser_type"), Do: func(r llmtest.Request) llmtest.Reply {
+			return llmtest.Text("Refused: " + r.Last().Content)
+		}},
+	)
+	runEnv(t, srv)
+	code, stdout, stderr := runMain("run", "--no-mcp", "--yes", "--sites", rules, "--json", "send 1000 at "+ts.URL+"/bank")
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %s, stderr:\n%s", code, stdout, stderr)
+	}
+	var tr transcript
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatal(err)
+	}
+	var typed *transcriptEvent
+	for i, e := range tr.Events {
+		if e.Type == "tool_result" && e.Tool == "browser_type" {
+			typed = &tr.Events[i]
+		}
+	}
+	if typed == nil || !typed.IsError || !strings.Contains(tr.Answer, "test-bank") {
+		t.Errorf("the write was not refused with the rule named; result %+v, answer %q", typed, tr.Answer)
+	}
+	select {
+	case p := <-posted:
+		t.Errorf("the form was submitted to %s", p)
+	default:
+	}
+}
