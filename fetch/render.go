@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -62,11 +63,11 @@ func (r *Result) Render(f Format) ([]byte, error) {
 	case FormatJSON:
 		return r.JSON(FormatMarkdown)
 	case FormatText:
-		return []byte(withNewline(r.Text())), nil
+		return withNewline(r.Text()), nil
 	case FormatHTML:
-		return []byte(withNewline(r.HTML())), nil
+		return withNewline(r.HTML()), nil
 	}
-	return []byte(withNewline(r.Markdown())), nil
+	return withNewline(r.Markdown()), nil
 }
 
 // Markdown is the content as markdown; a main-content article starts with
@@ -78,21 +79,33 @@ func (r *Result) Markdown() string {
 	if r.md != nil {
 		return *r.md
 	}
-	var parts []string
+	var b strings.Builder
+	if !r.selected && r.Title != "" {
+		b.WriteString("# " + r.Title + "\n\n")
+	}
+	heading := b.Len()
 	for _, n := range r.nodes {
 		out, err := markdownConverter().ConvertNode(n, converter.WithDomain(r.FinalURL))
 		if err != nil {
 			// The converter fails only on a broken tree; text still helps.
 			out = []byte(render.InnerText(n))
 		}
-		if s := strings.TrimSpace(string(out)); s != "" {
-			parts = append(parts, s)
+		out = bytes.TrimSpace(out)
+		if len(out) == 0 {
+			continue
 		}
+		if b.Len() > heading {
+			b.WriteString("\n\n")
+		}
+		if b.Len() == heading && heading > 0 && bytes.HasPrefix(out, []byte("# ")) {
+			b.Reset() // the article starts with its own title heading
+			heading = 0
+		}
+		b.Write(out)
 	}
-	md := tidyBlankLines(strings.Join(parts, "\n\n"))
-	if !r.selected && r.Title != "" && !strings.HasPrefix(md, "# ") {
-		md = strings.TrimSpace("# " + r.Title + "\n\n" + md)
-	}
+	// The converter already keeps at most one blank line in a row, and
+	// large pages make every extra copy count: no tidying pass here.
+	md := strings.TrimSpace(b.String())
 	r.md = &md
 	return md
 }
@@ -214,9 +227,15 @@ func tidyBlankLines(s string) string {
 	return strings.TrimSpace(blankRuns.ReplaceAllString(s, "\n\n"))
 }
 
-func withNewline(s string) string {
-	if s == "" || strings.HasSuffix(s, "\n") {
-		return s
+// withNewline copies s once into a byte slice ending in a newline.
+func withNewline(s string) []byte {
+	if s == "" {
+		return nil
 	}
-	return s + "\n"
+	b := make([]byte, len(s), len(s)+1)
+	copy(b, s)
+	if !strings.HasSuffix(s, "\n") {
+		b = append(b, '\n')
+	}
+	return b
 }

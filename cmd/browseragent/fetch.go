@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +80,12 @@ selector); 3 the page was printed but cut at --max-bytes.`,
 }
 
 func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) error {
+	if os.Getenv("GOGC") == "" {
+		// A fetch holds a page's DOM, its readability copy and the markdown
+		// converter's buffers at once; collecting at 50% growth instead of
+		// 100% keeps a 5 MiB page near 80 MiB of RSS for a few percent of CPU.
+		debug.SetGCPercent(50)
+	}
 	format, err := fetch.ParseFormat(f.format)
 	if err != nil {
 		return exitCode(2, err.Error())
