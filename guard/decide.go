@@ -15,6 +15,8 @@ type judged struct {
 	pageUnknown bool // a page URL was given but could not be read
 	target      URL
 	hasTarget   bool
+	pageS       string // page.String(), computed once
+	targetS     string // target.String(), computed once
 	pr, tr      *Rule
 	note        string // why the effect changed ("a javascript: URL runs script")
 }
@@ -66,10 +68,10 @@ func (p *Policy) judge(c Call) (j judged, bad string) {
 		j.page, j.hasPage, j.pageUnknown = u, err == nil, err != nil
 	}
 	if j.hasPage {
-		j.pr = p.rules.Match(j.page)
+		j.pr, j.pageS = p.rules.Match(j.page), j.page.String()
 	}
 	if j.hasTarget {
-		j.tr = p.rules.Match(j.target)
+		j.tr, j.targetS = p.rules.Match(j.target), j.target.String()
 	}
 	return j, ""
 }
@@ -113,9 +115,9 @@ func (j *judged) setTarget(u URL) {
 func (j *judged) url() string {
 	switch {
 	case j.hasTarget:
-		return j.target.String()
+		return j.targetS
 	case j.hasPage:
-		return j.page.String()
+		return j.pageS
 	}
 	return ""
 }
@@ -141,12 +143,12 @@ func (j *judged) denyRule() *Rule {
 }
 
 func (j *judged) denied(d Decision, r *Rule) Decision {
-	u := j.page
+	u := j.pageS
 	verb := "acts on"
 	if r == j.tr {
-		u, verb = j.target, "would load"
+		u, verb = j.targetS, "would load"
 	}
-	d.Verdict, d.DecidedBy, d.URL = Deny, ByRule, u.String()
+	d.Verdict, d.DecidedBy, d.URL = Deny, ByRule, u
 	j.setRule(&d, r, true)
 	d.Reason = fmt.Sprintf("Refused: %s %s %s, which matches the deny rule %q%s: the agent may never act there, and nobody can approve it. Tell the person to do this step themselves.",
 		j.c.Tool, verb, u, r.Name, category(r))
@@ -200,7 +202,7 @@ func (p *Policy) decideNavigate(j judged, d Decision) Decision {
 	if p.mode == Shared && !p.owned[j.c.TabID] {
 		from := ""
 		if j.hasPage {
-			from = " (" + j.page.String() + ")"
+			from = " (" + j.pageS + ")"
 		}
 		return p.askGrantable(j, d, fmt.Sprintf("%s would navigate a tab the person opened%s to %s; whatever they had there is left behind", j.c.Tool, from, d.URL))
 	}
@@ -214,11 +216,11 @@ func (p *Policy) decideWrite(j judged, d Decision) Decision {
 		what = j.c.Tool + ": " + j.note
 	}
 	if r := stricterOf(j.pr, j.tr); r != nil {
-		u := j.page
+		u := j.pageS
 		if r == j.tr && r != j.pr {
-			u = j.target
+			u = j.targetS
 		}
-		d.Verdict, d.DecidedBy, d.URL, d.Scopes = Ask, ByRule, u.String(), []Scope{Once}
+		d.Verdict, d.DecidedBy, d.URL, d.Scopes = Ask, ByRule, u, []Scope{Once}
 		j.setRule(&d, r, true)
 		d.Reason = fmt.Sprintf("%s on %s, which matches the sensitive-site rule %q%s: every write there needs the person's approval, each time.", what, u, r.Name, category(r))
 		return d

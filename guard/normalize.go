@@ -316,8 +316,15 @@ func canonHost(h string, special bool) (string, error) {
 // forbiddenHostRune is the WHATWG list of forbidden domain code points
 // (plus '*', which no real host has and rules use as a wildcard).
 func forbiddenHostRune(r rune) bool {
-	return r <= ' ' || r == 0x7f || strings.ContainsRune(`#/:<>?@[\]^|%"*`, r)
+	return r < 0x80 && forbiddenHost[r]
 }
+
+var forbiddenHost = func() (t [0x80]bool) {
+	for c := range t {
+		t[c] = c <= ' ' || c == 0x7f || strings.IndexByte(`#/:<>?@[\]^|%"*`, byte(c)) >= 0
+	}
+	return t
+}()
 
 func toASCII(h string) (string, error) {
 	ascii := true
