@@ -360,7 +360,10 @@ func (a *Agent) cancelCalls(calls []openai.ToolCall) {
 // image parts for the user message that follows.
 func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error, room int) (string, []openai.ChatMessagePart) {
 	if err != nil {
-		return fmt.Sprintf("Tool error (infrastructure, not your arguments): %v. Try another tool, or tell the person what failed.", err), nil
+		if errors.Is(err, ErrUnknownTool) {
+			return fmt.Sprintf("Tool call failed: %v. Use only the tools you were given.", err), nil
+		}
+		return fmt.Sprintf("Tool call failed: %v. Check the arguments, try another tool, or tell the person what failed.", err), nil
 	}
 	if res == nil {
 		return "(no result)", nil

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -523,7 +524,9 @@ func TestToolResultsForModel(t *testing.T) {
 		{name: "tool error is marked", res: &ToolResult{Text: "404 Not Found: try the site's search", IsError: true}, args: `{}`,
 			want: []string{"Error: 404 Not Found"}},
 		{name: "infrastructure failure goes back as a tool error", err: errors.New("mcp server \"x\" crashed"), args: `{}`,
-			want: []string{"Tool error (infrastructure", "crashed"}},
+			want: []string{"Tool call failed: mcp server \"x\" crashed", "try another tool"}},
+		{name: "unknown tool", err: fmt.Errorf("%w %q", ErrUnknownTool, "web_fetc"), args: `{}`,
+			want: []string{"unknown tool \"web_fetc\"", "Use only the tools you were given"}},
 		{name: "bad JSON arguments are not executed", args: `{"url": `,
 			want: []string{"not valid JSON"}, notWant: "ok"},
 	}
