@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -359,5 +361,71 @@ func TestRunSensitivePageRefusesWrite(t *testing.T) {
 	case p := <-posted:
 		t.Errorf("the form was submitted to %s", p)
 	default:
+	}
+}
+
+// TestRunHelperProcess is not a test: TestRunInterrupt runs the test binary
+// as browseragent through it, so a real signal can be sent.
+func TestRunHelperProcess(t *testing.T) {
+	if os.Getenv("BROWSERAGENT_TEST_MAIN") != "1" {
+		t.Skip("helper process for TestRunInterrupt")
+	}
+	os.Exit(Main(strings.Split(os.Getenv("BROWSERAGENT_TEST_ARGS"), "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+}
+
+// TestRunInterrupt: Ctrl-C while the model is thinking, with a browser
+// open, ends the run with exit code 130 and leaves no browser behind.
+func TestRunInterrupt(t *testing.T) {
+	runNeedChromium(t)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Slow</title><p>page</p>`)
+	}))
+	t.Cleanup(ts.Close)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("open"), Reply: llmtest.Call("browser_open", `{"url":"`+ts.URL+`/"}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Reply{Text: "Let me think", Hang: true}},
+	)
+	runEnv(t, srv)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunHelperProcess$")
+	cmd.Env = append(os.Environ(), "BROWSERAGENT_TEST_MAIN=1",
+		"BROWSERAGENT_TEST_ARGS="+strings.Join([]string{"run", "--no-mcp", "open " + ts.URL + "/"}, "\x1f"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Wait until the model is "thinking" after the browser opened the page.
+	for len(srv.Requests()) < 2 {
+		select {
+		case err := <-done:
+			t.Fatalf("run ended early: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if len(runProcessesWith(tmp)) == 0 {
+		t.Fatal("no browser process found while the run was going: the marker does not work")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("run did not end after Ctrl-C; stderr:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitRunInterrupted || stdout.Len() != 0 {
+		t.Errorf("exit %d (want %d), stdout %q, stderr:\n%s", code, exitRunInterrupted, stdout.String(), stderr.String())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(runProcessesWith(tmp)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := runProcessesWith(tmp); len(left) > 0 {
+		t.Errorf("processes left running after Ctrl-C: %v", left)
 	}
 }
