@@ -90,8 +90,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// patch adds `"content": ""` to assistant messages with tool calls and no
-// content, and records the size of the tool definitions.
+// patch adds `"content": ""` to assistant messages without content (those
+// with tool calls, or an empty answer), and records the size of the tool
+// definitions.
 func (t *transport) patch(body []byte) []byte {
 	var req map[string]json.RawMessage
 	if json.Unmarshal(body, &req) != nil {
@@ -105,7 +106,7 @@ func (t *transport) patch(body []byte) []byte {
 	}
 	changed := false
 	for _, m := range msgs {
-		if _, has := m["content"]; !has && len(m["tool_calls"]) > 0 {
+		if _, has := m["content"]; !has && string(m["role"]) == `"assistant"` {
 			m["content"] = json.RawMessage(`""`)
 			changed = true
 		}
@@ -342,7 +343,7 @@ func describeLLMError(s Settings, err error) error {
 	case http.StatusNotFound:
 		return fmt.Errorf("LLM at %s answered 404 for model %q: check the model name and that the base URL ends in /v1 (%s)", s.BaseURL, s.Model, oneLine(msg))
 	case http.StatusTooManyRequests:
-		return fmt.Errorf("LLM at %s is rate limiting (429) after %d retries: wait and try again (%s)", s.BaseURL, maxRetries, oneLine(msg))
+		return fmt.Errorf("LLM at %s is rate limiting (429): wait a while and try again, or check the account's quota (%s)", s.BaseURL, oneLine(msg))
 	}
 	return fmt.Errorf("LLM at %s: %d: %s", s.BaseURL, status, oneLine(msg))
 }

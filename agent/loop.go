@@ -297,8 +297,8 @@ func (a *Agent) fit(toolBytes int, out Events) {
 	out.Event(Event{Kind: EventNotice, Text: fmt.Sprintf("context nearly full (%d-token window): shortened %d older messages", a.s.ContextWindow, n)})
 }
 
-// assistantMessage records the model's answer. Content is kept even when
-// empty; the transport makes sure it is sent as "".
+// assistantMessage records the model's answer. go-openai drops an empty
+// content; the transport puts it back as "".
 func assistantMessage(ans streamed) openai.ChatCompletionMessage {
 	m := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: ans.text, ToolCalls: ans.calls}
 	if len(ans.calls) > 0 {

@@ -686,3 +686,20 @@ func TestCapTextKeepsUntrustedEnd(t *testing.T) {
 		t.Errorf("capped text is %d bytes", len(got))
 	}
 }
+
+func TestEmptyAnswerKeepsContentField(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("first"), Reply: llmtest.Text("")},
+		llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Text("ok")},
+	)
+	a, _ := newTestAgent(t, srv, &testCaller{}, nil)
+	for _, msg := range []string{"first", "second"} {
+		if _, err := a.Turn(context.Background(), msg, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := srv.Requests()[1].Messages[2]
+	if m.Role != "assistant" || !m.HasContent {
+		t.Errorf("empty assistant answer sent as %+v, want content \"\"", m)
+	}
+}
