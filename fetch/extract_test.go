@@ -163,6 +163,21 @@ func TestExtractRepairsUTF8(t *testing.T) {
 	}
 }
 
+func TestTextKeepsBareMath(t *testing.T) {
+	page := `<p>Let <math><mi>a</mi><mo>≠</mo><mn>0</mn></math> and ` +
+		`<math><semantics><mi>b</mi><annotation encoding="application/x-tex">b^2</annotation></semantics></math>.</p>`
+	res, err := Extract([]byte(page), "http://127.0.0.1/", &ExtractOptions{Select: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("Let a≠0 and $b^2$.", res.Text()); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+	if html := res.HTML(); !strings.Contains(html, "<math><mi>a</mi>") {
+		t.Errorf("HTML after Text lost the <math> element: %s", html)
+	}
+}
+
 // hangLimit is far above any real extraction time (milliseconds); past it
 // FuzzExtract reports a hang.
 const hangLimit = 3 * time.Second

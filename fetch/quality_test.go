@@ -36,6 +36,9 @@ func TestExtractionQuality(t *testing.T) {
 			t.Errorf("%s: %v", p.name, err)
 			continue
 		}
+		if res.JSShell {
+			t.Errorf("%s: a server-rendered article flagged as a JavaScript shell: %s", p.name, res.Hint)
+		}
 		prec, rec, f1 := wordF1(words(htmlText(p.expectedHTML)), words(res.Text()))
 		sumF1 += f1
 		titleOK := normSpace(res.Title) == normSpace(p.expectedTitle)

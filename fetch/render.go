@@ -15,6 +15,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Format is an output format of Render.
@@ -120,7 +121,9 @@ func (r *Result) Text() string {
 	}
 	var parts []string
 	for _, n := range r.nodes {
-		if s := strings.TrimSpace(render.InnerText(n)); s != "" {
+		var s string
+		withReadableMath(n, func() { s = strings.TrimSpace(render.InnerText(n)) })
+		if s != "" {
 			parts = append(parts, s)
 		}
 	}
@@ -238,4 +241,56 @@ func withNewline(s string) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// withReadableMath runs fn while MathML without a TeX source is disguised as
+// plain spans: render.InnerText prints math only as TeX and would otherwise
+// drop such formulas ("a ≠ 0") that the markdown keeps. The tree is
+// restored afterwards.
+func withReadableMath(n *html.Node, fn func()) {
+	type saved struct {
+		node     *html.Node
+		data, ns string
+		dataAtom atom.Atom
+	}
+	var changed []saved
+	walk(n, func(c *html.Node) bool {
+		if c.Type == html.ElementNode && isBareMath(c) {
+			changed = append(changed, saved{c, c.Data, c.Namespace, c.DataAtom})
+			c.Data, c.Namespace, c.DataAtom = "span", "", atom.Span
+		}
+		return true
+	})
+	defer func() {
+		for _, s := range changed {
+			s.node.Data, s.node.Namespace, s.node.DataAtom = s.data, s.ns, s.dataAtom
+		}
+	}()
+	fn()
+}
+
+// isBareMath reports a <math> without a TeX annotation or a MathJax
+// container without data-latex: the cases render.InnerText leaves out.
+func isBareMath(n *html.Node) bool {
+	switch n.Data {
+	case "math":
+		found := false
+		walk(n, func(c *html.Node) bool {
+			if v, _ := attr(c, "encoding"); c.Data == "annotation" && v == "application/x-tex" {
+				found = true
+			}
+			return !found
+		})
+		return !found
+	case "mjx-container":
+		found := false
+		walk(n, func(c *html.Node) bool {
+			if _, ok := attr(c, "data-latex"); ok && c.Type == html.ElementNode {
+				found = true
+			}
+			return !found
+		})
+		return !found
+	}
+	return false
 }
