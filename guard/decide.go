@@ -89,10 +89,17 @@ func (j *judged) targetRaw() string {
 		}
 	}
 	if base == Navigate || base == Open || j.c.Server == "" && j.c.Tool == "web_fetch" {
-		return argString(j.c.Args, "url")
+		u := argString(j.c.Args, "url")
+		if base == Navigate && historyMoves[strings.ToLower(strings.TrimSpace(u))] {
+			return "" // browser_navigate("back"): stays in the tab's history, judged by the page
+		}
+		return u
 	}
 	return ""
 }
+
+// historyMoves are the non-URL values browser_navigate takes.
+var historyMoves = map[string]bool{"back": true, "forward": true, "reload": true}
 
 // setTarget records a target; one without a host is judged by the page it
 // acts in, and one that runs code there is a write.

@@ -129,6 +129,8 @@ func decisionTable() []tc {
 		// navigation: judged by the target
 		{name: "initScript is a write", mode: S, tool: "mcp__chrome-devtools__navigate_page", args: map[string]any{"url": "https://example.com/", "initScript": "1"}, page: "https://go.dev/", owned: true, want: Ask},
 		{name: "initScript into paypal", mode: I, tool: "mcp__chrome-devtools__navigate_page", args: map[string]any{"url": "https://paypal.com/", "initScript": "1"}, page: "https://go.dev/", owned: true, want: Ask, rule: "paypal"},
+		{name: "native navigate back", mode: Shared, tool: "browser_navigate", args: map[string]any{"url": "back"}, page: "https://paypal.com/", owned: true, want: Allow},
+		{name: "native navigate reload person's tab", mode: Shared, tool: "browser_navigate", args: map[string]any{"url": "Reload"}, page: "https://example.com/", want: Ask},
 		{name: "mcp navigate reload own tab", mode: S, tool: "mcp__chrome-devtools__navigate_page", args: map[string]any{"type": "reload"}, page: "https://paypal.com/", owned: true, want: Allow},
 		// tab ownership
 		// reads
