@@ -19,7 +19,8 @@ import (
 func readBody(resp *http.Response, max int64) (body []byte, truncated bool, err error) {
 	r, err := decoder(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
-		return nil, false, err
+		u := resp.Request.URL.String()
+		return nil, false, newError(ErrBody, u, err, "cannot decode the body of %s: %v", u, err)
 	}
 	buf := make([]byte, 0, initialCap(resp.ContentLength, max))
 	w := &capWriter{buf: buf, max: max}
@@ -76,13 +77,13 @@ func decoder(body io.Reader, contentEncoding string) (io.Reader, error) {
 		case "deflate":
 			r, err = deflateReader(r)
 		default:
-			return nil, fmt.Errorf("unsupported Content-Encoding %q", c)
+			return nil, fmt.Errorf("Content-Encoding %q is not supported (only gzip, deflate and br)", c)
 		}
 		if err == io.EOF { // an empty compressed body is an empty body
 			return strings.NewReader(""), nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("bad %s body: %w", codings[i], err)
+			return nil, fmt.Errorf("it is labelled %s but is not: %w", strings.TrimSpace(codings[i]), err)
 		}
 	}
 	return r, nil

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +105,21 @@ func testServer(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Encoding", strings.TrimSuffix(coding, "-raw"))
 		w.Write(compress(t, coding, []byte(articleHTML)))
 	})
+	mux.HandleFunc("/cut", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", "5000")
+		fmt.Fprint(w, "<html><body><p>only the start") // then the handler ends: the server drops the connection
+	})
+	mux.HandleFunc("/fake-gzip", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "gzip")
+		fmt.Fprint(w, articleHTML)
+	})
+	mux.HandleFunc("/zstd", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "zstd")
+		fmt.Fprint(w, "(\xb5/\xfd")
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -169,6 +186,9 @@ func TestFetchBadInput(t *testing.T) {
 		{"redirect loop", srv.URL + "/loop/a", nil, ErrRedirectLoop, "redirect loop: " + srv.URL + "/loop/a -> " + srv.URL + "/loop/b -> " + srv.URL + "/loop/a", 0},
 		{"eleven redirects", srv.URL + "/hop/11", nil, ErrTooManyRedirects, "more than 10 redirects", 0},
 		{"redirect cap lowered", srv.URL + "/hop/3", &Options{MaxRedirects: 2}, ErrTooManyRedirects, "more than 2 redirects", 0},
+		{"body cut short by the server", srv.URL + "/cut", nil, ErrBody, "reading the body of " + srv.URL + "/cut failed: unexpected EOF", 0},
+		{"body not really gzip", srv.URL + "/fake-gzip", nil, ErrBody, "cannot decode the body of " + srv.URL + "/fake-gzip: it is labelled gzip but is not: gzip: invalid header", 0},
+		{"unsupported encoding", srv.URL + "/zstd", nil, ErrBody, `Content-Encoding "zstd" is not supported (only gzip, deflate and br)`, 0},
 		{"empty body", srv.URL + "/empty", nil, ErrEmptyBody, "answered 200 with an empty body", 0},
 		{"timeout", srv.URL + "/slow", &Options{Timeout: 200 * time.Millisecond}, ErrTimeout, "timed out fetching " + srv.URL + "/slow (limit 200ms)", 0},
 		{"no scheme", "example.com/page", nil, ErrBadURL, `malformed URL "example.com/page": no scheme; write it as https://example.com/page`, 0},
@@ -266,6 +286,37 @@ func TestFetchResults(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Fetch(%s) (-want +got):\n%s\nmarkdown:\n%s\nwarnings: %q", tc.path, diff, md, res.Warnings)
+			}
+		})
+	}
+}
+
+// TestClassify covers transport failures that cannot be staged on 127.0.0.1
+// (DNS) or are awkward to time (cancellation).
+func TestClassify(t *testing.T) {
+	c := NewClient(&Options{Timeout: 5 * time.Second})
+	u, _ := ParseURL("https://nope.invalid/x")
+	wrap := func(err error) error { return &url.Error{Op: "Get", URL: u.String(), Err: err} }
+	tests := []struct {
+		name    string
+		err     error
+		wantErr error
+		wantMsg string
+	}{
+		{"no such host", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "nope.invalid", IsNotFound: true}}),
+			ErrUnreachable, `cannot resolve host "nope.invalid": no such host`},
+		{"deadline", wrap(context.DeadlineExceeded), ErrTimeout, "timed out fetching https://nope.invalid/x (limit 5s)"},
+		{"cancelled", wrap(context.Canceled), ErrTimeout, "fetching https://nope.invalid/x was cancelled"},
+		{"tls alert", wrap(tls.AlertError(40)), ErrTLS, "TLS handshake with nope.invalid failed: handshake failure"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.classify(tc.err, u)
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("kind: got %v, want %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.wantMsg, err.Error()); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
 			}
 		})
 	}
