@@ -29,7 +29,7 @@ type runFlags struct {
 	maxSteps                 int
 	json, yes, noMCP, headed bool
 	sites, mcpConfig         string
-	mcpWait                  time.Duration
+	mcpWait, timeout         time.Duration
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -39,7 +39,8 @@ func newRunCmd(s *streams) *cobra.Command {
 		Short: "Do one task with the agent, non-interactively: the answer on stdout",
 		Long: `Run one task with the LLM agent and exit. The final answer goes to stdout;
 progress, tool calls and notices go to stderr. With --json, stdout gets one
-JSON document: the answer, the status and every tool call.
+JSON document: the answer, the status and every tool call. A task of "-" is
+read from stdin.
 
 Tool calls that need approval are refused unless --yes is given; --yes never
 covers sensitive pages (banks, mail, payments…), which always need a person.
@@ -52,7 +53,8 @@ Exit codes: 0 answered; 1 failed; 2 bad usage; 3 step limit reached without
 an answer; 4 no LLM configured; 130 interrupted.`,
 		Example: `  OPENAI_API_KEY=sk-... browseragent run "what is the title of https://example.com/"
   OPENAI_BASE_URL=http://127.0.0.1:11434/v1 BROWSERAGENT_MODEL=qwen3 browseragent run --no-mcp "summarise https://go.dev/blog"
-  browseragent run --json --max-steps 10 "find the price on http://127.0.0.1:8080/shop" > result.json`,
+  browseragent run --json --max-steps 10 "find the price on http://127.0.0.1:8080/shop" > result.json
+  echo "list the links on https://example.com/" | browseragent run -`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return exitCode(exitRunUsage, `run needs one task in quotes, e.g. browseragent run "what is the title of https://example.com/"`)
@@ -75,12 +77,22 @@ an answer; 4 no LLM configured; 130 interrupted.`,
 	fl.StringVar(&f.sites, "sites", "", "extra sensitive-sites rules file, layered over the defaults")
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config file, merged over the user and project files")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", f.mcpWait, "how long to wait for MCP servers to start before the first step")
+	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: no limit)")
 	return cmd
 }
 
 func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
-	if f.maxSteps < 0 {
-		return exitCode(exitRunUsage, "--max-steps must be positive")
+	if f.maxSteps < 0 || f.timeout < 0 {
+		return exitCode(exitRunUsage, "--max-steps and --timeout must not be negative")
+	}
+	if task == "-" {
+		b, err := io.ReadAll(io.LimitReader(s.in, 1<<20))
+		if err != nil {
+			return fmt.Errorf("read the task from stdin: %w", err)
+		}
+		if task = strings.TrimSpace(string(b)); task == "" {
+			return exitCode(exitRunUsage, "the task on stdin is empty")
+		}
 	}
 	settings, err := agent.LoadSettings(agent.Overrides{Provider: f.provider, BaseURL: f.baseURL, Model: f.model, MaxSteps: f.maxSteps})
 	if err != nil {
@@ -91,6 +103,11 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
 
 	sess, err := openRunSession(ctx, s, f)
 	if err != nil {
@@ -143,6 +160,9 @@ func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer s
 	switch {
 	case err == nil:
 		tr.Status = "answered"
+	case errors.Is(err, context.DeadlineExceeded):
+		tr.Status, code = "timeout", 1
+		err = fmt.Errorf("gave up after --timeout %s", f.timeout)
 	case errors.Is(err, context.Canceled):
 		tr.Status, code = "interrupted", exitRunInterrupted
 	case errors.Is(err, agent.ErrStepLimit):
@@ -178,7 +198,7 @@ type transcript struct {
 	Task         string            `json:"task"`
 	Model        string            `json:"model"`
 	BaseURL      string            `json:"base_url"`
-	Status       string            `json:"status"` // answered, step_limit, interrupted, error
+	Status       string            `json:"status"` // answered, step_limit, timeout, interrupted, error
 	Answer       string            `json:"answer"`
 	Error        string            `json:"error,omitempty"`
 	Steps        int               `json:"steps"`

@@ -52,8 +52,12 @@ because of the storm warning issued late last night by the coast guard office.</
 }
 
 func runMain(args ...string) (code int, stdout, stderr string) {
+	return runMainIn("", args...)
+}
+
+func runMainIn(stdin string, args ...string) (code int, stdout, stderr string) {
 	var out, errw bytes.Buffer
-	code = Main(args, strings.NewReader(""), &out, &errw)
+	code = Main(args, strings.NewReader(stdin), &out, &errw)
 	return code, out.String(), errw.String()
 }
 
@@ -107,15 +111,36 @@ func TestRunJSONTranscript(t *testing.T) {
 	}
 }
 
+func TestRunTaskFromStdin(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Rule{When: llmtest.LastUser("from stdin"), Reply: llmtest.Text("read it")})
+	runEnv(t, srv)
+	code, stdout, stderr := runMainIn("  a task from stdin\n", "run", "--no-mcp", "-")
+	if code != 0 || stdout != "read it\n" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+}
+
 func TestRunFailures(t *testing.T) {
 	tests := []struct {
 		name     string
 		rules    []llmtest.Rule
 		noLLM    bool
+		stdin    string
 		args     []string
 		wantCode int
 		wantErr  string
 	}{
+		{
+			name:     "timeout",
+			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Reply{Text: "thinking", Hang: true}}},
+			args:     []string{"run", "--no-mcp", "--timeout", "200ms", "hello"},
+			wantCode: 1, wantErr: "gave up after --timeout 200ms",
+		},
+		{
+			name:     "empty task on stdin",
+			args:     []string{"run", "--no-mcp", "-"},
+			wantCode: exitRunUsage, wantErr: "task on stdin is empty",
+		},
 		{
 			name:     "step limit",
 			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1:1/"}`)}},
@@ -155,7 +180,7 @@ func TestRunFailures(t *testing.T) {
 			if tt.noLLM {
 				t.Setenv("BROWSERAGENT_MODEL", "")
 			}
-			code, stdout, stderr := runMain(tt.args...)
+			code, stdout, stderr := runMainIn(tt.stdin, tt.args...)
 			if code != tt.wantCode || !strings.Contains(stderr, tt.wantErr) {
 				t.Errorf("exit %d (want %d), stderr (want %q):\n%s", code, tt.wantCode, tt.wantErr, stderr)
 			}
