@@ -342,6 +342,10 @@ func describeLLMError(s Settings, err error) error {
 		return fmt.Errorf("LLM at %s refused the API key (%d): check OPENAI_API_KEY or the provider's key variable", s.BaseURL, status)
 	case http.StatusNotFound:
 		return fmt.Errorf("LLM at %s answered 404 for model %q: check the model name and that the base URL ends in /v1 (%s)", s.BaseURL, s.Model, oneLine(msg))
+	case http.StatusBadRequest:
+		if l := strings.ToLower(msg); strings.Contains(l, "tool") && (strings.Contains(l, "support") || strings.Contains(l, "not allowed")) {
+			return fmt.Errorf("model %q at %s does not support tool calls: choose one that does (%s)", s.Model, s.BaseURL, oneLine(msg))
+		}
 	case http.StatusTooManyRequests:
 		return fmt.Errorf("LLM at %s is rate limiting (429): wait a while and try again, or check the account's quota (%s)", s.BaseURL, oneLine(msg))
 	}

@@ -703,3 +703,31 @@ func TestEmptyAnswerKeepsContentField(t *testing.T) {
 		t.Errorf("empty assistant answer sent as %+v, want content \"\"", m)
 	}
 }
+
+func TestLLMErrorsSayWhatToDo(t *testing.T) {
+	tests := []struct {
+		name      string
+		reply     llmtest.Reply
+		want      string
+		wantSleep int
+	}{
+		{"bad key", llmtest.Error(401, "", "Incorrect API key provided"), "refused the API key", 0},
+		{"unknown model", llmtest.Error(404, "", "model 'x' not found"), "check the model name", 0},
+		{"model without tools", llmtest.Error(400, "", "registry.ollama.ai/library/gemma does not support tools"), "does not support tool calls", 0},
+		{"long Retry-After is not waited for", llmtest.Error(429, "3600", "quota"), "rate limiting", 0},
+		{"server error after retries", llmtest.Error(500, "0", "boom"), "500: boom", maxRetries},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t, llmtest.Rule{When: llmtest.Any(), Reply: tt.reply})
+			a, slept := newTestAgent(t, srv, &testCaller{}, nil)
+			_, err := a.Turn(context.Background(), "hi", nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+			if len(*slept) != tt.wantSleep {
+				t.Errorf("retries = %d, want %d", len(*slept), tt.wantSleep)
+			}
+		})
+	}
+}
