@@ -36,8 +36,14 @@ func jsArg(v any) string {
 	return string(b)
 }
 
+// evalTimeout bounds one script in the page: a hung or crashed renderer
+// must not hold a tool for the whole call timeout.
+const evalTimeout = 20 * time.Second
+
 // eval runs a JavaScript expression in the page and decodes its value.
 func eval[T any](ctx context.Context, expr string) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, evalTimeout)
+	defer cancel()
 	return chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
@@ -155,6 +161,7 @@ func toolNavigate(ctx context.Context, c *call) (*Result, error) {
 	if c.a.URL == "" {
 		return failf("browser_navigate needs url"), nil
 	}
+	c.loading = true
 	pctx, r, err := c.page(ctx, "")
 	if r != nil || err != nil {
 		return r, err

@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
-
-	"github.com/chromedp/chromedp"
 )
 
 //go:embed snapshot.js
@@ -30,7 +28,7 @@ type Snapshot struct {
 // body).
 func takeSnapshot(ctx context.Context, selector string) (*Snapshot, error) {
 	expr := fmt.Sprintf("(%s)(%s, %d)", snapshotJS, jsArg(selector), maxSnapshotLines)
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[*Snapshot](expr))
+	s, err := eval[*Snapshot](ctx, expr)
 	if err != nil {
 		return nil, err
 	}

@@ -53,13 +53,26 @@
     const tag = el.tagName;
     if (tag === 'IMG') return clean(el.getAttribute('alt') || el.getAttribute('title'), 100);
     if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
-      if (el.labels && el.labels.length) return clean(Array.from(el.labels, l => l.innerText).join(' '), 100);
+      if (el.labels && el.labels.length) return clean(Array.from(el.labels, labelText).join(' '), 100);
       if (tag === 'INPUT' && /^(button|submit|reset)$/i.test(el.type)) return clean(el.value || el.type, 100);
       return clean(el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name'), 100);
     }
     if (LEAF.has(r) || r === 'cell' || r === 'columnheader')
       return clean(el.innerText || el.getAttribute('title') || (el.querySelector('img[alt]') || {}).alt, 100);
     return clean(el.getAttribute('title'), 100);
+  }
+  // labelText is the text of a label without the text of the controls in it
+  // (a <select> inside its label would name itself after its options).
+  function labelText(l) {
+    let out = '';
+    const visit = n => {
+      for (const c of n.childNodes) {
+        if (c.nodeType === 3) out += c.data;
+        else if (c.nodeType === 1 && !/^(SELECT|TEXTAREA|INPUT|BUTTON|SCRIPT|STYLE)$/.test(c.tagName)) visit(c);
+      }
+    };
+    visit(l);
+    return out;
   }
   function ref(el) {
     let id = st.ids.get(el);
@@ -113,12 +126,15 @@
     }
     return s;
   }
+  // walk outlines the children of node. The text of a <label> that names a
+  // control is skipped: the control carries it as its name.
   function walk(node, depth) {
     if (truncated) return;
     const kids = node.shadowRoot ? [...node.shadowRoot.childNodes, ...node.childNodes] : node.childNodes;
+    const labelled = node.tagName === 'LABEL' && node.control;
     for (const c of kids) {
       if (truncated) return;
-      if (c.nodeType === 3) { text(depth, c.data); continue; }
+      if (c.nodeType === 3) { if (!labelled) text(depth, c.data); continue; }
       if (c.nodeType !== 1 || SKIP.has(c.tagName)) continue;
       if (c.getAttribute('aria-hidden') === 'true' || c.hidden) continue;
       if (c.checkVisibility && !c.checkVisibility({ checkVisibilityCSS: true }) && c.tagName !== 'OPTION') {
@@ -129,8 +145,11 @@
       if (c.tagName === 'SELECT') { emit(depth, describe(c, r)); continue; }
       if (LEAF.has(r)) { emit(depth, describe(c, r)); continue; }
       const before = lines.length;
-      emit(depth, describe(c, r));
+      const line = describe(c, r);
+      emit(depth, line);
       walk(c, depth + 1);
+      // An empty container with no name says nothing.
+      if (lines.length === before + 1 && line === r) { lines.pop(); continue; }
       // A block that only holds text reads better on one line.
       if (lines.length === before + 2 && lines[before + 1].startsWith('  '.repeat(depth + 1) + '- text: ')) {
         lines[before] += ': ' + lines[before + 1].slice(2 * (depth + 1) + 8);

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -29,14 +30,13 @@ var ErrNoTab = errors.New("no current tab: open one with browser_open, or pick o
 
 // tab is the live state of one page target.
 type tab struct {
-	id      target.ID
-	short   string
-	seq     int
-	url     string
-	title   string
-	owned   bool
-	crashed bool
-	used    bool // the agent navigated it at least once
+	id    target.ID
+	short string
+	seq   int
+	url   string
+	title string
+	owned bool
+	used  bool // the agent navigated it at least once
 
 	// ctx is our attachment to the page, made lazily by attach; it always
 	// detaches on cancel, so cancelling never closes the tab.
@@ -44,7 +44,9 @@ type tab struct {
 	cancel context.CancelFunc
 
 	dmu     sync.Mutex
-	dialogs []string // dialogs handled since the last tool result
+	dialogs []string      // dialogs handled since the last tool result
+	crashed bool          // the renderer died; guarded by dmu
+	crashCh chan struct{} // closed when the renderer dies; guarded by dmu
 }
 
 // onEvent keeps the tab list current. It runs in chromedp's read loop, so it
@@ -61,7 +63,7 @@ func (s *session) onEvent(ev any) {
 		s.removeLocked(e.TargetID)
 	case *target.EventTargetCrashed:
 		if t := s.tabs[e.TargetID]; t != nil {
-			t.crashed = true
+			t.markCrashed()
 		}
 	}
 }
@@ -181,6 +183,12 @@ func (s *session) attach(t *tab) (context.Context, error) {
 		cancel()
 		return nil, fmt.Errorf("tab %s does not respond (a dialog or a frozen page?): reload it by hand or close it", t.short)
 	}
+	if s.mode == ModeShared {
+		// Chrome freezes background tabs; a frozen page answers nothing.
+		fctx, fcancel := context.WithTimeout(ctx, 2*time.Second)
+		chromedp.Call(fctx, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateActive})
+		fcancel()
+	}
 	s.mu.Lock()
 	t.ctx, t.cancel = ctx, cancel
 	s.mu.Unlock()
@@ -192,6 +200,16 @@ func (s *session) attach(t *tab) (context.Context, error) {
 // each is reported in the next tool result. It runs in the read loop, so
 // the answer goes out from another goroutine.
 func onPageEvent(ctx context.Context, t *tab, ev any) {
+	switch ev.(type) {
+	case *inspector.EventTargetCrashed:
+		t.markCrashed()
+		return
+	case *inspector.EventTargetReloadedAfterCrash:
+		t.dmu.Lock()
+		t.crashed, t.crashCh = false, nil
+		t.dmu.Unlock()
+		return
+	}
 	e, ok := ev.(*page.EventJavascriptDialogOpening)
 	if !ok {
 		return
@@ -205,6 +223,32 @@ func onPageEvent(ctx context.Context, t *tab, ev any) {
 	t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb))
 	t.dmu.Unlock()
 	go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+}
+
+// markCrashed records a renderer crash and ends the calls waiting on it.
+func (t *tab) markCrashed() {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	if !t.crashed {
+		t.crashed = true
+		close(t.crashChan())
+	}
+}
+
+// crashChan returns the channel closed by the next crash (dmu held).
+func (t *tab) crashChan() chan struct{} {
+	if t.crashCh == nil {
+		t.crashCh = make(chan struct{})
+	}
+	return t.crashCh
+}
+
+// isCrashed reports whether the renderer of the tab died and no reload has
+// revived it yet.
+func (t *tab) isCrashed() bool {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	return t.crashed
 }
 
 // takeDialogs returns and clears the dialog notes of the tab.

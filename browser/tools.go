@@ -175,6 +175,9 @@ func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*
 		}
 		return nil, err
 	}
+	if c.t != nil && c.t.isCrashed() && res.IsError && !c.loading {
+		res = failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", c.t.short)
+	}
 	if c.t != nil {
 		if d := c.t.takeDialogs(); len(d) > 0 {
 			res.Text = strings.TrimSpace(res.Text + "\nNote: " + strings.Join(d, "; ") + ".")
@@ -192,6 +195,7 @@ type call struct {
 	ctx context.Context // chromedp context of t, bounded by the call
 
 	release []func()
+	loading bool // the call loads a page, which also revives a crashed tab
 }
 
 // page resolves the tab of the call (current or the tab argument) and
@@ -202,6 +206,12 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 		return nil, failf("%v", err), nil
 	}
 	c.t = t
+	t.dmu.Lock()
+	crashed, crashCh := t.crashed, t.crashChan()
+	t.dmu.Unlock()
+	if crashed && !c.loading {
+		return nil, failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", t.short), nil
+	}
 	pctx, err := c.s.attach(t)
 	if err != nil {
 		if errors.Is(err, ErrLost) || c.s.dead() {
@@ -213,6 +223,16 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 	// with the call so no tool outlives its caller.
 	cctx, cancel := context.WithCancel(pctx)
 	stop := context.AfterFunc(ctx, cancel)
+	if !crashed {
+		// A renderer that dies never answers: end the call at once.
+		go func() {
+			select {
+			case <-crashCh:
+				cancel()
+			case <-cctx.Done():
+			}
+		}()
+	}
 	c.release = append(c.release, func() { stop(); cancel() })
 	c.ctx = cctx
 	return cctx, nil, nil

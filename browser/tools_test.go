@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestToolsOnLocalSite drives one isolated browser through the native tools
@@ -121,6 +122,23 @@ func TestToolsOnLocalSite(t *testing.T) {
 		snap := mustCall(t, b, "browser_snapshot", nil).Text
 		if !contains(snap, "first part") {
 			t.Errorf("partial page not readable:\n%s", snap)
+		}
+	})
+
+	t.Run("crashed tab", func(t *testing.T) {
+		tryCall(t, b, "browser_navigate", map[string]any{"url": "chrome://crash"})
+		deadline := time.Now().Add(10 * time.Second)
+		r := tryCall(t, b, "browser_snapshot", nil)
+		for !strings.Contains(r.Text, "crashed") && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			r = tryCall(t, b, "browser_snapshot", nil)
+		}
+		if !r.IsError || !strings.Contains(r.Text, "crashed") {
+			t.Fatalf("crash not reported: %+v", r)
+		}
+		mustCall(t, b, "browser_navigate", map[string]any{"url": site.URL + "/article.html"})
+		if snap := mustCall(t, b, "browser_snapshot", nil).Text; !contains(snap, "Tidal Clock") {
+			t.Errorf("tab not revived:\n%s", snap)
 		}
 	})
 
