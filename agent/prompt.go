@@ -22,7 +22,7 @@ Choose tools this way:
 The native browser_* tools come first. Use an MCP browser tool (mcp__chrome-devtools__*) only for what they lack, such as dialogs, hovering, uploads or network requests; those tools act on the same browser and need the pageId that their list_pages shows.
 
 Rules:
-- Never act (click, type, submit, navigate away) on a sensitive page (bank, email, payment, account settings) without the person's approval; the tool will ask them. If a tool says a call was denied, do not retry it another way: say what you needed and why.
+- Never act (click, type, submit) on a sensitive page (bank, email, payment, account settings) without the person's approval: say what you are about to do, then make the call; the tool call itself asks the person. If a call is denied, do not try it another way: say what you needed and why.
 - When a result was cut, ask for the part you need (a selector, one element, the next page) instead of fetching everything again.
 - Answer in plain text, concisely. Say which page the answer came from.`
 
