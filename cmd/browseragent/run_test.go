@@ -454,3 +454,17 @@ func TestRunInterrupt(t *testing.T) {
 		t.Errorf("processes left running after Ctrl-C: %v", left)
 	}
 }
+
+// TestRunProviderBusyThenAnswers: a provider that answers 429 then succeeds;
+// the wait is shown on stderr and the run answers.
+func TestRunProviderBusyThenAnswers(t *testing.T) {
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Error(429, "0", "rate limited"), Times: 1},
+		llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Text("fine now")},
+	)
+	runEnv(t, srv)
+	code, stdout, stderr := runMain("run", "--no-mcp", "hello")
+	if code != 0 || stdout != "fine now\n" || !strings.Contains(stderr, "LLM answered 429; retrying") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+}
