@@ -100,7 +100,7 @@ func TestResolveEndpointErrors(t *testing.T) {
 // personBrowser starts a second Chromium standing in for the person's own
 // browser: its own profile, remote debugging on a random port, logged into
 // the site in its first tab, the article in its second.
-func personBrowser(t *testing.T, siteURL string) (dir string, cmd *exec.Cmd) {
+func personBrowser(t *testing.T, siteURL string) (dir string, cmd *exec.Cmd, exited <-chan struct{}) {
 	t.Helper()
 	chrome := requireChrome(t)
 	dir = t.TempDir()
@@ -116,10 +116,11 @@ func personBrowser(t *testing.T, siteURL string) (dir string, cmd *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	done := make(chan struct{})
+	exited = done
+	go func() { cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		terminate(cmd, exited, 3*time.Second)
+		terminate(cmd, done, 3*time.Second)
 		assertNoProcess(t, dir)
 	})
 	deadline := time.Now().Add(20 * time.Second)
@@ -134,7 +135,7 @@ func personBrowser(t *testing.T, siteURL string) (dir string, cmd *exec.Cmd) {
 			}
 		}
 		if urls := personTabs(t, dir); len(urls) == 2 && loggedIn(urls) {
-			return dir, cmd
+			return dir, cmd, exited
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("person's browser did not come up with two tabs")
@@ -181,7 +182,7 @@ func personTabs(t *testing.T, dir string) []string {
 // close the person's tabs, and leaves everything open on Disconnect.
 func TestSharedMode(t *testing.T) {
 	site := newSite(t)
-	dir, cmd := personBrowser(t, site.URL)
+	dir, _, exited := personBrowser(t, site.URL)
 	b := New(nil)
 	t.Cleanup(func() { b.Close() })
 	if err := b.Connect(context.Background(), Target{UserDataDir: dir}); err != nil {
@@ -242,8 +243,10 @@ func TestSharedMode(t *testing.T) {
 	if len(urls) != 3 {
 		t.Errorf("after Disconnect want the 2 person tabs plus the agent's open, got %v", urls)
 	}
-	if cmd.ProcessState != nil {
+	select {
+	case <-exited:
 		t.Errorf("person's browser exited")
+	default:
 	}
 	if b.Mode() != ModeIsolated || b.Running() {
 		t.Errorf("after Disconnect: mode %v running %v", b.Mode(), b.Running())

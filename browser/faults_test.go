@@ -45,7 +45,7 @@ func closePersonTab(t *testing.T, dir, urlSuffix string) {
 // quitting give clear answers, and connecting again works.
 func TestSharedFaults(t *testing.T) {
 	site := newSite(t)
-	dir, cmd := personBrowser(t, site.URL)
+	dir, cmd, _ := personBrowser(t, site.URL)
 	b := New(nil)
 	t.Cleanup(func() { b.Close() })
 	if err := b.Connect(context.Background(), Target{UserDataDir: dir}); err != nil {
@@ -78,7 +78,7 @@ func TestSharedFaults(t *testing.T) {
 		t.Errorf("mode after loss = %v", b.Mode())
 	}
 
-	dir2, _ := personBrowser(t, site.URL)
+	dir2, _, _ := personBrowser(t, site.URL)
 	if err := b.Connect(context.Background(), Target{UserDataDir: dir2}); err != nil {
 		t.Fatalf("reconnect: %v", err)
 	}
