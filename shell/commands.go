@@ -83,7 +83,7 @@ func commandNames() []string {
 func generalCommands() []*command {
 	return []*command{
 		{name: "help", args: "[COMMAND]", summary: "list commands, or explain one",
-			run: cmdHelp, complete: func(*Shell, int, []string) []suggestion { return commandSuggestions("") }},
+			run: cmdHelp, complete: completeHelp},
 		{name: "exit", summary: "leave the shell (also Ctrl-D, /quit)",
 			run: func(_ context.Context, s *Shell, _ *call) error { s.setExiting(); return nil }},
 	}
@@ -151,6 +151,18 @@ Then start browseragent again. /model NAME switches model within the provider.`
 
 func indent(s, pre string) string {
 	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
+// completeHelp suggests command names (without the slash) for /help.
+func completeHelp(_ *Shell, n int, _ []string) []suggestion {
+	if n > 0 {
+		return nil
+	}
+	var out []suggestion
+	for _, c := range commands {
+		out = append(out, suggestion{c.name, c.summary})
+	}
+	return out
 }
 
 // commandSuggestions lists commands whose name starts with prefix.

@@ -52,13 +52,19 @@ func (s *Shell) runTTY(ctx context.Context, fd int) (err error) {
 		}
 		line = s.pastes.expand(line)
 		hist.add(line)
+		if s.tty.takeInterrupt() {
+			s.p.Hint("cancelled")
+			continue
+		}
 		s.execute(ctx, line)
 	}
 	return nil
 }
 
-// watchTermination ends the shell on SIGTERM, SIGHUP or ctx: the terminal
-// is restored first, the running command cancelled, the prompt left.
+// watchTermination ends the shell on SIGTERM, SIGHUP or ctx: the running
+// command is cancelled and the prompt left; runTTY's deferred restore then
+// puts the terminal back. (Restoring here, under go-prompt's reader, would
+// make its next read block.)
 func (s *Shell) watchTermination(ctx context.Context) func() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, termSignals...)
@@ -70,7 +76,6 @@ func (s *Shell) watchTermination(ctx context.Context) func() {
 		case <-sig:
 		case <-ctx.Done():
 		}
-		s.tty.restore()
 		s.setExiting()
 		s.interrupt()
 		s.tty.inject(quitKey)

@@ -40,6 +40,7 @@ type ttyParser struct {
 	keys     keyReader
 	injected [][]byte
 	gated    bool // Enter was handed out: no more keys until the next Setup
+	intr     bool // Ctrl-C was typed after Enter, before the terminal left raw mode
 	lastEOF  bool // the last key handed out was Ctrl-D
 }
 
@@ -59,9 +60,41 @@ func (t *ttyParser) Setup() error {
 	return syscall.SetNonblock(t.fd, true)
 }
 
-// TearDown puts the terminal back as the person had it.
+// TearDown puts the terminal back as the person had it. Keys typed after
+// Enter while the terminal was still raw are kept for the next line; a
+// Ctrl-C among them would otherwise be lost as a plain byte (it only
+// becomes SIGINT in cooked mode), so it is remembered, and it discards the
+// type-ahead before it as a terminal's interrupt does.
 func (t *ttyParser) TearDown() error {
+	buf := make([]byte, 4096)
+	for {
+		n, err := syscall.Read(t.fd, buf)
+		if n <= 0 || err != nil {
+			break
+		}
+		t.mu.Lock()
+		t.keys.feed(buf[:n])
+		t.mu.Unlock()
+	}
+	t.mu.Lock()
+	for i := len(t.keys.queue) - 1; i >= 0; i-- {
+		if tok := t.keys.queue[i]; len(tok) == 1 && tok[0] == 0x03 {
+			t.keys.queue = t.keys.queue[i+1:]
+			t.intr = true
+			break
+		}
+	}
+	t.mu.Unlock()
 	return t.restore()
+}
+
+// takeInterrupt reports (once) a Ctrl-C typed right after Enter.
+func (t *ttyParser) takeInterrupt() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := t.intr
+	t.intr = false
+	return i
 }
 
 func (t *ttyParser) restore() error {
@@ -84,42 +117,57 @@ func (t *ttyParser) GetWinSize() *prompt.WinSize {
 
 func (t *ttyParser) cols() int { return int(t.GetWinSize().Col) }
 
-// Read hands go-prompt one token: injected ones first, then keys.
+// Read hands go-prompt one token: injected ones first, then keys. The
+// terminal read happens without the lock, so inject never waits on it.
 func (t *ttyParser) Read() ([]byte, error) {
+	if tok, ok := t.take(); ok {
+		return tok, nil
+	}
+	if t.isGated() {
+		return nil, errNoInput
+	}
+	buf := make([]byte, 4096)
+	n, err := syscall.Read(t.fd, buf)
+	if n <= 0 || err != nil {
+		return nil, errNoInput
+	}
+	t.mu.Lock()
+	t.keys.feed(buf[:n])
+	t.mu.Unlock()
+	if tok, ok := t.take(); ok {
+		return tok, nil
+	}
+	return nil, errNoInput
+}
+
+func (t *ttyParser) isGated() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gated
+}
+
+// take pops an injected token or a decoded key, unless Enter was handed
+// out already for this line.
+func (t *ttyParser) take() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.gated {
-		return nil, errNoInput
+		return nil, false
 	}
 	if len(t.injected) > 0 {
 		tok := t.injected[0]
 		t.injected = t.injected[1:]
-		return tok, nil
-	}
-	if _, ok := t.peek(); !ok {
-		buf := make([]byte, 4096)
-		n, err := syscall.Read(t.fd, buf)
-		if n <= 0 || err != nil {
-			return nil, errNoInput
-		}
-		t.keys.feed(buf[:n])
+		return tok, true
 	}
 	tok, ok := t.keys.next()
 	if !ok {
-		return nil, errNoInput
+		return nil, false
 	}
 	t.lastEOF = len(tok) == 1 && tok[0] == 0x04
 	if len(tok) == 1 && (tok[0] == '\r' || tok[0] == '\n') {
 		t.gated = true // what follows belongs to the next line
 	}
-	return tok, nil
-}
-
-func (t *ttyParser) peek() ([]byte, bool) {
-	if len(t.keys.queue) == 0 {
-		return nil, false
-	}
-	return t.keys.queue[0], true
+	return tok, true
 }
 
 // inject queues a synthetic key for the line being read, or the next one.
