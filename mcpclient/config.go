@@ -46,6 +46,7 @@ type ServerConfig struct {
 	CallTimeout  Duration          `json:"callTimeout,omitempty"`
 	IncludeTools []string          `json:"includeTools,omitempty"`
 	ExcludeTools []string          `json:"excludeTools,omitempty"`
+	OAuth        *OAuthConfig      `json:"oauth,omitempty"`
 
 	// Source is the file this entry came from ("built-in" for the default).
 	Source string `json:"-"`
@@ -74,6 +75,7 @@ func (sc *ServerConfig) Clone() *ServerConfig {
 	c.Headers = cloneMap(sc.Headers)
 	c.IncludeTools = slices.Clone(sc.IncludeTools)
 	c.ExcludeTools = slices.Clone(sc.ExcludeTools)
+	c.OAuth = sc.OAuth.clone()
 	return &c
 }
 
@@ -221,7 +223,7 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 var knownFields = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true,
 	"url": true, "headers": true, "disabled": true, "timeout": true,
-	"callTimeout": true, "includeTools": true, "excludeTools": true,
+	"callTimeout": true, "includeTools": true, "excludeTools": true, "oauth": true,
 }
 
 // Parse reads one configuration file's bytes. file names it in messages;
@@ -308,6 +310,8 @@ func fieldPtr(sc *ServerConfig, k string) any {
 		return &sc.CallTimeout
 	case "includeTools":
 		return &sc.IncludeTools
+	case "oauth":
+		return &sc.OAuth
 	default:
 		return &sc.ExcludeTools
 	}
@@ -341,6 +345,9 @@ func validate(sc *ServerConfig, file string) error {
 	}
 	if (sc.Type == TypeHTTP || sc.Type == TypeSSE) && sc.URL == "" {
 		return fmt.Errorf("%s: type %s needs url", prefix, sc.Type)
+	}
+	if err := sc.OAuth.check(); err != nil {
+		return fmt.Errorf("%s: %w", prefix, err)
 	}
 	return nil
 }
@@ -392,6 +399,10 @@ func expandServer(sc *ServerConfig, lookup func(string) (string, bool)) error {
 		v := sc.Headers[k]
 		ex("headers."+k, &v)
 		sc.Headers[k] = v
+	}
+	if sc.OAuth != nil {
+		ex("oauth.clientId", &sc.OAuth.ClientID)
+		ex("oauth.clientSecret", &sc.OAuth.ClientSecret)
 	}
 	return first
 }

@@ -1,0 +1,41 @@
+package mcpclient
+
+import (
+	"fmt"
+	"slices"
+)
+
+// OAuthConfig is the "oauth" object of an http/sse server entry: a client
+// registered beforehand with the server's authorization server. Without it
+// browseragent registers itself dynamically when the server allows it.
+// ClientID and ClientSecret expand ${VAR} like the other fields.
+type OAuthConfig struct {
+	ClientID     string   `json:"clientId,omitempty"`
+	ClientSecret string   `json:"clientSecret,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+	// CallbackPort fixes the loopback redirect port, for clients registered
+	// with http://127.0.0.1:PORT/callback; 0 picks a free port.
+	CallbackPort int `json:"callbackPort,omitempty"`
+}
+
+func (o *OAuthConfig) clone() *OAuthConfig {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	c.Scopes = slices.Clone(o.Scopes)
+	return &c
+}
+
+// check reports a field that cannot work, naming it.
+func (o *OAuthConfig) check() error {
+	switch {
+	case o == nil:
+		return nil
+	case o.CallbackPort < 0 || o.CallbackPort > 65535:
+		return fmt.Errorf("oauth.callbackPort %d is not a port (1-65535, or 0 for any)", o.CallbackPort)
+	case o.ClientSecret != "" && o.ClientID == "":
+		return fmt.Errorf("oauth.clientSecret is set without oauth.clientId")
+	}
+	return nil
+}
