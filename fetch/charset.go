@@ -24,6 +24,12 @@ var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0
 // bytes had to be replaced.
 func toUTF8(body []byte, contentType string, isHTML bool) (out []byte, name, warning string) {
 	enc, name := declaredEncoding(body, contentType, isHTML)
+	if name == "windows-1252" && hasHighBit(body) && utf8.Valid(body) {
+		// Servers often label UTF-8 pages ISO-8859-1 (which means
+		// windows-1252); Latin-1 text almost never forms valid multi-byte
+		// UTF-8, so the bytes win over the label.
+		return body, "utf-8", "the page is labelled " + name + " but its bytes are UTF-8; read as UTF-8"
+	}
 	if enc == nil || name == "utf-8" {
 		if utf8.Valid(body) {
 			return body, "utf-8", ""
@@ -125,4 +131,13 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func hasHighBit(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }

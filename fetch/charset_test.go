@@ -80,3 +80,38 @@ func TestCharsets(t *testing.T) {
 		}
 	}
 }
+
+// TestCharsetLabelMismatch: what the page says loses to bytes that can only
+// be one thing.
+func TestCharsetLabelMismatch(t *testing.T) {
+	latin1, _ := charmap.Windows1252.NewEncoder().String("<p>Café crème, señor</p>")
+	tests := []struct {
+		name, contentType, body string
+		want                    string
+		warned                  bool
+	}{
+		{"UTF-8 labelled ISO-8859-1", "text/html; charset=iso-8859-1", "<p>Café crème, señor</p>", "Café crème, señor", true},
+		{"real ISO-8859-1", "text/html; charset=iso-8859-1", latin1, "Café crème, señor", false},
+		{"ASCII labelled ISO-8859-1", "text/html; charset=iso-8859-1", "<p>plain</p>", "plain", false},
+		{"unknown label falls back to sniffing", "text/html; charset=x-nonsense", "<p>Café crème, señor</p>", "Café crème, señor", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			res, err := Fetch(context.Background(), srv.URL, &Options{Extract: ExtractOptions{Select: "p"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, res.Text()); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+			if got := len(res.Warnings) > 0; got != tc.warned {
+				t.Errorf("warnings = %q, want some: %v", res.Warnings, tc.warned)
+			}
+		})
+	}
+}
