@@ -60,8 +60,8 @@ func (b *Browser) Render(ctx context.Context, url string, o RenderOptions) (*fet
 	}()
 	c := &call{b: b, s: s}
 	defer func() {
-		for _, r := range c.release {
-			r()
+		for i := len(c.release) - 1; i >= 0; i-- {
+			c.release[i]()
 		}
 	}()
 	pctx, res, err := c.page(ctx, t.short)

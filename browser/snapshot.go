@@ -21,13 +21,14 @@ type Snapshot struct {
 	Lines     []string `json:"lines"`
 	Refs      int      `json:"refs"`
 	Truncated bool     `json:"truncated"`
+	Next      int      `json:"next"` // highest ref number handed out so far
 	Error     string   `json:"error"`
 }
 
 // takeSnapshot outlines the page behind ctx (selector "" means the whole
 // body).
-func takeSnapshot(ctx context.Context, selector string) (*Snapshot, error) {
-	expr := fmt.Sprintf("(%s)(%s, %d)", snapshotJS, jsArg(selector), maxSnapshotLines)
+func takeSnapshot(ctx context.Context, selector string, base int) (*Snapshot, error) {
+	expr := fmt.Sprintf("(%s)(%s, %d, %d)", snapshotJS, jsArg(selector), maxSnapshotLines, base)
 	s, err := eval[*Snapshot](ctx, expr)
 	if err != nil {
 		return nil, err
@@ -75,10 +76,11 @@ func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	s, err := takeSnapshot(pctx, c.a.Selector)
+	s, err := takeSnapshot(pctx, c.a.Selector, c.t.refBase())
 	if err != nil {
 		return jsFail(err)
 	}
+	c.t.noteRefs(s.Next)
 	if s.Error != "" {
 		return failf("%s", s.Error), nil
 	}

@@ -1,12 +1,18 @@
 // snapshot builds the accessibility-style outline of the page. Interactive
 // elements get refs (e1, e2, ...) that stay the same for the same element
 // across snapshots of one document. It runs in the page as one function call.
-(function (rootSelector, maxLines) {
+// Numbering starts at base, the highest ref the tab ever handed out, so a ref
+// from a previous page can never name an element of this one.
+(function (rootSelector, maxLines, base) {
   const KEY = '__browseragent';
   let st = window[KEY];
   if (!st) {
-    st = { n: 0, refs: new Map(), ids: new WeakMap() };
+    st = { n: base, refs: new Map(), ids: new WeakMap() };
     Object.defineProperty(window, KEY, { value: st, enumerable: false });
+  }
+  for (const [id, w] of st.refs) {
+    const el = w.deref();
+    if (!el || !el.isConnected) st.refs.delete(id);
   }
   const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
     'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
@@ -165,5 +171,5 @@
     if (r && LEAF.has(r)) { emit(0, describe(root, r)); root = null; }
   }
   if (root) walk(root, 0);
-  return { title: document.title, url: location.href, lines: lines, refs: count, truncated: truncated };
+  return { title: document.title, url: location.href, lines: lines, refs: count, truncated: truncated, next: st.n };
 })

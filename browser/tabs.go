@@ -47,6 +47,11 @@ type tab struct {
 	dialogs []string      // dialogs handled since the last tool result
 	crashed bool          // the renderer died; guarded by dmu
 	crashCh chan struct{} // closed when the renderer dies; guarded by dmu
+	refs    int           // highest snapshot ref handed out in this tab; guarded by dmu
+
+	// busy serialises tool calls on the tab: actions of one chromedp
+	// context must not race.
+	busy sync.Mutex
 }
 
 // onEvent keeps the tab list current. It runs in chromedp's read loop, so it
@@ -249,6 +254,20 @@ func (t *tab) isCrashed() bool {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
 	return t.crashed
+}
+
+// refBase is where the next page's ref numbers start.
+func (t *tab) refBase() int {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	return t.refs
+}
+
+// noteRefs records the highest ref a snapshot handed out.
+func (t *tab) noteRefs(n int) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	t.refs = max(t.refs, n)
 }
 
 // takeDialogs returns and clears the dialog notes of the tab.

@@ -164,8 +164,8 @@ func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*
 	defer cancel()
 	c := &call{b: b, s: s, a: a}
 	defer func() {
-		for _, r := range c.release {
-			r()
+		for i := len(c.release) - 1; i >= 0; i-- {
+			c.release[i]()
 		}
 	}()
 	res, err := h(ctx, c)
@@ -212,6 +212,8 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 	if crashed && !c.loading {
 		return nil, failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", t.short), nil
 	}
+	t.busy.Lock()
+	c.release = append(c.release, t.busy.Unlock)
 	pctx, err := c.s.attach(t)
 	if err != nil {
 		if errors.Is(err, ErrLost) || c.s.dead() {
