@@ -68,18 +68,11 @@ func cmdSites(_ context.Context, s *Shell, c *call) error {
 	if c.args[0] != "check" {
 		return &hintError{msg: fmt.Sprintf("/sites: unknown sub-command %q", c.args[0]), hint: "usage: /sites check URL"}
 	}
-	r, err := s.opts.Guard.CheckSite(normalizeURL(c.args[1]))
+	text, err := s.opts.Guard.CheckSite(normalizeURL(c.args[1]))
 	if err != nil {
 		return err
 	}
-	if !r.Sensitive {
-		s.p.Line("%s: not a sensitive site", c.args[1])
-	} else {
-		s.p.Line("%s: sensitive (%s), rule %s", c.args[1], r.Category, r.Rule)
-	}
-	if r.Policy != "" {
-		s.p.Hint("%s", r.Policy)
-	}
+	s.p.Text(text)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
 )
 
 var errNoBrowser = &hintError{
@@ -23,7 +24,7 @@ func cmdConnect(ctx context.Context, s *Shell, c *call) error {
 		WSEndpoint:  c.flags["ws-endpoint"],
 	}
 	s.p.SpinStart("connecting to your Chrome")
-	err := s.opts.Browser.Connect(ctx, t)
+	msg, err := s.opts.Browser.Connect(ctx, t)
 	s.p.SpinStop()
 	if err != nil {
 		if errors.Is(err, browser.ErrNotDebuggable) {
@@ -32,7 +33,10 @@ func cmdConnect(ctx context.Context, s *Shell, c *call) error {
 		return &hintError{msg: fmt.Sprintf("connect: %v", err), hint: "/help connect"}
 	}
 	s.p.Line("connected to your Chrome: shared mode")
-	s.p.Hint("the agent asks before acting on tabs it did not open; grants were reset; /disconnect goes back")
+	if msg != "" {
+		s.p.Hint("%s", msg)
+	}
+	s.p.Hint("the agent asks before acting on tabs it did not open; /disconnect goes back")
 	return nil
 }
 
@@ -40,14 +44,18 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 	if s.opts.Browser == nil {
 		return errNoBrowser
 	}
-	if s.opts.Browser.Mode() != "shared" {
+	if s.opts.Browser.Mode() != guard.Shared {
 		s.p.Line("not connected: already using the isolated browser")
 		return nil
 	}
-	if err := s.opts.Browser.Disconnect(ctx); err != nil {
+	msg, err := s.opts.Browser.Disconnect(ctx)
+	if err != nil {
 		return fmt.Errorf("disconnect: %w", err)
 	}
-	s.p.Line("disconnected; your tabs are untouched: isolated mode")
+	s.p.Line("disconnected, your tabs untouched: isolated mode")
+	if msg != "" {
+		s.p.Hint("%s", msg)
+	}
 	return nil
 }
 
@@ -56,7 +64,7 @@ func cmdMode(_ context.Context, s *Shell, _ *call) error {
 		return errNoBrowser
 	}
 	switch s.opts.Browser.Mode() {
-	case "shared":
+	case guard.Shared:
 		s.p.Line("shared: the tools drive your own Chrome")
 		s.p.Hint("the agent asks before acting on your tabs; /disconnect returns to the isolated browser")
 	default:
@@ -68,11 +76,11 @@ func cmdMode(_ context.Context, s *Shell, _ *call) error {
 
 // completeTabs suggests tab numbers with their titles.
 func completeTabs(s *Shell, n int, _ []string) []suggestion {
-	if s.opts.Browser == nil || n > 0 {
+	if s.opts.Tabs == nil || n > 0 {
 		return nil
 	}
 	var out []suggestion
-	for _, t := range s.opts.Browser.Tabs() {
+	for _, t := range s.opts.Tabs.Tabs() {
 		num := t.ID
 		if len(num) > 1 && num[0] == 't' {
 			num = num[1:]

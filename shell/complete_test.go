@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,23 +44,26 @@ func newStubMCP() *stubMCP {
 
 // stubBrowser reports a mode and tabs.
 type stubBrowser struct {
-	mode string
+	mode guard.Mode
 	tabs []browser.Tab
 }
 
-func (b *stubBrowser) Mode() string { return b.mode }
-func (b *stubBrowser) Connect(context.Context, browser.Target) error {
-	b.mode = "shared"
-	return nil
+func (b *stubBrowser) Mode() guard.Mode { return b.mode }
+func (b *stubBrowser) Connect(context.Context, browser.Target) (string, error) {
+	b.mode = guard.Shared
+	return "0 \"always allow\" grant(s) cleared", nil
 }
-func (b *stubBrowser) Disconnect(context.Context) error { b.mode = "isolated"; return nil }
-func (b *stubBrowser) Tabs() []browser.Tab              { return b.tabs }
+func (b *stubBrowser) Disconnect(context.Context) (string, error) {
+	b.mode = guard.Isolated
+	return "", nil
+}
+func (b *stubBrowser) Tabs() []browser.Tab { return b.tabs }
 
 func TestSuggest(t *testing.T) {
 	s := New(&Options{
 		Tools: newFakeTools(),
 		MCP:   newStubMCP(),
-		Browser: &stubBrowser{mode: "isolated", tabs: []browser.Tab{
+		Tabs: &stubBrowser{tabs: []browser.Tab{
 			{ID: "t1", Title: "Example", URL: "https://example.com/", Current: true},
 			{ID: "t2", Title: "Docs", URL: "https://docs.test/"},
 		}},
@@ -110,7 +114,7 @@ func TestSuggest(t *testing.T) {
 }
 
 func TestScriptMCPAndBrowserCommands(t *testing.T) {
-	b := &stubBrowser{mode: "isolated"}
+	b := &stubBrowser{mode: guard.Isolated}
 	out, errs := runScript(t, &Options{Tools: newFakeTools(), MCP: newStubMCP(), Browser: b}, `/mcp
 /mcp logs docs
 /mcp prompts git
@@ -138,10 +142,11 @@ no LLM configured, so the prompt was printed instead of sent
 isolated: the tools drive browseragent's own Chromium with a temporary profile
 /connect attaches to your running Chrome instead (shared mode)
 connected to your Chrome: shared mode
-the agent asks before acting on tabs it did not open; grants were reset; /disconnect goes back
+0 "always allow" grant(s) cleared
+the agent asks before acting on tabs it did not open; /disconnect goes back
 shared: the tools drive your own Chrome
 the agent asks before acting on your tabs; /disconnect returns to the isolated browser
-disconnected; your tabs are untouched: isolated mode
+disconnected, your tabs untouched: isolated mode
 `
 	if diff := cmp.Diff(wantOut, out); diff != "" {
 		t.Errorf("stdout (-want +got)\n%s", diff)

@@ -6,14 +6,15 @@ import (
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The shell declares what it needs from the rest of the program as small
 // interfaces, shaped so the real types fit without adapters where they
-// exist: *agent.Registry (Tools), *agent.Agent (Agent), *mcpclient.Manager
-// (MCP). Every dependency except Tools may be nil: the commands that need
+// exist: *agent.Registry (Tools), *agent.Agent (Agent), *agent.Session
+// (Browser), *browser.Browser (TabLister), *mcpclient.Manager (MCP). Every dependency except Tools may be nil: the commands that need
 // it then say how to enable it.
 
 // Tools is the one tool-call path. Every tool-running command (/open,
@@ -33,18 +34,19 @@ type Agent interface {
 	Reset()
 }
 
-// Browser switches the browser session between isolated and shared mode.
-// Switching must also reset grants and owned tabs and point
-// chrome-devtools-mcp at the new browser, so this is the session wiring's
-// job, not *browser.Browser's alone.
+// Browser switches the browser session between isolated and shared mode;
+// *agent.Session fits. Switching also resets grants and owned tabs and
+// points chrome-devtools-mcp at the new browser: the returned message says
+// what was reset.
 type Browser interface {
-	// Mode is "isolated" or "shared".
-	Mode() string
-	// Connect attaches to the person's running Chrome (shared mode).
-	Connect(ctx context.Context, t browser.Target) error
-	// Disconnect goes back to the isolated browser.
-	Disconnect(ctx context.Context) error
-	// Tabs lists the tabs without launching anything (for completion).
+	Mode() guard.Mode
+	Connect(ctx context.Context, t browser.Target) (string, error)
+	Disconnect(ctx context.Context) (string, error)
+}
+
+// TabLister lists tabs without launching anything, for completing /tab N;
+// *browser.Browser fits.
+type TabLister interface {
 	Tabs() []browser.Tab
 }
 
@@ -66,22 +68,16 @@ type MCPToggler interface {
 	Disable(ctx context.Context, name string) error
 }
 
-// Guard is the safety layer's person-facing side.
+// Guard is the safety layer's person-facing side, for /trust, /sites and
+// /audit. Every method returns text for a person.
 type Guard interface {
-	// Grants lists the "always allow" grants in force, one readable line each.
+	// Grants lists the "always allow" grants in force, one line each.
 	Grants() []string
 	// ResetTrust drops every grant and returns how many there were.
 	ResetTrust() int
-	// CheckSite says which rule, if any, matches url and what it means.
-	CheckSite(url string) (SiteCheck, error)
-	// Audit returns the last n audit log lines, oldest first, readable.
+	// CheckSite says which sensitive-site rule matches url, and what the
+	// agent may do there.
+	CheckSite(url string) (string, error)
+	// Audit returns the last n audit log entries, oldest first, one line each.
 	Audit(n int) ([]string, error)
-}
-
-// SiteCheck is the answer of Guard.CheckSite.
-type SiteCheck struct {
-	Sensitive bool
-	Rule      string // the rule that matched, "" when none
-	Category  string
-	Policy    string // what happens to tool calls there, in words
 }

@@ -135,7 +135,7 @@ func (s *Shell) modeName() string {
 	if s.opts.Browser == nil {
 		return "no browser"
 	}
-	return s.opts.Browser.Mode()
+	return s.opts.Browser.Mode().String()
 }
 
 func (s *Shell) modelName() string {

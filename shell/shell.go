@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,11 +32,12 @@ type Options struct {
 	Stdin          io.Reader // a terminal gets the prompt; anything else is read line by line
 	Stdout, Stderr io.Writer
 
-	Tools   Tools   // the one tool-call path (the agent's registry); required
-	Agent   Agent   // nil: no LLM configured
-	Browser Browser // nil: no browser
-	MCP     MCP     // nil: MCP disabled (--no-mcp)
-	Guard   Guard   // nil: /trust, /sites, /audit unavailable
+	Tools   Tools     // the one tool-call path (the agent's registry); required
+	Agent   Agent     // nil: no LLM configured
+	Browser Browser   // nil: no browser
+	Tabs    TabLister // for completing /tab N; may be nil
+	MCP     MCP       // nil: MCP disabled (--no-mcp)
+	Guard   Guard     // nil: /trust, /sites, /audit unavailable
 
 	// NoLLMReason says why Agent is nil (agent.Settings.Why()); it is
 	// printed with the hint on how to configure a model.
@@ -95,6 +97,7 @@ func (s *Shell) Run(ctx context.Context) error {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
+	dropTypedNils(o)
 	if o.Tools == nil {
 		return errors.New("shell: no tools: Options.Tools is required")
 	}
@@ -105,6 +108,34 @@ func (s *Shell) Run(ctx context.Context) error {
 	}
 	s.p = newPrinter(o.Stdout, o.Stderr, false)
 	return s.runLines(ctx)
+}
+
+// dropTypedNils turns a nil pointer stored in an interface field (say a
+// session's nil *mcpclient.Manager without MCP servers) into a nil
+// interface, so "not configured" is one check.
+func dropTypedNils(o *Options) {
+	isNil := func(v any) bool {
+		r := reflect.ValueOf(v)
+		return !r.IsValid() || r.Kind() == reflect.Pointer && r.IsNil()
+	}
+	if isNil(o.Tools) {
+		o.Tools = nil
+	}
+	if isNil(o.Agent) {
+		o.Agent = nil
+	}
+	if isNil(o.Browser) {
+		o.Browser = nil
+	}
+	if isNil(o.Tabs) {
+		o.Tabs = nil
+	}
+	if isNil(o.MCP) {
+		o.MCP = nil
+	}
+	if isNil(o.Guard) {
+		o.Guard = nil
+	}
 }
 
 // terminalFD says whether in and out are both terminals.
