@@ -18,7 +18,7 @@ import (
 // maxShotHeight caps a full-page screenshot; longer pages are cut.
 const maxShotHeight = 16000
 
-// Screenshot captures the page behind ctx as JPEG (or PNG), scaled down to
+// screenshot captures the page behind ctx as JPEG (or PNG), scaled down to
 // maxWidth CSS pixels when wider.
 func screenshot(ctx context.Context, fullPage bool, maxWidth int, png bool) ([]byte, error) {
 	m, err := chromedp.Call(ctx, page.GetLayoutMetrics, cdp.Empty{})
@@ -26,6 +26,9 @@ func screenshot(ctx context.Context, fullPage bool, maxWidth int, png bool) ([]b
 		return nil, err
 	}
 	vp := m.CSSVisualViewport
+	if vp == nil {
+		return nil, fmt.Errorf("the page reported no viewport")
+	}
 	w, h := vp.ClientWidth, vp.ClientHeight
 	x, y := vp.PageX, vp.PageY
 	if fullPage && m.CSSContentSize != nil {

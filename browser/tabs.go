@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,7 +75,8 @@ func (s *session) onEvent(ev any) {
 }
 
 func (s *session) upsertLocked(info *target.Info) {
-	if info == nil || info.Type != "page" {
+	// Only tabs: not workers, iframes, prerendered pages or DevTools windows.
+	if info == nil || info.Type != "page" || info.Subtype != "" || strings.HasPrefix(info.URL, "devtools://") {
 		return
 	}
 	t := s.tabs[info.TargetID]
