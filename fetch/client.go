@@ -1,3 +1,10 @@
+// Package fetch is web_fetch: it gets a page over plain HTTP (timeouts,
+// capped redirects and body size, gzip/deflate/br, charset detection),
+// extracts the main content with a Go port of Mozilla Readability, and
+// renders it as markdown, text, JSON or the HTML of CSS-selected nodes.
+// Extract does the same for HTML from elsewhere (the browser's rendered
+// DOM). The package never prints; errors are *Error values whose message is
+// one sentence.
 package fetch
 
 import (
