@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -68,13 +69,19 @@ func jsFail(err error) (*Result, error) {
 	return nil, err
 }
 
-// normalizeURL adds https:// to a bare host, as an address bar does.
+var (
+	schemeRE   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	hostPortRE = regexp.MustCompile(`^[^/:]+:\d+(/|$)`)
+)
+
+// normalizeURL adds a scheme to a bare host, as an address bar does: http
+// for this machine, https elsewhere.
 func normalizeURL(u string) string {
 	u = strings.TrimSpace(u)
-	if u == "" || strings.Contains(u, ":") && !strings.HasPrefix(u, "localhost:") {
+	if u == "" || schemeRE.MatchString(u) && !hostPortRE.MatchString(u) {
 		return u
 	}
-	if strings.HasPrefix(u, "localhost") || strings.HasPrefix(u, "127.") {
+	if strings.HasPrefix(u, "localhost") || strings.HasPrefix(u, "127.") || strings.HasPrefix(u, "[::1]") {
 		return "http://" + u
 	}
 	return "https://" + u

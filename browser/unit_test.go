@@ -1,0 +1,135 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestToolSchemas(t *testing.T) {
+	b := New(nil)
+	seen := map[string]bool{}
+	for _, tool := range b.Tools() {
+		if seen[tool.Name] {
+			t.Errorf("duplicate tool %s", tool.Name)
+		}
+		seen[tool.Name] = true
+		if _, ok := toolFuncs[tool.Name]; !ok {
+			t.Errorf("%s has no handler", tool.Name)
+		}
+		if tool.Parameters["type"] != "object" {
+			t.Errorf("%s: parameters are not an object schema", tool.Name)
+		}
+		props, _ := tool.Parameters["properties"].(map[string]any)
+		req, _ := tool.Parameters["required"].([]string)
+		for _, r := range req {
+			if _, ok := props[r]; !ok {
+				t.Errorf("%s requires %q, which is not a property", tool.Name, r)
+			}
+		}
+		if _, err := json.Marshal(tool.Parameters); err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+		}
+		if len(tool.Description) > 200 {
+			t.Errorf("%s: description of %d characters is not tight", tool.Name, len(tool.Description))
+		}
+	}
+	if len(seen) != len(toolFuncs) {
+		t.Errorf("%d tools described, %d handlers", len(seen), len(toolFuncs))
+	}
+}
+
+func TestTabForWithoutBrowser(t *testing.T) {
+	b := New(nil)
+	tests := []struct {
+		name, args, want string
+	}{
+		{"browser_open", `{"url":"http://x"}`, ""},
+		{"browser_tabs", `{}`, ""},
+		{"browser_select_tab", `{"tab":"t3"}`, "t3"},
+		{"browser_close", `{"tab":"t2"}`, "t2"},
+		{"browser_click", `{"ref":"e1"}`, ""}, // no browser yet, so no current tab
+	}
+	for _, tt := range tests {
+		if got := b.TabFor(tt.name, json.RawMessage(tt.args)); got != tt.want {
+			t.Errorf("TabFor(%s, %s) = %q, want %q", tt.name, tt.args, got, tt.want)
+		}
+	}
+	u, err := b.PageURL(context.Background(), "browser_open", json.RawMessage(`{"url":"https://bank.example/"}`))
+	if err != nil || u != "https://bank.example/" {
+		t.Errorf("PageURL(browser_open) = %q, %v", u, err)
+	}
+	if b.Running() {
+		t.Errorf("TabFor/PageURL started a browser")
+	}
+}
+
+func TestParseKey(t *testing.T) {
+	tests := []struct {
+		in    string
+		key   string
+		mods  int
+		isErr bool
+	}{
+		{"Enter", "\r", 0, false},
+		{"escape", "\u001b", 0, false},
+		{"Control+a", "a", 1, false},
+		{"Control+Shift+ArrowDown", "\u0301", 2, false},
+		{"Control++", "+", 1, false},
+		{"x", "x", 0, false},
+		{"Hyper+x", "", 0, true},
+		{"F13", "", 0, true},
+	}
+	for _, tt := range tests {
+		key, mods, err := parseKey(tt.in)
+		if (err != nil) != tt.isErr || key != tt.key || len(mods) != tt.mods {
+			t.Errorf("parseKey(%q) = %q, %d mods, %v", tt.in, key, len(mods), err)
+		}
+	}
+}
+
+func TestNormalizeURL(t *testing.T) {
+	tests := map[string]string{
+		"example.com":              "https://example.com",
+		"localhost:8080/x":         "http://localhost:8080/x",
+		"127.0.0.1:9/":             "http://127.0.0.1:9/",
+		"http://a.b/":              "http://a.b/",
+		"about:blank":              "about:blank",
+		" https://x.y/?q=1 ":       "https://x.y/?q=1",
+		"file:///tmp/a.html":       "file:///tmp/a.html",
+		"data:text/html,<p>hi</p>": "data:text/html,<p>hi</p>",
+	}
+	for in, want := range tests {
+		if got := normalizeURL(in); got != want {
+			t.Errorf("normalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSnapshotFormat(t *testing.T) {
+	s := &Snapshot{Title: "T", URL: "http://x/", Lines: []string{"- a", "- b", "- c", "- d"}}
+	tests := []struct {
+		name        string
+		from, limit int
+		want        string
+	}{
+		{"all", 0, 1000, "Page: T\nURL: http://x/\n- a\n- b\n- c\n- d\n"},
+		{"cut", 0, 29, "Page: T\nURL: http://x/\n- a\n[snapshot cut at line 1 of 4: call browser_snapshot with from_line=2 for more, or with selector to outline one part; browser_extract gives the text]\n"},
+		{"from", 3, 1000, "Page: T\nURL: http://x/\n- c\n- d\n"},
+		{"past end", 9, 1000, "Page: T\nURL: http://x/\n(from_line 9 is past the end: the snapshot has 4 lines)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, s.format(tt.from, tt.limit)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+	empty := (&Snapshot{Title: "E"}).format(0, 100)
+	if !strings.Contains(empty, "still be loading") {
+		t.Errorf("empty page: %q", empty)
+	}
+}
