@@ -94,6 +94,9 @@ func TestFetchCommand(t *testing.T) {
 		{"bad selector", []string{srv.URL + "/article", "--select", "li[["},
 			outcome{2, "", "browseragent: invalid CSS selector \"li[[\": expected identifier, found [ instead\n"}},
 		{"no URL", nil, outcome{2, "", "browseragent: no URL given (see 'browseragent fetch --help')\n"}},
+		{"missing URL list", []string{"-i", "/nonexistent/urls.txt"},
+			outcome{2, "", "browseragent: cannot read the URL list /nonexistent/urls.txt: no such file or directory\n"}},
+		{"zero concurrency", []string{srv.URL, "-c", "0"}, outcome{2, "", "browseragent: --concurrency must be at least 1\n"}},
 		{"cut at max-bytes", []string{srv.URL + "/article", "--max-bytes", "300", "-f", "text"},
 			outcome{3, "", "browseragent: warning: " + srv.URL + "/article: the page is larger than 300 B; only the first 300 B were read (raise --max-bytes to get more)\n"}},
 		{"javascript shell note", []string{srv.URL + "/shell"},
@@ -202,5 +205,29 @@ func TestFetchBatch(t *testing.T) {
 				t.Errorf("stderr = %q, want a summary and no progress bar (not a terminal)", stderr)
 			}
 		})
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{"1048576", 1 << 20, false},
+		{"500k", 500 << 10, false},
+		{"10MiB", 10 << 20, false},
+		{"1.5MB", 1500000, false},
+		{"2 GiB", 2 << 30, false},
+		{"0", 0, true},
+		{"-5k", 0, true},
+		{"lots", 0, true},
+	}
+	for _, tc := range tests {
+		var b byteSize
+		err := b.Set(tc.in)
+		if (err != nil) != tc.wantErr || int64(b) != tc.want {
+			t.Errorf("Set(%q) = %d, %v; want %d, error %v", tc.in, b, err, tc.want, tc.wantErr)
+		}
 	}
 }
