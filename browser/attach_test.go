@@ -235,13 +235,23 @@ func TestSharedMode(t *testing.T) {
 		t.Errorf("TabFor(browser_click) = %q, want current %q", b.TabFor("browser_click", nil), agent)
 	}
 
+	// A popup opened by the agent's tab is the agent's too.
+	mustCall(t, b, "browser_navigate", map[string]any{"url": site.URL + "/form.html"})
+	snap := mustCall(t, b, "browser_snapshot", nil).Text
+	before := len(b.Tabs())
+	mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, "Article in new tab")})
+	tabs = b.Tabs()
+	if len(tabs) != before+1 || !tabs[len(tabs)-1].Owned {
+		t.Errorf("popup of an agent tab: want a new owned tab, got %+v", tabs)
+	}
+
 	if err := b.Disconnect(); err != nil {
 		t.Fatalf("Disconnect: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
 	urls := personTabs(t, dir)
-	if len(urls) != 3 {
-		t.Errorf("after Disconnect want the 2 person tabs plus the agent's open, got %v", urls)
+	if len(urls) != 4 {
+		t.Errorf("after Disconnect want the 2 person tabs plus the agent's 2 open, got %v", urls)
 	}
 	select {
 	case <-exited:
