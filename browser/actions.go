@@ -153,7 +153,7 @@ func toolOpen(ctx context.Context, c *call) (*Result, error) {
 	if c.a.URL == "" {
 		return failf("browser_open needs url"), nil
 	}
-	t, err := c.s.newTab(ctx)
+	t, err := c.s.newTab(ctx, true)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (b *Browser) Render(ctx context.Context, url string, o RenderOptions) (*fet
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.newTab(ctx)
+	t, err := s.newTab(ctx, false)
 	if err != nil {
 		return nil, err
 	}

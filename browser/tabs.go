@@ -348,14 +348,17 @@ func (b *Browser) CurrentURL(ctx context.Context, tabID string) (string, error) 
 	return res.TargetInfo.URL, nil
 }
 
-// newTab opens an owned tab at about:blank and makes it current. In isolated
-// mode the browser's first, never-used blank tab is reused.
-func (s *session) newTab(ctx context.Context) (*tab, error) {
+// newTab opens an owned tab at about:blank, made current when current is
+// set. In isolated mode the browser's first, never-used blank tab is reused.
+func (s *session) newTab(ctx context.Context, current bool) (*tab, error) {
 	if s.mode == ModeIsolated {
 		s.mu.Lock()
 		for _, id := range s.orderLocked() {
 			if t := s.tabs[id]; !t.used && (t.url == "about:blank" || t.url == "") {
-				t.used, s.current = true, id
+				t.used = true
+				if current {
+					s.current = id
+				}
 				s.mu.Unlock()
 				return t, nil
 			}
@@ -378,7 +381,10 @@ func (s *session) newTab(ctx context.Context) (*tab, error) {
 		s.upsertLocked(&target.Info{TargetID: res.TargetID, Type: "page", URL: "about:blank"})
 		t = s.tabs[res.TargetID]
 	}
-	t.owned, t.used, s.current = true, true, res.TargetID
+	t.owned, t.used = true, true
+	if current {
+		s.current = res.TargetID
+	}
 	return t, nil
 }
 
