@@ -28,6 +28,8 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 		return agent.AnswerDeny, errors.New("shell: approval asked before the shell started")
 	}
 	s.p.SpinStop()
+	s.p.Hold(true)
+	defer s.p.Hold(false)
 	s.p.Text(approvalBox(req, s.p))
 	question := choicesLine(req)
 	for {

@@ -301,11 +301,12 @@ func paramsText(schema map[string]any) string {
 	var b strings.Builder
 	for _, n := range names {
 		p, _ := props[n].(map[string]any)
-		mark := ""
+		typ, _ := p["type"].(string)
+		desc, _ := p["description"].(string)
 		if req[n] {
-			mark = " (required)"
+			typ += " (required)"
 		}
-		fmt.Fprintf(&b, "    %s %v%s  %s\n", n, p["type"], mark, oneLine(fmt.Sprint(p["description"]), 70))
+		fmt.Fprintf(&b, "    %s %s  %s\n", n, typ, oneLine(desc, 70))
 	}
 	return b.String()
 }

@@ -36,6 +36,7 @@ type printer struct {
 
 	midLine bool // streamed text did not end with a newline
 	spin    *spinState
+	held    bool // a question is on screen: the spinner must not draw over it
 }
 
 func newPrinter(out, errw io.Writer, tty bool) *printer {
@@ -283,7 +284,7 @@ func (p *printer) spinLoop(s *spinState) {
 	defer t.Stop()
 	for i := 0; ; i++ {
 		p.mu.Lock()
-		if p.spin == s && !p.midLine {
+		if p.spin == s && !p.midLine && !p.held {
 			el := time.Since(s.start).Truncate(100 * time.Millisecond)
 			io.WriteString(p.out, "\r\x1b[2K"+spinFrames[i%len(spinFrames)]+" "+s.label+" "+p.paint(ansiDim, el.String()))
 			s.visible = true
@@ -303,6 +304,15 @@ func (p *printer) clearSpinner() {
 		io.WriteString(p.out, "\r\x1b[2K")
 		p.spin.visible = false
 	}
+}
+
+// Hold keeps the spinner off the screen while a question waits for an
+// answer (a parallel tool call may start one meanwhile).
+func (p *printer) Hold(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearSpinner()
+	p.held = on
 }
 
 // Prompt prints a question without a newline.

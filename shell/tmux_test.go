@@ -188,3 +188,22 @@ func TestTerminalSIGTERM(t *testing.T) {
 		t.Errorf("testshell %d still running after SIGTERM", pid)
 	}
 }
+
+// TestTerminalPanic: a panic in a command still leaves the terminal as it was.
+func TestTerminalPanic(t *testing.T) {
+	needTool(t, "tmux")
+	dir := t.TempDir()
+	bin := buildTestShell(t, dir)
+	tm := newTmux(t, dir)
+	before, after := filepath.Join(dir, "before"), filepath.Join(dir, "after")
+	tm.keys(fmt.Sprintf("stty -a > %s; %s 2>/dev/null; echo exit-$?; stty -a > %s; echo done", before, bin, after), "Enter")
+	tm.waitFor("browseragent[")
+	tm.keys("/call panic", "Enter")
+	tm.waitFor("exit-2")
+	tm.waitFor("done")
+	b, _ := os.ReadFile(before)
+	a, _ := os.ReadFile(after)
+	if string(a) != string(b) {
+		t.Errorf("terminal settings changed:\nbefore:\n%s\nafter:\n%s", b, a)
+	}
+}

@@ -3,7 +3,8 @@
 // real terminal (tmux) without a browser, MCP servers or an LLM.
 //
 // Tools: echo (returns its arguments), slow (runs until cancelled or
-// {"seconds": N} pass), approve (asks the shell's approval box first).
+// {"seconds": N} pass), approve (asks the shell's approval box first),
+// panic (panics on the shell's goroutine).
 // TESTSHELL_MCP=1 adds two fake MCP servers that come up in the background.
 package main
 
@@ -33,6 +34,7 @@ func (t *tools) Tools() []agent.ToolDef {
 		{Name: "slow", Description: "Wait until cancelled, or for seconds.", Parameters: obj},
 		{Name: "approve", Description: "Ask for approval, then say the answer.", Parameters: obj},
 		{Name: "web_fetch", Description: "Pretend to fetch a page.", Parameters: obj},
+		{Name: "panic", Description: "Panic, to test that the terminal is restored.", Parameters: obj},
 	}
 }
 
@@ -53,6 +55,8 @@ func (t *tools) Call(ctx context.Context, name string, args json.RawMessage, ori
 		case <-time.After(d):
 			return &agent.ToolResult{Text: "slow done"}, nil
 		}
+	case "panic":
+		panic("testshell: the panic tool was called")
 	case "approve":
 		ans, err := t.approver.Approve(ctx, agent.ApprovalRequest{Tool: "approve", PageURL: "https://example.com/", Args: string(args)})
 		if err != nil {
