@@ -95,6 +95,14 @@ func TestScriptRouting(t *testing.T) {
 		{"unknown tool", "/call web_fetc {}\n", "",
 			"error: no tool \"web_fetc\"; did you mean web_fetch?\n/tools lists them (MCP tools appear once their server is ready: /mcp)\n", 0},
 		{"no mcp", "/mcp\n", "", "error: MCP is off in this session\n" + errNoMCP.hint + "\n", 0},
+		{"help for one command", "/help fetch\n",
+			"/fetch URL [--select CSS]\n  fetch a page over HTTP as markdown (web_fetch)\n\nflags:\n  --select CSS  only the parts matching a CSS selector\n", "", 0},
+		{"help with slash and sub-commands", "/help /trust\n",
+			"/trust [reset]\n  list \"always allow\" grants; reset drops them all\n\nsub-commands:\n  /trust reset  drop every grant\n", "", 0},
+		{"help model", "/help model\n", modelHelp + "\n", "", 0},
+		{"help unknown", "/help nope\n", "", "error: unknown command /nope; did you mean /mode or /open?\n/help lists the commands; text without a leading / goes to the agent\n", 0},
+		{"cancel with nothing running", "/cancel\n", "nothing is running\npress Ctrl-C while a turn or command runs to cancel it\n", "", 0},
+		{"clear without LLM", "/clear\n", "", "error: no LLM configured, so text goes nowhere (slash commands work without one)\n" + llmHint + "\n", 0},
 		{"tools filter", "/tools fetch\n", "web_fetch                        the web_fetch tool\n1 tool\n", "", 0},
 		{"tools exact shows params", "/tools web_fetch\n",
 			"web_fetch                        the web_fetch tool\n    url string (required)  where\n1 tool\n", "", 0},
@@ -133,16 +141,21 @@ func TestScriptAgentTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errs := runScript(t, &Options{Tools: tools, Agent: a}, "/hepl\nwhat is the title of the page?\n/model\n")
+	out, errs := runScript(t, &Options{Tools: tools, Agent: a}, "/hepl\nwhat is the title of the page?\n/model\n/model other-model\n/clear\n")
 	want := "→ web_fetch {\"url\":\"http://127.0.0.1:1/\"}\n" +
 		"← web_fetch: 16 chars\n" +
 		"The title is Example Domain.\n" +
-		"test-model (" + srv.URL + ")\n"
+		"test-model (" + srv.URL + ")\n" +
+		"model: other-model\n" +
+		"conversation cleared\n"
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("stdout (-want +got)\n%s", diff)
 	}
 	if !strings.HasPrefix(errs, "error: unknown command /hepl") {
 		t.Errorf("stderr = %q", errs)
+	}
+	if got := a.Settings().Model; got != "other-model" {
+		t.Errorf("model = %q after /model other-model", got)
 	}
 	if got := len(srv.Requests()); got != 2 {
 		t.Errorf("%d LLM requests, want 2 (the unknown command must not reach the LLM)", got)
