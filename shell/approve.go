@@ -20,7 +20,9 @@ var approveMu sync.Mutex
 // Approve implements agent.Approver with a box that names the tool, server,
 // page, matched rule and arguments, and asks: y once, t this tool always,
 // s this server always, n no. On a sensitive page only y or n is offered.
-// Anything else asks again; Ctrl-C, end of input or ctx end mean no.
+// Anything else asks again; end of input means no, Ctrl-C (ctx) means no
+// with ctx's error. With Options.Yes, calls on ordinary pages are approved
+// once without asking; a sensitive page always asks.
 func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
 	approveMu.Lock()
 	defer approveMu.Unlock()
@@ -28,6 +30,10 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 		return agent.AnswerDeny, errors.New("shell: approval asked before the shell started")
 	}
 	s.p.SpinStop()
+	if s.opts.Yes && !req.Sensitive {
+		s.p.Hint("approved by --yes: %s %s", req.Tool, req.PageURL)
+		return agent.AnswerOnce, nil
+	}
 	s.p.Hold(true)
 	defer s.p.Hold(false)
 	s.p.Text(approvalBox(req, s.p))
@@ -35,6 +41,11 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 	for {
 		s.p.Prompt(question)
 		line, err := s.readAnswer(ctx)
+		if errors.Is(err, io.EOF) {
+			s.p.Line("")
+			s.p.Hint("not approved (end of input)")
+			return agent.AnswerDeny, nil
+		}
 		if err != nil {
 			s.p.Line("")
 			s.p.Hint("not approved")

@@ -171,16 +171,19 @@ func TestScriptApproval(t *testing.T) {
 	tests := []struct {
 		name      string
 		sensitive bool
+		yes       bool
 		answers   string
 		want      agent.Answer
 		wantAsked int
 	}{
-		{"yes once", false, "y\n", agent.AnswerOnce, 1},
-		{"tool always after nonsense", false, "maybe\nt\n", agent.AnswerTool, 2},
-		{"server always", false, "s\n", agent.AnswerServer, 1},
-		{"no", false, "n\n", agent.AnswerDeny, 1},
-		{"sensitive refuses t", true, "t\ns\nyes\n", agent.AnswerOnce, 3},
-		{"end of input is no", false, "", agent.AnswerDeny, 1},
+		{"yes flag approves ordinary pages", false, true, "", agent.AnswerOnce, 0},
+		{"yes flag still asks on sensitive pages", true, true, "n\n", agent.AnswerDeny, 1},
+		{"yes once", false, false, "y\n", agent.AnswerOnce, 1},
+		{"tool always after nonsense", false, false, "maybe\nt\n", agent.AnswerTool, 2},
+		{"server always", false, false, "s\n", agent.AnswerServer, 1},
+		{"no", false, false, "n\n", agent.AnswerDeny, 1},
+		{"sensitive refuses t", true, false, "t\ns\nyes\n", agent.AnswerOnce, 3},
+		{"end of input is no", false, false, "", agent.AnswerDeny, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +199,7 @@ func TestScriptApproval(t *testing.T) {
 				}
 				return &agent.ToolResult{Text: "clicked: " + a.String()}, nil
 			}
-			opts := &Options{Tools: tools, HistoryFile: "-"}
+			opts := &Options{Tools: tools, HistoryFile: "-", Yes: tt.yes}
 			sh = New(opts)
 			var out, errb strings.Builder
 			opts.Stdin = strings.NewReader("/click e4\n" + tt.answers)
@@ -210,12 +213,15 @@ func TestScriptApproval(t *testing.T) {
 			if n := strings.Count(out.String(), "approve? "); n != tt.wantAsked {
 				t.Errorf("asked %d times, want %d\n%s", n, tt.wantAsked, out.String())
 			}
+			if tt.wantAsked == 0 {
+				return
+			}
 			for _, line := range []string{"│ page    https://bank.test/pay", "│ args    ref=e4"} {
 				if !strings.Contains(out.String(), line) {
 					t.Errorf("box lacks %q:\n%s", line, out.String())
 				}
 			}
-			if tt.sensitive && !strings.Contains(errb.String(), "sensitive page (rule banking): answer y or n") {
+			if tt.sensitive && strings.HasPrefix(tt.answers, "t") && !strings.Contains(errb.String(), "sensitive page (rule banking): answer y or n") {
 				t.Errorf("stderr = %q", errb.String())
 			}
 		})

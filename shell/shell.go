@@ -43,6 +43,10 @@ type Options struct {
 	// printed with the hint on how to configure a model.
 	NoLLMReason string
 
+	// Yes approves calls on ordinary pages once without asking (--yes);
+	// sensitive pages still ask.
+	Yes bool
+
 	// HistoryFile is where typed lines are kept; "" means
 	// $XDG_STATE_HOME/browseragent/history, "-" means no history.
 	HistoryFile string
