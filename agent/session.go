@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -169,7 +170,24 @@ func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
 		sc.Err = fmt.Errorf("no browser for chrome-devtools-mcp: %w", err)
 		return
 	}
-	sc.Args = append(slices.Clone(sc.Args), "--wsEndpoint", ws)
+	args := slices.Clone(sc.Args)
+	for _, a := range browser.ChromeDevtoolsMCPArgs(ws) {
+		if !slices.Contains(args, a) {
+			args = append(args, a)
+		}
+	}
+	sc.Args = args
+	env := maps.Clone(sc.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for _, kv := range browser.ChromeDevtoolsMCPEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
+	sc.Env = env
 }
 
 func namesBrowser(args []string) bool {

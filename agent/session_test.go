@@ -149,7 +149,7 @@ rules:
 	}
 	list := call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{})
 	var id int = -1
-	for _, p := range parsePages(list.Text) {
+	for _, p := range browser.ParseListPages(list.Text) {
 		if strings.HasSuffix(p.URL, "/article") {
 			id = p.ID
 		}

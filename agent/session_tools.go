@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/browseragent/browseragent/browser"
@@ -106,29 +103,7 @@ type mcpPages struct {
 	owned map[string]bool // "server/pageId"
 }
 
-// mcpPage is one line of list_pages: "N: title (url) [selected]".
-type mcpPage struct {
-	ID       int
-	URL      string
-	Selected bool
-}
-
-var pageLine = regexp.MustCompile(`^\s*(\d+):\s.*\((\S*)\)(\s*\[selected\])?\s*$`)
-
-func parsePages(text string) []mcpPage {
-	var pages []mcpPage
-	for _, line := range strings.Split(text, "\n") {
-		m := pageLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		id, _ := strconv.Atoi(m[1])
-		pages = append(pages, mcpPage{ID: id, URL: m[2], Selected: m[3] != ""})
-	}
-	return pages
-}
-
-func (p *mcpPages) list(ctx context.Context, server string) ([]mcpPage, error) {
+func (p *mcpPages) list(ctx context.Context, server string) ([]browser.MCPPage, error) {
 	r, err := p.mgr.CallServerTool(ctx, server, "list_pages", json.RawMessage(`{}`))
 	if err != nil {
 		return nil, fmt.Errorf("list pages: %w", err)
@@ -136,7 +111,7 @@ func (p *mcpPages) list(ctx context.Context, server string) ([]mcpPage, error) {
 	if r.IsError {
 		return nil, fmt.Errorf("list pages: %s", r.Text)
 	}
-	return parsePages(r.Text), nil
+	return browser.ParseListPages(r.Text), nil
 }
 
 func (p *mcpPages) locate(ctx context.Context, server string, args map[string]any) (Page, error) {
