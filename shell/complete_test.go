@@ -49,7 +49,10 @@ type stubBrowser struct {
 }
 
 func (b *stubBrowser) Mode() guard.Mode { return b.mode }
-func (b *stubBrowser) Connect(context.Context, browser.Target) (string, error) {
+func (b *stubBrowser) Connect(_ context.Context, t browser.Target) (string, error) {
+	if t.BrowserURL == "" {
+		return "", browser.ErrNotDebuggable
+	}
 	b.mode = guard.Shared
 	return "0 \"always allow\" grant(s) cleared", nil
 }
@@ -160,5 +163,34 @@ set "disabled": false for "docs" in the MCP config file, then /mcp restart docs
 `
 	if diff := cmp.Diff(wantErr, errs); diff != "" {
 		t.Errorf("stderr (-want +got)\n%s", diff)
+	}
+}
+
+func TestConnectAtStart(t *testing.T) {
+	tests := []struct {
+		name    string
+		target  browser.Target
+		wantOut string
+		wantErr string
+	}{
+		{"connects", browser.Target{BrowserURL: "http://127.0.0.1:9222"}, "connected to your Chrome: shared mode\n" +
+			"0 \"always allow\" grant(s) cleared\nthe agent asks before acting on tabs it did not open; /disconnect goes back\n", ""},
+		{"failure is printed, the shell runs on", browser.Target{}, "browser_tabs ok\n", "error: " + browser.ErrNotDebuggable.Error() + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &stubBrowser{mode: guard.Isolated}
+			script := ""
+			if tt.wantErr != "" {
+				script = "/tabs\n"
+			}
+			out, errs := runScript(t, &Options{Tools: newFakeTools(), Browser: b, Connect: &tt.target}, script)
+			if diff := cmp.Diff(tt.wantOut, out); diff != "" {
+				t.Errorf("stdout (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantErr, errs); diff != "" {
+				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+		})
 	}
 }

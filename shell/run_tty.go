@@ -39,6 +39,7 @@ func (s *Shell) runTTY(ctx context.Context, fd int) (err error) {
 	}
 	s.p.Status(s.statusLine())
 	s.greet()
+	s.startup(ctx)
 	for !s.isExiting() {
 		s.p.setPromptActive(true)
 		line := pr.Input()
@@ -98,7 +99,9 @@ func (s *Shell) newPrompt(history []string) (pr *prompt.Prompt, err error) {
 		prompt.OptionParser(s.tty),
 		prompt.OptionLivePrefix(func() (string, bool) { return s.prefix(), true }),
 		prompt.OptionHistory(history),
-		prompt.OptionMaxSuggestion(8),
+		// go-prompt wipes the screen when the popup does not fit: keep it
+		// to half the terminal.
+		prompt.OptionMaxSuggestion(uint16(max(1, min(8, int(s.tty.GetWinSize().Row)/2-1)))),
 		prompt.OptionAddASCIICodeBind(prompt.ASCIICodeBind{
 			ASCIICode: redrawKey,
 			Fn:        func(b *prompt.Buffer) { s.p.drawAbove(b, s.prefix(), s.tty.cols()) },

@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/mcpclient"
 	"golang.org/x/term"
 )
@@ -42,6 +43,10 @@ type Options struct {
 	// NoLLMReason says why Agent is nil (agent.Settings.Why()); it is
 	// printed with the hint on how to configure a model.
 	NoLLMReason string
+
+	// Connect, when set, attaches to the person's Chrome at start (--connect):
+	// as /connect with these flags. A failure is printed; the shell still starts.
+	Connect *browser.Target
 
 	// Yes approves calls on ordinary pages once without asking (--yes);
 	// sensitive pages still ask.
@@ -164,6 +169,7 @@ func (s *Shell) runLines(ctx context.Context) error {
 	stopSig := s.watchSignals(ctx)
 	defer stopSig()
 	go s.pumpEvents(ctx)
+	s.startup(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -249,6 +255,12 @@ func (s *Shell) execute(ctx context.Context, line string) {
 	if strings.TrimSpace(line) == "" {
 		return
 	}
+	s.runAsCommand(ctx, func(ctx context.Context) error { return s.dispatch(ctx, line) })
+}
+
+// runAsCommand runs fn as the one running command: Ctrl-C cancels it, its
+// error is printed with its hint.
+func (s *Shell) runAsCommand(ctx context.Context, fn func(context.Context) error) {
 	cctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.cancel = cancel
@@ -261,7 +273,7 @@ func (s *Shell) execute(ctx context.Context, line string) {
 		s.p.SpinStop()
 		s.p.EndStream()
 	}()
-	err := s.dispatch(cctx, line)
+	err := fn(cctx)
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled) && ctx.Err() == nil:
@@ -274,6 +286,16 @@ func (s *Shell) execute(ctx context.Context, line string) {
 		if errors.As(err, &h) {
 			s.p.ErrHint("%s", h.Hint())
 		}
+	}
+}
+
+// startup does what the start flags ask (--connect), like the commands.
+func (s *Shell) startup(ctx context.Context) {
+	if t := s.opts.Connect; t != nil {
+		s.runAsCommand(ctx, func(ctx context.Context) error {
+			return cmdConnect(ctx, s, &call{name: "connect", flags: map[string]string{
+				"user-data-dir": t.UserDataDir, "browser-url": t.BrowserURL, "ws-endpoint": t.WSEndpoint}})
+		})
 	}
 }
 
