@@ -46,6 +46,8 @@ type Options struct {
 	MaxMessageBytes int
 	// HTTPClient is the base client for http/sse servers.
 	HTTPClient *http.Client
+	// OAuth configures OAuth for http/sse servers (see OAuthOptions).
+	OAuth *OAuthOptions
 	// Logger receives the SDK's debug logs; nil discards them.
 	Logger *slog.Logger
 	// ProtocolVersion is offered in initialize (default 2025-11-25). The

@@ -204,9 +204,9 @@ func (s *server) transport(a *attempt, cfg *ServerConfig) (mcp.Transport, error)
 	case TypeStdio:
 		return &stdioTransport{cfg: cfg, stderr: s.stderr, maxBytes: s.m.opts.MaxMessageBytes, started: a.setProc}, nil
 	case TypeHTTP:
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.httpClient(cfg)}, nil
+		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, nil
 	case TypeSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.httpClient(cfg)}, nil
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, nil
 	}
 	return nil, fmt.Errorf("unknown transport type %q", cfg.Type)
 }
