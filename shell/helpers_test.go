@@ -88,3 +88,21 @@ func runScript(t *testing.T, opts *Options, script string) (stdout, stderr strin
 	}
 	return out.String(), errb.String()
 }
+
+// syncBuffer is a bytes.Buffer safe to read while the shell writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}

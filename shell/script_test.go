@@ -3,10 +3,12 @@ package shell
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/agent/llmtest"
@@ -225,5 +227,37 @@ func TestScriptApproval(t *testing.T) {
 				t.Errorf("stderr = %q", errb.String())
 			}
 		})
+	}
+}
+
+// TestScriptInterrupt: SIGINT cancels the running command and the script
+// goes on; with nothing running it ends the script.
+func TestScriptInterrupt(t *testing.T) {
+	tools := newFakeTools()
+	started := make(chan struct{})
+	tools.handlers["browser_snapshot"] = func(ctx context.Context, _ json.RawMessage) (*agent.ToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	pr, pw := io.Pipe()
+	var out, errb syncBuffer
+	sh := New(&Options{Tools: tools, Stdin: pr, Stdout: &out, Stderr: &errb, HistoryFile: "-"})
+	res := make(chan error, 1)
+	go func() { res <- sh.Run(context.Background()) }()
+	io.WriteString(pw, "/snapshot\n")
+	<-started
+	sh.interrupt() // what the SIGINT handler calls
+	io.WriteString(pw, "/tabs\n")
+	for !strings.Contains(out.String()+errb.String(), "browser_tabs ok") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	sh.interrupt()
+	if err := <-res; err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if diff := cmp.Diff("cancelled\nbrowser_tabs ok\n", out.String()); diff != "" {
+		t.Errorf("stdout (-want +got)\n%s", diff)
 	}
 }

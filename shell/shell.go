@@ -71,9 +71,12 @@ type Shell struct {
 	lines  chan string // non-terminal input, shared by the loop and approvals
 	events chan mcpclient.Event
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc // cancels the running command or turn
-	exiting bool
+	mu     sync.Mutex
+	cancel context.CancelFunc // cancels the running command or turn
+	// idleInterrupt is what Ctrl-C does with nothing running: off a
+	// terminal it ends the script; at the prompt it is only a key.
+	idleInterrupt context.CancelFunc
+	exiting       bool
 }
 
 var _ agent.Approver = (*Shell)(nil)
@@ -161,11 +164,18 @@ func terminalFD(in io.Reader, out io.Writer) (int, bool) {
 }
 
 // runLines is the non-terminal path: same commands, same output, no prompt.
+// Ctrl-C cancels the running command; between commands it stops the
+// script (there is no prompt to come back to).
 func (s *Shell) runLines(ctx context.Context) error {
 	s.lines = make(chan string)
 	done := make(chan struct{})
 	defer close(done)
 	go readLines(s.opts.Stdin, s.lines, done)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	s.mu.Lock()
+	s.idleInterrupt = stop
+	s.mu.Unlock()
 	stopSig := s.watchSignals(ctx)
 	defer stopSig()
 	go s.pumpEvents(ctx)
@@ -231,10 +241,13 @@ func (s *Shell) watchSignals(ctx context.Context) func() {
 // interrupt cancels what is running, if anything.
 func (s *Shell) interrupt() {
 	s.mu.Lock()
-	cancel := s.cancel
+	cancel, idle := s.cancel, s.idleInterrupt
 	s.mu.Unlock()
-	if cancel != nil {
+	switch {
+	case cancel != nil:
 		cancel()
+	case idle != nil:
+		idle()
 	}
 }
 
