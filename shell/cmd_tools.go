@@ -111,10 +111,12 @@ func (s *Shell) printResult(res *agent.ToolResult) error {
 				return err
 			}
 		}
-		s.p.Hint("saved %s (%s, %d KB)", path, img.MIME, (len(img.Data)+1023)/1024)
+		if !strings.Contains(res.Text, path) {
+			s.p.Hint("saved %s (%s, %d KB)", path, img.MIME, (len(img.Data)+1023)/1024)
+		}
 		s.showImage(img)
 	}
-	if len(res.Images) == 0 && res.Path != "" {
+	if len(res.Images) == 0 && res.Path != "" && !strings.Contains(res.Text, res.Path) {
 		s.p.Hint("saved %s", res.Path)
 	}
 	return nil
