@@ -204,9 +204,9 @@ func (s *server) transport(a *attempt, cfg *ServerConfig) (mcp.Transport, error)
 	case TypeStdio:
 		return &stdioTransport{cfg: cfg, stderr: s.stderr, maxBytes: s.m.opts.MaxMessageBytes, started: a.setProc}, nil
 	case TypeHTTP:
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, nil
+		return lifetimeTransport{&mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, a.ctx}, nil
 	case TypeSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, nil
+		return lifetimeTransport{&mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, a.ctx}, nil
 	}
 	return nil, fmt.Errorf("unknown transport type %q", cfg.Type)
 }
@@ -225,6 +225,19 @@ func (s *server) httpClient(cfg *ServerConfig) *http.Client {
 	}
 	c.Transport = headerTransport{base: rt, headers: cfg.Headers}
 	return &c
+}
+
+// lifetimeTransport connects with the attempt's context instead of the
+// initialize deadline: the SSE transport ties its event stream to the
+// context given to Connect, which would end the session when the startup
+// timeout's context is released.
+type lifetimeTransport struct {
+	mcp.Transport
+	ctx context.Context
+}
+
+func (t lifetimeTransport) Connect(context.Context) (mcp.Connection, error) {
+	return t.Transport.Connect(t.ctx)
 }
 
 type headerTransport struct {

@@ -1,0 +1,157 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// EverythingPackage is the pinned reference server used by the tests.
+const EverythingPackage = "@modelcontextprotocol/server-everything@2026.8.31"
+
+// TestEverythingStdio and TestEverythingHTTP run the MCP reference server
+// over both transports and exercise tools, images, resources and prompts.
+func TestEverythingStdio(t *testing.T) {
+	requireNode(t)
+	cfg := &Config{Servers: map[string]*ServerConfig{
+		"everything": {Name: "everything", Command: "npx", Args: []string{"-y", EverythingPackage}},
+	}}
+	m := startManager(t, cfg, &Options{InitTimeout: 120 * time.Second})
+	waitReady(t, m, "everything")
+	exerciseEverything(t, m)
+}
+
+func TestEverythingHTTP(t *testing.T) {
+	requireNode(t)
+	url := startEverythingHTTP(t)
+	cfg := &Config{Servers: map[string]*ServerConfig{
+		"everything": {Name: "everything", URL: url, Headers: map[string]string{"X-Test": "1"}},
+	}}
+	m := startManager(t, cfg, nil)
+	waitReady(t, m, "everything")
+	if st := must(m.ServerStatus("everything")); st.Transport != TypeHTTP {
+		t.Errorf("transport = %s", st.Transport)
+	}
+	exerciseEverything(t, m)
+}
+
+func exerciseEverything(t *testing.T, m *Manager) {
+	t.Helper()
+	ctx := context.Background()
+	have := map[string]bool{}
+	for _, tool := range m.Tools() {
+		have[tool.Name] = true
+	}
+	for _, want := range []string{"mcp__everything__echo", "mcp__everything__get-tiny-image", "mcp__everything__list_resources", "mcp__everything__read_resource"} {
+		if !have[want] {
+			t.Errorf("tool %s missing from %v", want, have)
+		}
+	}
+
+	if r := call(t, m, "mcp__everything__echo", `{"message":"hi"}`); r.Text != "Echo: hi" || r.IsError {
+		t.Errorf("echo = %+v", r)
+	}
+	img := call(t, m, "mcp__everything__get-tiny-image", `{}`)
+	if len(img.Images) != 1 || img.Images[0].MIME != "image/png" || !bytes.HasPrefix(img.Images[0].Data, []byte("\x89PNG")) {
+		t.Errorf("get-tiny-image: %d images, text %q", len(img.Images), img.Text)
+	}
+
+	resources, templates, err := m.Resources("everything")
+	if err != nil || len(resources) == 0 || len(templates) == 0 {
+		t.Fatalf("resources: %d, templates: %d, %v", len(resources), len(templates), err)
+	}
+	uri := resources[0].URI
+	r, err := m.ReadResource(ctx, "everything", uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Text, fmt.Sprintf("<resource server=%q uri=%q", "everything", uri)) || len(r.Text) < 100 {
+		t.Errorf("read %s = %.200q", uri, r.Text)
+	}
+	msg, err := m.ExpandMentions(ctx, "explain @everything:"+uri)
+	if err != nil || !strings.Contains(msg, "</resource>") {
+		t.Errorf("ExpandMentions: %.200q, %v", msg, err)
+	}
+
+	var names []string
+	for _, p := range must(m.Prompts("everything")) {
+		names = append(names, p.Name)
+	}
+	if !strings.Contains(strings.Join(names, " "), "args-prompt") {
+		t.Fatalf("prompts = %v", names)
+	}
+	pr, err := m.GetPrompt(ctx, "everything", "args-prompt", map[string]string{"city": "Paris", "state": "Texas"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := PromptText(pr); !strings.Contains(text, "Paris") {
+		t.Errorf("args-prompt = %q", text)
+	}
+	if _, err := m.GetPrompt(ctx, "everything", "args-prompt", nil); err == nil {
+		t.Error("args-prompt without its required argument succeeded")
+	}
+	if r := call(t, m, "mcp__everything__get-sum", `{"a":2,"b":40}`); !strings.Contains(r.Text, "42") {
+		t.Errorf("get-sum = %q", r.Text)
+	}
+	if _, err := json.Marshal(m.Tools()); err != nil {
+		t.Errorf("tools do not marshal: %v", err)
+	}
+}
+
+// startEverythingHTTP runs the reference server's Streamable HTTP mode on
+// a free 127.0.0.1 port, in its own process group, killed at cleanup.
+func startEverythingHTTP(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("npx", "-y", EverythingPackage, "streamableHttp")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "HOST=127.0.0.1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	testOwned[pgid] = true
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-done
+		}
+		if !waitGroupGone(done, pgid, 5*time.Second) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			t.Errorf("everything HTTP server group %d survived SIGTERM", pgid)
+		}
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return "http://" + addr + "/mcp"
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("everything HTTP server did not listen on %s: %s", addr, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
