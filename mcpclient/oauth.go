@@ -126,8 +126,9 @@ type authorizer struct {
 	opts      OAuthOptions
 	store     tokenStore
 
-	mu     sync.Mutex
-	forced string // access token got by refreshing after a 401
+	mu       sync.Mutex
+	forced   string // access token got by refreshing after a 401
+	lastCode string // authorization code of the running flow, to redact
 
 	tmu     sync.Mutex
 	login   *storedLogin
@@ -304,7 +305,7 @@ func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil // cannot replay the body; let the caller see the 401
 	}
 	if err := t.a.authorize(ctx, req, resp, sent, gen); err != nil {
-		return nil, err
+		return nil, err // as an error for the same reason as below
 	}
 	var body io.ReadCloser
 	if req.GetBody != nil {
@@ -313,10 +314,18 @@ func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err = base.RoundTrip(withBearer(req, t.a.accessToken(ctx), body))
-	if err == nil && resp.StatusCode < 400 {
+	switch {
+	case err != nil:
+		return nil, err
+	case t.needsAuth(resp):
+		// An error, not the response: the go-sdk ends the session on a
+		// 401/403 response, but keeps it after a failed request.
+		drain(resp)
+		return nil, fmt.Errorf("mcp server %q refused the new OAuth token too (HTTP %d); the account may lack the permission", t.a.name, resp.StatusCode)
+	case resp.StatusCode < 400:
 		t.a.succeeded()
 	}
-	return resp, err
+	return resp, nil
 }
 
 // needsAuth: a 401, or a 403 whose challenge says insufficient_scope.

@@ -88,7 +88,7 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 
 // failed words a login failure; the message never carries a secret.
 func (a *authorizer) failed(err error) error {
-	var secrets []string
+	secrets := []string{a.lastCode}
 	if l := a.current(); l != nil {
 		secrets = append(secrets, l.AccessToken, l.RefreshToken)
 	}
@@ -149,6 +149,9 @@ func (a *authorizer) fetcher(ln net.Listener) auth.AuthorizationCodeFetcher {
 		select {
 		case r := <-results:
 			waitOpener(done)
+			if r.res != nil {
+				a.lastCode = r.res.Code
+			}
 			return r.res, r.err
 		case <-ctx.Done():
 			return nil, fmt.Errorf("stopped waiting for the browser: %w", ctx.Err())
