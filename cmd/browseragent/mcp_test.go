@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// mcpEnv gives the test its own config, state and temp directories and
+// working directory, so no real user file is read or written.
+func mcpEnv(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	t.Setenv("TMPDIR", filepath.Join(dir, "tmp"))
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	return dir
+}
+
+var (
+	rawBinOnce sync.Once
+	rawBin     string
+	rawBinErr  error
+)
+
+// rawServerBin builds mcpclient's misbehaving test server once.
+func rawServerBin(t *testing.T) string {
+	t.Helper()
+	rawBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcp-cli-rawserver")
+		if err != nil {
+			rawBinErr = err
+			return
+		}
+		rawBin = filepath.Join(dir, "rawserver")
+		wd, _ := os.Getwd()
+		cmd := exec.Command("go", "build", "-o", rawBin, "github.com/browseragent/browseragent/mcpclient/internal/testservers/rawserver")
+		cmd.Dir = wd
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rawBinErr = err
+			rawBin = string(out)
+		}
+	})
+	if rawBinErr != nil {
+		t.Fatalf("build rawserver: %v\n%s", rawBinErr, rawBin)
+	}
+	return rawBin
+}
+
+func mcpCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestMCPAddListRemove(t *testing.T) {
+	bin := rawServerBin(t)
+	dir := mcpEnv(t)
+	steps := []struct {
+		args     []string
+		code     int
+		out, err string // regexps
+	}{
+		{[]string{"mcp", "add", "raw", "--", bin, "ok"}, 0, `added MCP server "raw" in .*config/browseragent/mcp.json`, `^$`},
+		{[]string{"mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${API_TOKEN:-none}"}, 0, `added MCP server "api"`, `^$`},
+		{[]string{"mcp", "add", "raw", "--", bin, "garbage"}, 0, `replaced MCP server "raw"`, `^$`},
+		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +0 +http .*raw +ready +5 +stdio`, `^$`},
+		{[]string{"mcp", "remove", "api"}, 0, `removed MCP server "api"`, `^$`},
+		{[]string{"mcp", "remove", "api"}, 1, `^$`, `no MCP server "api" in`},
+		{[]string{"mcp", "list", "--json"}, 0, `"name": "raw",\s+"state": "ready"`, `^$`},
+		{[]string{"mcp", "tools", "nosuch"}, 2, `^$`, `unknown MCP server "nosuch"; configured: raw`},
+		{[]string{"mcp", "add", "x"}, 2, `^$`, `give the command after --, or --url URL`},
+	}
+	for _, st := range steps {
+		code, out, errs := mcpCLI(t, "", st.args...)
+		if code != st.code || !regexp.MustCompile(st.out).MatchString(out) || !regexp.MustCompile(st.err).MatchString(errs) {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, /%s/, /%s/", st.args, code, out, errs, st.code, st.out, st.err)
+		}
+	}
+	var cfg map[string]map[string]map[string]any
+	if err := json.Unmarshal(mcpReadFile(t, filepath.Join(dir, "config/browseragent/mcp.json")), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"command": bin, "args": []any{"garbage"}}
+	if diff := cmp.Diff(want, cfg["mcpServers"]["raw"]); diff != "" {
+		t.Errorf("saved entry (-want +got):\n%s", diff)
+	}
+}
+
+func TestMCPAdhocToolsAndCall(t *testing.T) {
+	bin := rawServerBin(t)
+	mcpEnv(t)
+	ok := bin + " ok"
+	steps := []struct {
+		args     []string
+		stdin    string
+		code     int
+		out, err string
+	}{
+		{[]string{"mcp", "tools", "--cmd", ok}, "", 0, `(?s)mcp__adhoc__echo\n    Echo the message\n    args: message:string\n`, `^$`},
+		{[]string{"mcp", "tools", "--json", "--name", "r", "--cmd", ok}, "", 0, `"name": "mcp__r__echo",\s+"server": "r",\s+"rawName": "echo"`, `^$`},
+		{[]string{"mcp", "call", "--yes", "--cmd", ok, "echo", `{"message":"hi"}`}, "", 0, `^hi\n$`, `^$`},
+		{[]string{"mcp", "call", "--yes", "echo", "-", "--cmd", ok}, `{"message":"from stdin"}`, 0, `^from stdin\n$`, `^$`},
+		{[]string{"mcp", "call", "--yes", "--cmd", ok, "mcp__adhoc__echo", `{"message":"full name"}`}, "", 0, `^full name\n$`, `^$`},
+		{[]string{"mcp", "call", "--cmd", ok, "echo", `{"message":"hi"}`}, "", 1, `approval`, `reported an error: .*--yes`},
+		{[]string{"mcp", "call", "--yes", "--cmd", ok, "nope"}, "", 2, `^$`, `has no tool "nope"; it has: echo, die, big`},
+		{[]string{"mcp", "call", "--yes", "--cmd", ok, "echo", `[1]`}, "", 2, `^$`, `JSON_ARGS must be a JSON object`},
+		{[]string{"mcp", "call", "--yes", "--cmd", bin + " crash", "echo"}, "", 1, `^$`, `exited during startup \(exit status 3\); stderr: fatal: cannot open config file`},
+		{[]string{"mcp", "call", "--cmd", "/nonexistent/server", "echo"}, "", 1, `^$`, `no such file or directory`},
+		{[]string{"mcp", "logs", "--cmd", bin + " garbage"}, "", 0, `\[stdout, not JSON-RPC\] Server is running`, `adhoc is ready`},
+		{[]string{"mcp", "call", "echo"}, "", 2, `^$`, `usage`},
+		{[]string{"mcp", "tools", "--cmd", ok, "--url", "http://127.0.0.1:1"}, "", 2, `^$`, `give --url or --cmd, not both`},
+	}
+	for _, st := range steps {
+		code, out, errs := mcpCLI(t, st.stdin, st.args...)
+		if code != st.code || !regexp.MustCompile(st.out).MatchString(out) || !regexp.MustCompile(st.err).MatchString(errs) {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, /%s/, /%s/", st.args, code, out, errs, st.code, st.out, st.err)
+		}
+	}
+	assertNoChildren(t)
+}
+
+// TestMCPEverything is the README's example against the pinned reference
+// server: tools, echo, the tiny image saved to a file, a resource, a prompt.
+func TestMCPEverything(t *testing.T) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("npx not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
+		}
+		t.Skipf("npx not found (install Node 20+): %v", err)
+	}
+	dir := mcpEnv(t)
+	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
+	code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "echo", `{"message":"hi"}`)
+	if code != 0 || out != "Echo: hi\n" {
+		t.Fatalf("echo: %d %q %q", code, out, errs)
+	}
+	code, out, errs = mcpCLI(t, "", "mcp", "call", "--cmd", ev, "get-tiny-image", "--out-dir", filepath.Join(dir, "img"))
+	m := regexp.MustCompile(`\[image/png image, (\d+) bytes, saved to (\S+)\]`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("get-tiny-image: %d %q %q", code, out, errs)
+	}
+	if data, err := os.ReadFile(m[2]); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		t.Errorf("saved image %s: %v", m[2], err)
+	}
+	code, out, errs = mcpCLI(t, "", "mcp", "prompt", "--cmd", ev, "args-prompt", `{"city":"Paris"}`)
+	if code != 0 || !strings.Contains(out, "Paris") {
+		t.Errorf("prompt: %d %q %q", code, out, errs)
+	}
+	code, out, errs = mcpCLI(t, "", "mcp", "read", "--cmd", ev, "demo://resource/static/document/features.md")
+	if code != 0 || !strings.HasPrefix(out, `<resource server="adhoc" uri="demo://resource/static/document/features.md" mime="text/markdown">`) {
+		t.Errorf("read: %d %.200q %q", code, out, errs)
+	}
+	assertNoChildren(t)
+}
+
+func mcpReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// assertNoChildren fails if a child process of the test survives.
+func assertNoChildren(t *testing.T) {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	me := []byte(" " + strconv.Itoa(os.Getpid()) + " ")
+	for _, e := range entries {
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		rest := stat[i+1:] // " S PPID ..."
+		if len(rest) > 3 && rest[1] != 'Z' && bytes.HasPrefix(rest[2:], me[1:]) {
+			t.Errorf("child process %s survived: %s", e.Name(), stat[:i+1])
+		}
+	}
+}
