@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,10 +63,44 @@ func oaManager(t *testing.T, o *OAuthOptions, scs ...*ServerConfig) *Manager {
 	for _, sc := range scs {
 		cfg.Servers[sc.Name] = sc
 	}
-	m := NewManager(cfg, &Options{OAuth: o, InitTimeout: 30 * time.Second})
-	t.Cleanup(func() { m.Close() })
+	var log oaLog
+	m := NewManager(cfg, &Options{OAuth: o, InitTimeout: 30 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	t.Cleanup(func() {
+		m.Close()
+		var states []string
+		for _, st := range m.Status() {
+			if st.Err != nil {
+				states = append(states, st.Err.Error())
+			}
+		}
+		if tok := issuedToken.FindString(log.String() + strings.Join(states, "\n")); tok != "" {
+			t.Errorf("a token (%s…) appears in the SDK log or a server error", tok[:6])
+		}
+	})
 	m.Start(t.Context())
 	return m
+}
+
+// issuedToken matches the tokens oauthtest issues.
+var issuedToken = regexp.MustCompile(`\b(at|rt)-[A-Z2-7]{12,}`)
+
+// oaLog collects the SDK's debug log.
+type oaLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *oaLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *oaLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func oaEcho(t *testing.T, m *Manager, name string) {
@@ -212,7 +249,9 @@ func TestOAuthStepUp(t *testing.T) {
 	if err != nil || r.Text != "admin done" {
 		t.Fatalf("admin = %+v, %v", r, err)
 	}
-	if diff := cmp.Diff([]string{"mcp", "offline_access", "admin"}, as.LastScopes()); diff != "" {
+	scopes := as.LastScopes()
+	slices.Sort(scopes) // the go-sdk merges scope sets in map order
+	if diff := cmp.Diff([]string{"admin", "mcp", "offline_access"}, scopes); diff != "" {
 		t.Errorf("step-up scopes (-want +got):\n%s", diff)
 	}
 	var errs []string
