@@ -58,6 +58,19 @@ func (tm *tmuxSession) waitFor(want string) {
 	tm.t.Fatalf("screen never showed %q:\n%s", want, tm.screen())
 }
 
+// waitForN waits until want is on the screen n times.
+func (tm *tmuxSession) waitForN(want string, n int) {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Count(tm.screen(), want) >= n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tm.t.Fatalf("screen never showed %q %d times:\n%s", want, n, tm.screen())
+}
+
 // waitForAny waits until the screen shows one of prefixes followed by want.
 func (tm *tmuxSession) waitForAny(prefixes []string, want string) {
 	tm.t.Helper()
@@ -132,6 +145,22 @@ func TestTerminal(t *testing.T) {
 	tm.run("load-buffer", paste)
 	tm.run("paste-buffer", "-p", "-t", "t")
 	tm.waitFor(`echo {"pasted":1} (command)`)
+
+	os.WriteFile(paste, []byte("first line\nsecond line\n"), 0o600)
+	tm.run("load-buffer", paste)
+	tm.run("paste-buffer", "-p", "-t", "t")
+	tm.waitFor("[pasted text #1, 2 lines]") // one message, not two commands
+	tm.keys("Enter")
+	tm.waitFor("error: no LLM configured")
+
+	tm.keys("/call approve {}", "Enter")
+	tm.waitFor("approve? [y/t/s/n]")
+	tm.keys("s", "Enter")
+	tm.waitFor("answer: server")
+	tm.keys("/call approve {}", "Enter")
+	tm.waitForN("approve? [y/t/s/n]", 2)
+	tm.keys("C-c") // Ctrl-C at the question: no, and the command ends
+	tm.waitFor("not approved")
 
 	tm.waitFor("mcp: alpha ✓ 3 tools · beta ✗ error") // background status, drawn above the prompt
 
