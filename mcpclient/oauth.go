@@ -122,6 +122,7 @@ func withOAuth(name string, cfg *ServerConfig, c *http.Client, opts *OAuthOption
 // tmu guards login and stepUps and is never held across network calls.
 type authorizer struct {
 	name, url string
+	adhoc     bool // given on the command line, not in a config file
 	cfg       OAuthConfig
 	opts      OAuthOptions
 	store     tokenStore
@@ -137,7 +138,7 @@ type authorizer struct {
 }
 
 func newAuthorizer(name string, cfg *ServerConfig, opts OAuthOptions) *authorizer {
-	a := &authorizer{name: name, url: cfg.URL, opts: opts, store: tokenStore{dir: opts.TokenDir}}
+	a := &authorizer{name: name, url: cfg.URL, adhoc: cfg.Source == "command line", opts: opts, store: tokenStore{dir: opts.TokenDir}}
 	if cfg.OAuth != nil {
 		a.cfg = *cfg.OAuth.clone()
 	}
@@ -265,12 +266,16 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 	return a.runFlow(ctx, req, resp, stepUp)
 }
 
-// loginCommand is the command that logs in to this server.
+// loginCommand is the command that logs in to this server: by name, or
+// by URL for a server given on the command line.
 func (a *authorizer) loginCommand() string {
-	if a.name == "adhoc" {
+	switch {
+	case !a.adhoc:
+		return "mcp login " + a.name
+	case a.name == "adhoc":
 		return "mcp login --url " + a.url
 	}
-	return "mcp login " + a.name
+	return "mcp login --name " + a.name + " --url " + a.url
 }
 
 func drain(resp *http.Response) {

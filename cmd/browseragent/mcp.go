@@ -71,6 +71,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 		newMCPListCmd(s, f), newMCPToolsCmd(s, f), newMCPCallCmd(s, f),
 		newMCPResourcesCmd(s, f), newMCPReadCmd(s, f), newMCPPromptsCmd(s, f),
 		newMCPPromptCmd(s, f), newMCPAddCmd(s, f), newMCPRemoveCmd(s), newMCPLogsCmd(s, f),
+		newMCPLoginCmd(s, f), newMCPLogoutCmd(s, f),
 	)
 	return cmd
 }
