@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/browseragent/browseragent/mcpclient/internal/oauthtest"
+	"github.com/browseragent/browseragent/mcpclient/oauthtest"
 )
 
 // oaBrowser makes curl the browser: it follows the authorization server's

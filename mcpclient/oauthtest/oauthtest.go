@@ -343,7 +343,7 @@ func NewResource(t testing.TB, as *AuthServer) *Resource {
 	type msg struct {
 		Message string `json:"message"`
 	}
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo the message"}, func(_ context.Context, _ *mcp.CallToolRequest, in msg) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo the message", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, _ *mcp.CallToolRequest, in msg) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
 	})
 	for _, name := range []string{"admin", "never"} {
