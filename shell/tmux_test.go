@@ -22,7 +22,12 @@ func newTmux(t *testing.T, dir string) *tmuxSession {
 	tm := &tmuxSession{t: t, tmux: needTool(t, "tmux"), socket: filepath.Join(dir, "tmux.sock")}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "110", "-y", "40", "env", "-i",
 		"PATH="+os.Getenv("PATH"), "HOME="+dir, "TERM=xterm-256color", "PS1=$ ", "sh")
-	t.Cleanup(func() { exec.Command(tm.tmux, "-S", tm.socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		exec.Command(tm.tmux, "-S", tm.socket, "kill-server").Run()
+		if exec.Command(tm.tmux, "-S", tm.socket, "has-session").Run() == nil {
+			t.Errorf("tmux server %s still running after kill-server", tm.socket)
+		}
+	})
 	return tm
 }
 
