@@ -300,3 +300,31 @@ func normString(raw string) string {
 	}
 	return raw
 }
+
+// Grants lists the "always allow" grants in force, one readable line each,
+// sorted: "tool browser_click", "server github".
+func (p *Policy) Grants() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.toolGrants)+len(p.serverGrants))
+	for t := range p.toolGrants {
+		out = append(out, "tool "+t)
+	}
+	for s := range p.serverGrants {
+		out = append(out, "server "+s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ResetTrust drops every "always allow" grant and every pending once
+// approval, keeping the mode and the tabs the agent owns, and returns how
+// many always grants there were.
+func (p *Policy) ResetTrust() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.toolGrants) + len(p.serverGrants)
+	p.toolGrants, p.serverGrants = map[string]bool{}, map[string]bool{}
+	p.once = map[string]time.Time{}
+	return n
+}

@@ -322,3 +322,35 @@ func BenchmarkCheck(b *testing.B) {
 		p.Check(calls[i%len(calls)])
 	}
 }
+
+func TestPolicyGrantsAndResetTrust(t *testing.T) {
+	rules, err := ParseRules([]byte("version: 1\nrules: []\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPolicy(rules, &Options{Mode: Shared})
+	click := Call{Tool: "browser_click", PageURL: "https://example.test/"}
+	fill := Call{Tool: "mcp__files__write", Server: "files", Name: "write", PageURL: "https://example.test/"}
+	if err := p.Grant(click, ToolAlways); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Grant(fill, ServerAlways); err != nil {
+		t.Fatal(err)
+	}
+	p.OwnTab("t1")
+	if diff := cmp.Diff([]string{"server files", "tool browser_click"}, p.Grants()); diff != "" {
+		t.Errorf("Grants (-want +got):\n%s", diff)
+	}
+	if n := p.ResetTrust(); n != 2 {
+		t.Errorf("ResetTrust = %d, want 2", n)
+	}
+	if len(p.Grants()) != 0 {
+		t.Errorf("grants left after reset: %v", p.Grants())
+	}
+	if d := p.Check(click); d.Verdict != Ask {
+		t.Errorf("click after reset = %v, want ask", d.Verdict)
+	}
+	if !p.OwnsTab("t1") || p.Mode() != Shared {
+		t.Errorf("ResetTrust changed the mode or the owned tabs")
+	}
+}
