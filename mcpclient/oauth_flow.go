@@ -68,6 +68,12 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 		drain(resp)
 		return a.failed(err)
 	}
+	// The resource is the configured URL, not the request's: SSE posts
+	// carry a session query that would not match the server's metadata.
+	req = req.Clone(ctx)
+	if u, err := url.Parse(a.url); err == nil {
+		req.URL = u
+	}
 	if err := h.Authorize(ctx, req, resp); err != nil {
 		return a.failed(err)
 	}

@@ -241,9 +241,18 @@ func TestOAuthRefresh(t *testing.T) {
 // after MaxStepUps logins, and the session survives it.
 func TestOAuthStepUp(t *testing.T) {
 	oaBrowser(t)
+	t.Run("streamable", func(t *testing.T) { testStepUp(t, false) })
+	t.Run("sse", func(t *testing.T) { testStepUp(t, true) })
+}
+
+func testStepUp(t *testing.T, sse bool) {
 	as := oauthtest.NewAuthServer(t)
 	res := oauthtest.NewResource(t, as)
-	m := oaManager(t, oaOptions(t.TempDir(), true, nil), &ServerConfig{Name: "prot", URL: res.URL})
+	sc := &ServerConfig{Name: "prot", URL: res.URL}
+	if sse {
+		sc.Type, sc.URL = TypeSSE, res.SSEURL
+	}
+	m := oaManager(t, oaOptions(t.TempDir(), true, nil), sc)
 	oaEcho(t, m, "prot")
 	r, err := m.CallServerTool(t.Context(), "prot", "admin", json.RawMessage(`{}`))
 	if err != nil || r.Text != "admin done" {
@@ -253,6 +262,15 @@ func TestOAuthStepUp(t *testing.T) {
 	slices.Sort(scopes) // the go-sdk merges scope sets in map order
 	if diff := cmp.Diff([]string{"admin", "mcp", "offline_access"}, scopes); diff != "" {
 		t.Errorf("step-up scopes (-want +got):\n%s", diff)
+	}
+	if sse {
+		// The legacy SSE client ends its session on any failed POST, so
+		// the step-up limit is only reachable over Streamable HTTP.
+		_, err := m.CallServerTool(t.Context(), "prot", "never", json.RawMessage(`{}`))
+		if err == nil || !strings.Contains(err.Error(), "refused the new OAuth token too (HTTP 403)") {
+			t.Errorf("never over SSE = %v, want the refusal", err)
+		}
+		return
 	}
 	var errs []string
 	for range 3 {
@@ -440,5 +458,48 @@ func TestTokenFileNames(t *testing.T) {
 			t.Errorf("TokenFile(%q) = TokenFile(%q) = %s", n, o, p)
 		}
 		seen[p] = n
+	}
+}
+
+// TestParseOAuthConfig: the oauth object is read, ${VAR} expands in the
+// client fields, and a bad entry fails that server with file and field.
+func TestParseOAuthConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name, entry string
+		want        *OAuthConfig
+		wantErr     string
+	}{
+		{"full", `{"url": "https://x/mcp", "oauth": {"clientId": "id", "clientSecret": "${SECRET}", "scopes": ["a", "b"], "callbackPort": 8976}}`,
+			&OAuthConfig{ClientID: "id", ClientSecret: "s3", Scopes: []string{"a", "b"}, CallbackPort: 8976}, ""},
+		{"absent", `{"url": "https://x/mcp"}`, nil, ""},
+		{"bad port", `{"url": "https://x/mcp", "oauth": {"callbackPort": 70000}}`, nil, `f.json: server "s": oauth.callbackPort 70000 is not a port`},
+		{"secret without id", `{"url": "https://x/mcp", "oauth": {"clientSecret": "x"}}`, nil, "oauth.clientSecret is set without oauth.clientId"},
+		{"wrong type", `{"url": "https://x/mcp", "oauth": {"scopes": "a b"}}`, nil, `f.json: server "s": field oauth: want []string, got string`},
+		{"unset variable", `{"url": "https://x/mcp", "oauth": {"clientId": "id", "clientSecret": "${NOPE}"}}`, nil, "field oauth.clientSecret: environment variable NOPE is not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse([]byte(`{"mcpServers": {"s": `+tc.entry+`}}`), "f.json", func(k string) (string, bool) {
+				return map[string]string{"SECRET": "s3"}[k], k == "SECRET"
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := c.Servers["s"]
+			if tc.wantErr != "" {
+				if sc.Err == nil || !strings.Contains(sc.Err.Error(), tc.wantErr) {
+					t.Errorf("Err = %v, want %q", sc.Err, tc.wantErr)
+				}
+				return
+			}
+			if sc.Err != nil {
+				t.Fatal(sc.Err)
+			}
+			if diff := cmp.Diff(tc.want, sc.OAuth); diff != "" {
+				t.Errorf("OAuth (-want +got):\n%s", diff)
+			}
+			if sc.OAuth != nil && sc.Clone().OAuth == sc.OAuth {
+				t.Error("Clone shares the OAuth config")
+			}
+		})
 	}
 }
