@@ -34,6 +34,33 @@ func oaBrowser(t *testing.T) {
 		t.Skipf("curl not found (it plays the browser in OAuth tests): %v", err)
 	}
 	t.Setenv("BROWSER", "curl -sL -o /dev/null")
+	t.Cleanup(func() {
+		if kids := oaChildren("curl"); len(kids) > 0 {
+			t.Errorf("curl processes left behind: %v", kids)
+		}
+	})
+}
+
+// oaChildren lists our child processes running command name (Linux).
+func oaChildren(name string) []string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []string
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || !strings.Contains(s[:i], "("+name) {
+			continue
+		}
+		if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && f[0] != "Z" {
+			out = append(out, strings.Fields(s)[0])
+		}
+	}
+	return out
 }
 
 // oaPrompts records the login prompts.

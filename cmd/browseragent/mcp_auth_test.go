@@ -31,6 +31,7 @@ func authCLI(t *testing.T) (run func(args ...string) (int, string, string), dir 
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	t.Setenv("BROWSER", "curl -sL -o /dev/null")
 	t.Chdir(dir)
+	t.Cleanup(func() { assertNoChildren(t) }) // no curl left behind
 	return func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := Main(args, strings.NewReader(""), &out, &errb)
