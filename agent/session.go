@@ -209,3 +209,12 @@ func extractRendered(_ context.Context, html []byte, pageURL, selector string) (
 	}
 	return r.Markdown(), nil
 }
+
+// Facts describes the session for the system prompt: which browser the
+// agent is driving and what that means for its actions.
+func (s *Session) Facts() string {
+	if s.Mode() == guard.Shared {
+		return "Browser mode: shared. You are driving the person's own Chrome, with their logins. You may close only tabs you opened. Every write asks the person first; on sensitive sites every single write needs a fresh approval."
+	}
+	return "Browser mode: isolated. You are driving a throwaway Chromium with an empty profile: no logins. If the task needs the person's session, tell them to run /connect."
+}

@@ -88,11 +88,16 @@ func newRootCmd(s *streams) *cobra.Command {
 		Short: "A terminal shell for web work: web_fetch, a real browser and MCP tools",
 		Long: `browseragent is a terminal shell for web work. An LLM agent does your task with a
 fast web_fetch, a real Chromium over the DevTools Protocol, and any MCP server
-you configure. Every subcommand also works without an LLM, for scripts.`,
+you configure. With no subcommand it starts the interactive shell (type /help
+there). Every subcommand also works without an LLM, for scripts.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
+		Args:          cobra.NoArgs,
 	}
+	var sf shellFlags
+	sf.add(root)
+	root.RunE = func(cmd *cobra.Command, args []string) error { return runShell(cmd.Context(), s, &sf) }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitCode(2, fmt.Sprintf("%s (see '%s --help')", err, c.CommandPath()))
 	})

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/shell"
+)
+
+// shellFlags are the interactive shell's start-up flags (on the root command).
+type shellFlags struct {
+	sites, mcpConfig, model string
+	noMCP, yes, headed      bool
+	connect                 connectFlags
+}
+
+func (f *shellFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.sites, "sites", "", "extra sensitive-sites rules `FILE`, layered over the built-in and your own")
+	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config `FILE` (mcpServers JSON), merged over yours and .mcp.json")
+	fl.StringVar(&f.model, "model", "", "LLM `MODEL` (default $BROWSERAGENT_MODEL or the provider's default)")
+	fl.BoolVar(&f.noMCP, "no-mcp", false, "start no MCP server")
+	fl.BoolVar(&f.yes, "yes", false, "approve writes on ordinary pages without asking (never on sensitive pages)")
+	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser's window instead of running headless")
+	f.connect.addFlags(fl)
+}
+
+// runShell starts the interactive shell: the session first (rules, MCP in
+// the background, the browser lazily), then the prompt at once.
+func runShell(ctx context.Context, s *streams, f *shellFlags) error {
+	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes}
+	sh := shell.New(opts)
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
+		yes: f.yes, headed: f.headed, approver: sh, onMCP: sh.MCPEvent})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	opts.Tools, opts.Tabs, opts.MCP = sess.Registry, sess.Browser, sess.MCP
+	opts.Guard = shellGuard{policy: sess.Policy}
+	st, err := agent.LoadSettings(agent.Overrides{Model: f.model})
+	if err != nil {
+		return err
+	}
+	b := &modeSwitch{Session: sess}
+	opts.Browser = b
+	if st.Enabled() {
+		ag, err := agent.New(st, sess.Registry, &agent.Options{SystemExtra: sess.Facts()})
+		if err != nil {
+			return err
+		}
+		opts.Agent, b.agent = ag, ag
+	} else {
+		opts.NoLLMReason = st.Why()
+	}
+	if f.connect.on() {
+		t := f.connect.target()
+		opts.Connect = &t
+	}
+	return sh.Run(ctx)
+}
+
+// modeSwitch keeps the agent's system prompt in step with the browser mode.
+type modeSwitch struct {
+	*agent.Session
+	agent *agent.Agent
+}
+
+func (m *modeSwitch) Connect(ctx context.Context, t browser.Target) (string, error) {
+	msg, err := m.Session.Connect(ctx, t)
+	m.refresh()
+	return msg, err
+}
+
+func (m *modeSwitch) Disconnect(ctx context.Context) (string, error) {
+	msg, err := m.Session.Disconnect(ctx)
+	m.refresh()
+	return msg, err
+}
+
+func (m *modeSwitch) refresh() {
+	if m.agent != nil {
+		m.agent.SetSystemExtra(m.Session.Facts())
+	}
+}
+
+// shellGuard gives the shell's /trust, /sites and /audit their text.
+type shellGuard struct{ policy *guard.Policy }
+
+func (g shellGuard) Grants() []string { return g.policy.Grants() }
+func (g shellGuard) ResetTrust() int  { return g.policy.ResetTrust() }
+
+// CheckSite judges a write tool on url in the current mode, on a scratch
+// policy so the live one's grants and tabs are untouched.
+func (g shellGuard) CheckSite(url string) (string, error) {
+	if _, err := guard.Normalize(url); err != nil {
+		return "", err
+	}
+	p := guard.NewPolicy(g.policy.Rules(), &guard.Options{Mode: g.policy.Mode()})
+	f := sitesCheckFlags{tool: "browser_click", mode: p.Mode().String()}
+	call := checkCall(p, f, url)
+	var b bytes.Buffer
+	printCheck(&b, newCheckResult(url, call, p.Check(call), p.Rules()))
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func (g shellGuard) Audit(n int) ([]string, error) {
+	entries, err := guard.ReadAudit(guard.DefaultAuditPath(), n)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("no tool calls in the audit log yet")
+	}
+	var b bytes.Buffer
+	printAudit(&b, entries)
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), nil
+}
