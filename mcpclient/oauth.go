@@ -240,10 +240,13 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 		drain(resp)
 		return nil
 	}
-	if resp.StatusCode == http.StatusUnauthorized && sent != a.forced && a.refresh(ctx) == nil {
-		a.forced = tokenOf(a.current())
-		drain(resp)
-		return nil
+	var rerr error // why the stored token could not be refreshed
+	if l := a.current(); resp.StatusCode == http.StatusUnauthorized && sent != a.forced && l != nil && l.RefreshToken != "" {
+		if rerr = a.refresh(ctx); rerr == nil {
+			a.forced = tokenOf(a.current())
+			drain(resp)
+			return nil
+		}
 	}
 	stepUp := resp.StatusCode == http.StatusForbidden
 	if stepUp {
@@ -260,6 +263,9 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 		drain(resp)
 		if stepUp {
 			return fmt.Errorf("%w: mcp server %q asks for more OAuth scopes; run 'browseragent %s'", ErrLoginRequired, a.name, a.loginCommand())
+		}
+		if rerr != nil {
+			return fmt.Errorf("%w: mcp server %q (its token could not be refreshed: %v); run 'browseragent %s'", ErrLoginRequired, a.name, rerr, a.loginCommand())
 		}
 		return fmt.Errorf("%w: mcp server %q; run 'browseragent %s'", ErrLoginRequired, a.name, a.loginCommand())
 	}

@@ -530,3 +530,33 @@ func TestParseOAuthConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthRefreshRefused: when the authorization server refuses the
+// refresh token, the server fails with the reason and the login command,
+// and neither token appears in the message.
+func TestOAuthRefreshRefused(t *testing.T) {
+	oaBrowser(t)
+	as := oauthtest.NewAuthServer(t)
+	res := oauthtest.NewResource(t, as)
+	dir := t.TempDir()
+	sc := &ServerConfig{Name: "prot", URL: res.URL}
+	if err := Login(t.Context(), sc, oaOptions(dir, true, nil)); err != nil {
+		t.Fatalf("Login: %v", err)
+	}
+	store := tokenStore{dir: dir}
+	l, _ := store.load("prot", res.URL)
+	l.RefreshToken = "rt-FORGEDFORGEDFORGED"
+	if err := store.save("prot", res.URL, l); err != nil {
+		t.Fatal(err)
+	}
+	as.RevokeAll()
+	m := oaManager(t, oaOptions(dir, false, nil), sc)
+	err := m.WaitReady(t.Context(), "prot")
+	want := "its token could not be refreshed: the token endpoint answered HTTP 400: invalid_grant (unknown refresh token)); run 'browseragent mcp login prot'"
+	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), want) {
+		t.Errorf("WaitReady = %v, want ErrLoginRequired saying %q", err, want)
+	}
+	if err != nil && (strings.Contains(err.Error(), l.AccessToken) || strings.Contains(err.Error(), l.RefreshToken)) {
+		t.Error("the error carries a token")
+	}
+}
