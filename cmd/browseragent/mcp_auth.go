@@ -25,7 +25,7 @@ $XDG_CONFIG_HOME/browseragent/tokens/NAME.json; later commands send it and
 refresh it. Logging in again replaces it.`,
 		Example: `  browseragent mcp login linear
   browseragent mcp login --url https://mcp.example.com/mcp
-  BROWSER=w3m browseragent mcp login linear`,
+  BROWSER="firefox --new-window" browseragent mcp login linear`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, rest, err := f.serverArgs(args)
 			if err != nil {
