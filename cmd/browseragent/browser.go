@@ -3,14 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/fetch"
 )
@@ -57,50 +63,46 @@ type renderFlags struct {
 	waitFor    string
 	screenshot string
 	headed     bool
+	sites      string
 	conn       connectFlags
 }
 
 func (r *renderFlags) addFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&r.on, "render", false, "render the page in a real browser first (JavaScript apps, logged-in pages)")
-	fl.StringVar(&r.waitFor, "wait-for", "", "with --render: wait until this text or CSS selector is on the page")
+	fl.StringVar(&r.waitFor, "wait-for", "", "with --render: wait until this text is on the page, or this CSS selector (one starting with # . [ or holding > :) matches")
 	fl.StringVar(&r.screenshot, "screenshot", "", "with --render: save a full-page screenshot here (.jpg or .png)")
 	fl.BoolVar(&r.headed, "headed", false, "with --render: show the browser window instead of running headless")
+	fl.StringVar(&r.sites, "sites", "", "with --render: extra sensitive-sites rules `FILE`, layered over the built-in and user rules")
 	r.conn.addFlags(fl)
 }
 
-// runRender is `fetch --render`: every URL is rendered in a tab of one
-// browser, then printed (or written as JSON lines) like a plain fetch.
+// runRender is `fetch --render`. Every step is a tool call through the
+// session's registry, the one path the shell and the LLM use, so the guard
+// judges it like any other call (a deny-rule page is refused, also when a
+// redirect lands there) and the audit log records it. The URLs are rendered
+// one after another: the native tools act on the current tab.
 func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, format fetch.Format) error {
 	if !f.render.on {
-		return exitCode(2, "--wait-for, --screenshot and --connect need --render")
+		return exitCode(2, "--wait-for, --screenshot, --sites and --connect need --render")
 	}
-	b, err := f.render.conn.openBrowser(ctx, f.render.headed)
+	r, err := newRenderer(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	do := func(i int, u string) fetched {
-		o := browser.RenderOptions{WaitFor: f.render.waitFor, Select: f.selector, Links: f.links,
-			Screenshot: shotPath(f.render.screenshot, i, len(urls))}
-		if f.timeout > 0 {
-			o.WaitTime = f.timeout
-		}
-		res, err := b.Render(ctx, u, o)
-		return fetched{u, res, err}
-	}
-	workers := min(max(f.concurrency, 1), 4, len(urls))
+	defer r.sess.Close()
 	results := make([]chan fetched, len(urls))
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, u := range urls {
+	for i := range urls {
 		results[i] = make(chan fetched, 1)
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i] <- do(i, u)
-		})
 	}
-	defer wg.Wait()
+	done := make(chan struct{})
+	defer func() { <-done }()
+	go func() {
+		defer close(done)
+		for i, u := range urls {
+			res, err := r.render(ctx, u, shotPath(f.render.screenshot, i, len(urls)))
+			results[i] <- fetched{u, res, err}
+		}
+	}()
 	if f.input != "" || f.out != "" {
 		return writeRenderBatch(s, f, results, format)
 	}
@@ -197,4 +199,252 @@ opened, changed or closed.`,
 	conn.addFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tabs as JSON")
 	return cmd
+}
+
+// renderer renders pages for `fetch --render` through an agent.Session.
+type renderer struct {
+	sess    *agent.Session
+	waitFor string
+	wait    time.Duration
+	sel     string
+	ex      *renderExtract
+}
+
+// newRenderer opens the session (isolated, or attached to the person's
+// browser with --connect) with the sensitive-site rules and no MCP server.
+// Nobody is asked anything: a call the guard would ask about is refused.
+func newRenderer(ctx context.Context, f *fetchFlags) (*renderer, error) {
+	rules, err := loadRules(f.render.sites)
+	if err != nil {
+		return nil, err
+	}
+	ex := &renderExtract{links: f.links}
+	sess, err := agent.NewSession(&agent.SessionOptions{
+		Rules:   rules,
+		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: f.render.headed}, Extract: ex.extract},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f.render.conn.on() {
+		if _, err := sess.Connect(ctx, f.render.conn.target()); err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
+	wait := f.timeout
+	if wait <= 0 {
+		wait = 15 * time.Second
+	}
+	return &renderer{sess: sess, waitFor: f.render.waitFor, wait: wait, sel: f.selector, ex: ex}, nil
+}
+
+// renderExtract is the session's extractor for browser_extract: web_fetch's
+// extraction of the rendered DOM, keeping the whole result (title, links,
+// warnings) so the page prints in any --format, as a plain fetch does. The
+// registry runs it only inside a browser_extract call the guard allowed.
+type renderExtract struct {
+	links bool
+	mu    sync.Mutex
+	res   *fetch.Result
+	err   error
+}
+
+func (e *renderExtract) extract(_ context.Context, html []byte, pageURL, selector string) (string, error) {
+	r, err := fetch.Extract(html, pageURL, &fetch.ExtractOptions{Select: selector, Links: e.links})
+	e.mu.Lock()
+	e.res, e.err = r, err
+	e.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	return r.Markdown(), nil
+}
+
+// take returns and forgets what the last extraction produced.
+func (e *renderExtract) take() (*fetch.Result, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, err := e.res, e.err
+	e.res, e.err = nil, nil
+	return r, err
+}
+
+// call runs one tool through the registry. A refusal or a tool failure
+// becomes an error of one sentence.
+func (r *renderer) call(ctx context.Context, tool string, args map[string]any) (*agent.ToolResult, error) {
+	raw, _ := json.Marshal(args)
+	res, err := r.sess.Registry.Call(ctx, tool, raw, agent.OriginCommand)
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return res, errors.New(firstSentence(res.Text))
+	}
+	return res, nil
+}
+
+// render opens url in a new tab, waits for it, extracts it, takes the
+// screenshot and closes the tab again.
+func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result, error) {
+	r.ex.take() // nothing of an earlier page carries over
+	before := r.sess.Browser.CurrentTab()
+	opened, err := r.call(ctx, "browser_open", map[string]any{"url": url})
+	if tab := r.sess.Browser.CurrentTab(); tab != "" && tab != before {
+		defer r.closeTab(ctx, tab)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.waitPage(ctx); err != nil {
+		return nil, err
+	}
+	res, err := r.extract(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.URL = url
+	if m := httpStatusRE.FindStringSubmatch(opened.Text); m != nil {
+		res.Status, _ = strconv.Atoi(m[1])
+	}
+	if shot != "" {
+		if err := r.screenshot(ctx, shot); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// httpStatusRE finds the error status browser_open reports ("(HTTP 404 Not
+// Found)").
+var httpStatusRE = regexp.MustCompile(`\(HTTP (\d{3})\b`)
+
+func (r *renderer) closeTab(ctx context.Context, tab string) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	r.call(cctx, "browser_close", map[string]any{"tab": tab}) // the browser goes away with the session anyway
+}
+
+// waitPage waits for --wait-for, or else until the page's content stops
+// changing (a JavaScript app has then drawn it).
+func (r *renderer) waitPage(ctx context.Context) error {
+	if r.waitFor == "" {
+		return r.settle(ctx)
+	}
+	args := waitArgs(r.waitFor)
+	deadline := time.Now().Add(r.wait)
+	for {
+		chunk := max(time.Second, min(time.Until(deadline), time.Minute).Round(time.Second))
+		args["timeout"] = int(chunk / time.Second)
+		start := time.Now()
+		res, err := r.call(ctx, "browser_wait", args)
+		switch {
+		case err == nil:
+			return nil
+		case res == nil:
+			return err
+		case args["selector"] != nil && strings.HasPrefix(res.Text, "bad selector"):
+			args = map[string]any{"text": r.waitFor}
+			continue
+		case time.Since(start) >= chunk && time.Now().Before(deadline):
+			continue // a wait longer than browser_wait's one-minute cap
+		}
+		return fmt.Errorf("%w (check the text or selector, or raise --timeout)", err)
+	}
+}
+
+// waitArgs reads --wait-for as a CSS selector when it looks like one, else
+// as text on the page.
+func waitArgs(w string) map[string]any {
+	if strings.ContainsAny(w[:1], "#.[") || strings.ContainsAny(w, ">:") {
+		return map[string]any{"selector": w}
+	}
+	return map[string]any{"text": w}
+}
+
+// settle extracts the page until two extractions half a second apart agree
+// (at most five seconds); extract then returns the last one.
+func (r *renderer) settle(ctx context.Context) error {
+	prev := ""
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		text, err := r.extractCall(ctx)
+		if err != nil || text == prev || time.Now().After(deadline) {
+			return err
+		}
+		prev = text
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// extractCall calls browser_extract through the registry. A failure of the
+// extractor itself comes back as fetch's error, so a bad --select stays bad
+// usage (exit 2).
+func (r *renderer) extractCall(ctx context.Context) (string, error) {
+	args := map[string]any{}
+	if r.sel != "" {
+		args["select"] = r.sel
+	}
+	res, err := r.call(ctx, "browser_extract", args)
+	if err != nil {
+		if _, xerr := r.ex.take(); xerr != nil {
+			return "", xerr
+		}
+		return "", err
+	}
+	return res.Text, nil
+}
+
+// extract returns the page as web_fetch's extractor saw it in the last
+// browser_extract call, making that call now unless settle just did.
+func (r *renderer) extract(ctx context.Context) (*fetch.Result, error) {
+	if res, err := r.ex.take(); res != nil || err != nil {
+		return res, err
+	}
+	if _, err := r.extractCall(ctx); err != nil {
+		return nil, err
+	}
+	res, err := r.ex.take()
+	if res == nil && err == nil {
+		err = errors.New("browser_extract returned no page")
+	}
+	return res, err
+}
+
+// screenshot saves a full-page capture where --screenshot asked.
+func (r *renderer) screenshot(ctx context.Context, path string) error {
+	format := "jpeg"
+	if strings.EqualFold(filepath.Ext(path), ".png") {
+		format = "png"
+	}
+	res, err := r.call(ctx, "browser_screenshot", map[string]any{"full_page": true, "max_width": 1280, "format": format})
+	if err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	if res.Path != "" {
+		defer os.Remove(res.Path)
+	}
+	if len(res.Images) == 0 {
+		return errors.New("screenshot: the browser returned no image")
+	}
+	if err := os.WriteFile(path, res.Images[0].Data, 0o644); err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	return nil
+}
+
+// firstSentence keeps the first sentence of a tool's message: the guard's
+// reasons go on with advice meant for the LLM.
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return s
 }

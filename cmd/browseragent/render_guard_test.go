@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFetchRenderGuard shows that `fetch --render` goes through the guard:
+// a page under a deny rule is refused before the browser loads it, a
+// redirect that lands there is refused before anything is read, reading a
+// sensitive (ask) page is fine, and every step is in the audit log.
+func TestFetchRenderGuard(t *testing.T) {
+	needChrome(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
+	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
+	var mu sync.Mutex
+	var bankHits int
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bank/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		bankHits++
+		mu.Unlock()
+		fmt.Fprint(w, "<title>Bank</title><h1>Balance: 1 000 000</h1>")
+	})
+	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/bank/transfer", http.StatusFound)
+	})
+	mux.HandleFunc("/vault/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>Vault</title><h1>Your vault</h1><p>Three passwords stored.</p>")
+	})
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>Plain</title><h1>Plain page</h1><p>Nothing sensitive here at all.</p>")
+	})
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "<title>Not here</title><h1>No such page</h1>")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	sites := filepath.Join(tmp, "sites.yaml")
+	os.WriteFile(sites, []byte(`version: 1
+rules:
+  - name: local-bank
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/bank/*"]
+    action: deny
+  - name: local-vault
+    category: password-manager
+    hosts: ["127.0.0.1"]
+    paths: ["/vault/*"]
+    action: ask
+`), 0o644)
+
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string // substrings; "" for err means stderr must be empty
+	}{
+		{"deny rule", []string{srv.URL + "/bank/balance"}, 1, "",
+			`browseragent: Refused: browser_open would load ` + srv.URL + `/bank/balance, which matches the deny rule "local-bank" (bank): the agent may never act there, and nobody can approve it.` + "\n"},
+		{"redirect into a deny rule", []string{srv.URL + "/go"}, 1, "",
+			`browser_extract acts on ` + srv.URL + `/bank/transfer, which matches the deny rule "local-bank"`},
+		{"sensitive page is read", []string{srv.URL + "/vault/home"}, 0, "Three passwords stored", ""},
+		{"ordinary pages, one browser", []string{"--format", "json", srv.URL + "/plain", srv.URL + "/missing"}, 0, `"status":404`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "", append([]string{"fetch", "--render", "--sites", sites}, tt.args...)...)
+			if code != tt.code || !strings.Contains(out, tt.out) || (tt.err == "") != (errOut == "") || !strings.Contains(errOut, tt.err) {
+				t.Errorf("code %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			if tt.name == "ordinary pages, one browser" && !strings.Contains(out, "Nothing sensitive here at all.") {
+				t.Errorf("the first of two pages is missing:\n%s", out)
+			}
+			if tt.code != 0 && strings.Contains(out, "Balance") {
+				t.Errorf("a refused page was printed:\n%s", out)
+			}
+		})
+	}
+	if bankHits != 1 {
+		t.Errorf("the bank got %d requests, want only the one the redirect made", bankHits)
+	}
+	noProcessUsing(t, tmp)
+
+	// The audit log has one line per step, the refusals among them.
+	f, err := os.Open(filepath.Join(tmp, "state", "browseragent", "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var denied []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e struct{ Tool, Decision, URL, PageURL string }
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		if e.Decision == "deny" {
+			denied = append(denied, e.Tool)
+		}
+	}
+	if diff := cmp.Diff([]string{"browser_open", "browser_extract"}, denied); diff != "" {
+		t.Errorf("refused calls in the audit log (-want +got)\n%s", diff)
+	}
+}
