@@ -362,20 +362,30 @@ func waitArgs(w string) map[string]any {
 	return map[string]any{"text": w}
 }
 
-// settle extracts the page until two extractions half a second apart agree
-// (at most five seconds); extract then returns the last one.
+// settle extracts the page every quarter second until its content has not
+// changed for half a second (at most five seconds); extract then returns the
+// last extraction.
 func (r *renderer) settle(ctx context.Context) error {
-	prev := ""
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	const poll, quiet, most = 250 * time.Millisecond, 500 * time.Millisecond, 5 * time.Second
+	prev, since, start := "", time.Time{}, time.Now()
+	for {
 		text, err := r.extractCall(ctx)
-		if err != nil || text == prev || time.Now().After(deadline) {
+		now := time.Now()
+		switch {
+		case err != nil:
 			return err
+		case text != prev || since.IsZero():
+			prev, since = text, now
+		case now.Sub(since) >= quiet:
+			return nil
 		}
-		prev = text
+		if now.Sub(start) >= most {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 }

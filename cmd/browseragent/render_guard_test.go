@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -91,8 +94,11 @@ rules:
 			}
 		})
 	}
-	if bankHits != 1 {
-		t.Errorf("the bank got %d requests, want only the one the redirect made", bankHits)
+	mu.Lock()
+	hits := bankHits
+	mu.Unlock()
+	if hits != 1 {
+		t.Errorf("the bank got %d requests, want only the one the redirect made", hits)
 	}
 	noProcessUsing(t, tmp)
 
@@ -115,5 +121,87 @@ rules:
 	}
 	if diff := cmp.Diff([]string{"browser_open", "browser_extract"}, denied); diff != "" {
 		t.Errorf("refused calls in the audit log (-want +got)\n%s", diff)
+	}
+}
+
+// TestFetchRenderConnect renders a logged-in page in the person's own
+// browser through the guard, and leaves that browser as it was: same tabs,
+// still running.
+func TestFetchRenderConnect(t *testing.T) {
+	chrome := needChrome(t)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/autologin", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "person", Path: "/"})
+		http.Redirect(w, r, "/home", http.StatusSeeOther)
+	})
+	mux.HandleFunc("/home", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<title>Home</title><h1>Home</h1>") })
+	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("session"); err == nil {
+			fmt.Fprintf(w, "<title>Report</title><h1>Report for %s</h1><p>Quarterly numbers, only for people who signed in.</p>", c.Value)
+			return
+		}
+		fmt.Fprint(w, "<title>Report</title><p>Please sign in.</p>")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	dir := t.TempDir()
+	args := []string{"--remote-debugging-port=0", "--user-data-dir=" + dir, "--headless", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", srv.URL + "/autologin"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command(chrome, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		noProcessUsing(t, dir)
+	}()
+	pages := func() []string {
+		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
+		if err != nil {
+			return nil
+		}
+		resp, err := http.Get("http://127.0.0.1:" + strings.SplitN(string(b), "\n", 2)[0] + "/json/list")
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		var list []struct{ Type, URL string }
+		json.NewDecoder(resp.Body).Decode(&list)
+		var urls []string
+		for _, p := range list {
+			if p.Type == "page" {
+				urls = append(urls, p.URL)
+			}
+		}
+		return urls
+	}
+	want := []string{srv.URL + "/home"}
+	for deadline := time.Now().Add(20 * time.Second); !cmp.Equal(pages(), want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the person's browser did not come up logged in: %v", pages())
+		}
+	}
+
+	code, out, errOut := runCLI(t, "", "fetch", "--render", "--user-data-dir", dir, "--format", "text", srv.URL+"/report")
+	if code != 0 || !strings.Contains(out, "Quarterly numbers") || !strings.Contains(out, "Report for person") {
+		t.Errorf("render with the person's login: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	time.Sleep(300 * time.Millisecond) // a wrongly closed tab would be gone by now
+	if diff := cmp.Diff(want, pages()); diff != "" {
+		t.Errorf("the person's tabs after fetch --render (-want +got)\n%s", diff)
+	}
+	select {
+	case <-exited:
+		t.Errorf("the person's browser stopped")
+	default:
 	}
 }
