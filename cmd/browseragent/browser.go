@@ -319,10 +319,13 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 // Found)").
 var httpStatusRE = regexp.MustCompile(`\(HTTP (\d{3})\b`)
 
+// closeTab closes the tab render opened, also after a failure or a cancel.
+// A tab that cannot be closed stays open (in the person's browser too):
+// nothing more can be done about it here.
 func (r *renderer) closeTab(ctx context.Context, tab string) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	r.call(cctx, "browser_close", map[string]any{"tab": tab}) // the browser goes away with the session anyway
+	r.call(cctx, "browser_close", map[string]any{"tab": tab})
 }
 
 // waitPage waits for --wait-for, or else until the page's content stops
