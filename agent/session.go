@@ -83,7 +83,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		mo := opts.MCPOptions
 		mo.Adjust = s.adjustServer
 		s.MCP = mcpclient.NewManager(opts.MCP, &mo)
-		s.pages = &mcpPages{mgr: s.MCP, owned: map[string]bool{}}
+		s.pages = &mcpPages{mgr: s.MCP, b: s.Browser, owned: map[string]bool{}}
 		s.Registry.Add(mcpTools{s.MCP, s.pages})
 	}
 	s.Registry.SetLocator(locator{s})

@@ -99,6 +99,7 @@ func (l locator) Locate(ctx context.Context, def ToolDef, args map[string]any) (
 // the agent opened with new_page.
 type mcpPages struct {
 	mgr   *mcpclient.Manager
+	b     *browser.Browser
 	mu    sync.Mutex
 	owned map[string]bool // "server/pageId"
 }
@@ -122,11 +123,7 @@ func (p *mcpPages) locate(ctx context.Context, server string, args map[string]an
 	want, hasID := args["pageId"].(float64)
 	for _, pg := range pages {
 		if (hasID && pg.ID == int(want)) || (!hasID && pg.Selected) {
-			key := fmt.Sprintf("%s/%d", server, pg.ID)
-			p.mu.Lock()
-			owned := p.owned[key]
-			p.mu.Unlock()
-			return Page{TabID: "mcp:" + key, URL: pg.URL, Owned: owned}, nil
+			return p.page(ctx, server, pg, pages)
 		}
 	}
 	if hasID {
@@ -135,18 +132,42 @@ func (p *mcpPages) locate(ctx context.Context, server string, args map[string]an
 	return Page{}, nil
 }
 
-// ownSelected records the page new_page just opened (it becomes selected).
+// page describes an MCP page as one of our browser's tabs when it can be
+// matched, so native and MCP tools share one idea of which tabs the agent
+// owns and the URL comes from our own browser; otherwise by its MCP id.
+func (p *mcpPages) page(ctx context.Context, server string, pg browser.MCPPage, all []browser.MCPPage) (Page, error) {
+	if tab := p.b.MapMCPPages(all)[pg.ID]; tab != "" {
+		u, err := p.b.CurrentURL(ctx, tab)
+		if err != nil {
+			return Page{}, err
+		}
+		return Page{TabID: tab, URL: u, Owned: p.b.Owned(tab)}, nil
+	}
+	key := fmt.Sprintf("%s/%d", server, pg.ID)
+	p.mu.Lock()
+	owned := p.owned[key]
+	p.mu.Unlock()
+	return Page{TabID: "mcp:" + key, URL: pg.URL, Owned: owned}, nil
+}
+
+// ownSelected records the page new_page just opened (it becomes selected)
+// as the agent's, in the browser's tab list too.
 func (p *mcpPages) ownSelected(ctx context.Context, server string) {
 	pages, err := p.list(ctx, server)
 	if err != nil {
 		return
 	}
+	ids := p.b.MapMCPPages(pages)
 	for _, pg := range pages {
-		if pg.Selected {
-			p.mu.Lock()
-			p.owned[fmt.Sprintf("%s/%d", server, pg.ID)] = true
-			p.mu.Unlock()
+		if !pg.Selected && !pg.Opened {
+			continue
 		}
+		if tab := ids[pg.ID]; tab != "" && p.b.MarkOwned(tab) {
+			continue
+		}
+		p.mu.Lock()
+		p.owned[fmt.Sprintf("%s/%d", server, pg.ID)] = true
+		p.mu.Unlock()
 	}
 }
 
