@@ -150,6 +150,14 @@ func (r *Registry) resolve(name string) (ToolDef, ToolProvider, bool) {
 // it); an error means the call could not be attempted (unknown tool, bad
 // arguments, a broken browser or server, a cancelled context).
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
+	return r.Run(ctx, name, args, origin, nil)
+}
+
+// Run is Call with exec in place of the provider's own execution, for an
+// entry point that needs the tool's typed result (the fetch subcommand
+// prints fetch's own JSON) yet must pass the same guard, approval, timeout
+// and audit. A nil exec runs the provider, as Call does.
+func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, origin Origin, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
 	start := time.Now()
 	def, p, ok := r.resolve(name)
 	if !ok {
@@ -171,7 +179,10 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		r.record(call, d, start, res, nil)
 		return res, nil
 	}
-	res, err := r.run(ctx, def, p, args)
+	if exec == nil {
+		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, def, args) }
+	}
+	res, err := r.run(ctx, def, exec)
 	r.record(call, d, start, res, err)
 	if err == nil && origin == OriginAgent {
 		markUntrusted(res, def, call.PageURL)
@@ -255,10 +266,10 @@ func (r *Registry) locate(ctx context.Context, def ToolDef, call *guard.Call) er
 	return nil
 }
 
-func (r *Registry) run(ctx context.Context, def ToolDef, p ToolProvider, args json.RawMessage) (*ToolResult, error) {
+func (r *Registry) run(ctx context.Context, def ToolDef, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
 	defer cancel()
-	res, err := p.Call(ctx, def, args)
+	res, err := exec(ctx)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &ToolResult{IsError: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", def.Name, r.opts.CallTimeout)}, nil
 	}

@@ -72,7 +72,7 @@ func (r *renderFlags) addFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&r.waitFor, "wait-for", "", "with --render: wait until this text is on the page, or this CSS selector (one starting with # . [ or holding > :) matches")
 	fl.StringVar(&r.screenshot, "screenshot", "", "with --render: save a full-page screenshot here (.jpg or .png)")
 	fl.BoolVar(&r.headed, "headed", false, "with --render: show the browser window instead of running headless")
-	fl.StringVar(&r.sites, "sites", "", "with --render: extra sensitive-sites rules `FILE`, layered over the built-in and user rules")
+	fl.StringVar(&r.sites, "sites", "", "extra sensitive-sites rules `FILE`, layered over the built-in and user rules")
 	r.conn.addFlags(fl)
 }
 

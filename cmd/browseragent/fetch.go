@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/fetch"
 )
 
@@ -107,12 +109,53 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	if r := &f.render; r.on || r.waitFor != "" || r.screenshot != "" || r.headed || r.conn.on() {
 		return runRender(ctx, s, f, urls, format)
 	}
-	client := fetch.NewClient(f.options())
-	defer client.Close()
-	if f.input != "" || f.out != "" {
-		return runBatch(ctx, s, f, client, urls, format)
+	get, done, err := guardedFetcher(ctx, f)
+	if err != nil {
+		return err
 	}
-	return printPages(ctx, s, f, client, urls, format)
+	defer done()
+	if f.input != "" || f.out != "" {
+		return runBatch(ctx, s, f, get, urls, format)
+	}
+	return printPages(ctx, s, f, get, urls, format)
+}
+
+// fetcher fetches one URL.
+type fetcher func(ctx context.Context, url string) (*fetch.Result, error)
+
+// guardedFetcher fetches through the session's registry, the one path every
+// tool call takes: the guard judges each URL as web_fetch (a deny rule, such
+// as a cloud metadata address, is refused) and the audit log records it.
+// The HTTP client is shared so connections are reused across URLs.
+func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error) {
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.render.sites, noMCP: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	client := fetch.NewClient(f.options())
+	get := func(ctx context.Context, u string) (*fetch.Result, error) {
+		if _, err := fetch.ParseURL(u); err != nil {
+			return nil, err // nothing is fetched; fetch says best what is wrong
+		}
+		var res *fetch.Result
+		var ferr error
+		args, _ := json.Marshal(map[string]string{"url": u})
+		tr, err := sess.Registry.Run(ctx, agent.WebFetchName, args, agent.OriginScript, func(ctx context.Context) (*agent.ToolResult, error) {
+			res, ferr = client.Fetch(ctx, u)
+			if ferr != nil {
+				return &agent.ToolResult{IsError: true, Text: ferr.Error()}, nil
+			}
+			return &agent.ToolResult{}, nil
+		})
+		switch {
+		case err != nil:
+			return nil, err
+		case tr.IsError && res == nil && ferr == nil:
+			return nil, errors.New(tr.Text) // the guard refused it
+		}
+		return res, ferr
+	}
+	return get, func() { client.Close(); sess.Close() }, nil
 }
 
 func (f *fetchFlags) options() *fetch.Options {
@@ -132,7 +175,7 @@ type fetched struct {
 
 // printPages fetches urls concurrently and prints them in order. Failures
 // are one sentence each on stderr; the exit code is the worst seen.
-func printPages(ctx context.Context, s *streams, f *fetchFlags, c *fetch.Client, urls []string, format fetch.Format) error {
+func printPages(ctx context.Context, s *streams, f *fetchFlags, get fetcher, urls []string, format fetch.Format) error {
 	results := make([]chan fetched, len(urls))
 	sem := make(chan struct{}, f.concurrency)
 	for i, u := range urls {
@@ -140,7 +183,7 @@ func printPages(ctx context.Context, s *streams, f *fetchFlags, c *fetch.Client,
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			res, err := c.Fetch(ctx, u)
+			res, err := get(ctx, u)
 			results[i] <- fetched{u, res, err}
 		}()
 	}
@@ -200,7 +243,7 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 
 // runBatch fetches urls with f.concurrency workers and writes one JSON line
 // per URL, in the order they finish. One bad URL never stops the batch.
-func runBatch(ctx context.Context, s *streams, f *fetchFlags, c *fetch.Client, urls []string, format fetch.Format) error {
+func runBatch(ctx context.Context, s *streams, f *fetchFlags, get fetcher, urls []string, format fetch.Format) error {
 	out, closeOut, err := batchOutput(s, f.out)
 	if err != nil {
 		return err
@@ -214,7 +257,7 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, c *fetch.Client, u
 		go func() {
 			defer wg.Done()
 			for u := range jobs {
-				res, err := c.Fetch(ctx, u)
+				res, err := get(ctx, u)
 				lines <- fetched{u, res, err}
 			}
 		}()
