@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,10 +89,36 @@ func (s *server) tools() []Tool {
 	return out
 }
 
-// Lookup finds a tool by its LLM-facing name.
+// Lookup finds a tool by its LLM-facing name. It runs on every call, so it
+// scans in place instead of building the full list.
 func (m *Manager) Lookup(fullName string) (Tool, bool) {
-	for _, s := range m.list() {
-		for _, t := range s.tools() {
+	m.mu.Lock()
+	servers := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		servers = append(servers, s)
+	}
+	m.mu.Unlock()
+	for _, s := range servers {
+		if t, ok := s.lookup(fullName); ok {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+func (s *server) lookup(fullName string) (Tool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return Tool{}, false
+	}
+	for _, t := range s.lists.tools {
+		if t.Name == fullName {
+			return t, true
+		}
+	}
+	if s.caps != nil && s.caps.Resources != nil {
+		for _, t := range s.virtualTools(nil) {
 			if t.Name == fullName {
 				return t, true
 			}
@@ -120,22 +147,21 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 	if err != nil {
 		return nil, err
 	}
-	var argMap map[string]any
-	if len(args) > 0 && string(args) != "null" {
-		if err := json.Unmarshal(args, &argMap); err != nil {
-			return nil, fmt.Errorf("arguments for %s/%s must be a JSON object: %v", server, tool, err)
-		}
+	args, err = objectArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("arguments for %s/%s: %w", server, tool, err)
 	}
 	if vt, ok := s.virtualCall(tool); ok {
+		var argMap map[string]any
+		_ = json.Unmarshal(args, &argMap)
 		return vt(ctx, argMap)
 	}
 	timeout := s.callTimeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if argMap == nil {
-		argMap = map[string]any{}
-	}
-	r, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: argMap})
+	// The arguments go to the server as they came: decoding them into a
+	// map only to encode them again would cost time on every call.
+	r, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	switch {
 	case err == nil:
 		return convertResult(server, tool, r), nil
@@ -176,6 +202,18 @@ func (s *server) deathReason() error {
 			return nil
 		}
 	}
+}
+
+// objectArgs checks that args is one JSON object; empty or null means {}.
+func objectArgs(args json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, errors.New(`must be a JSON object such as {"key": "value"}`)
+	}
+	return trimmed, nil
 }
 
 func (s *server) callTimeout() time.Duration {
