@@ -32,9 +32,7 @@ func (s *server) clientOptions(a *attempt) *mcp.ClientOptions {
 			s.invalidate(r.Params.URI)
 			s.m.emit(Event{Server: s.name, Kind: EventResourceUpdated, URI: r.Params.URI})
 		},
-		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
-			s.stderr.add(fmt.Sprintf("[log %s] %v", r.Params.Level, r.Params.Data))
-		},
+		LoggingMessageHandler: s.onLog,
 	}
 }
 

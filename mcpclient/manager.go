@@ -57,6 +57,22 @@ type Options struct {
 	// Dial, when set, replaces the transport for every server (tests use
 	// in-memory transports).
 	Dial func(name string, sc *ServerConfig) (mcp.Transport, error)
+
+	// Elicit answers a server's elicitation/create (a form, or a URL to
+	// open). Nil: elicitation is not offered to servers. An error (wrap
+	// ErrDeclined) declines with a reason; see elicit.go.
+	Elicit func(ctx context.Context, e *Elicitation) (*mcp.ElicitResult, error)
+	// Sample answers sampling/createMessage. Nil: sampling is not offered.
+	// An error refuses the request; the reason goes back to the server.
+	Sample func(ctx context.Context, r *SampleRequest) (*mcp.CreateMessageResult, error)
+	// Roots are directories offered as file:// roots; nil means the
+	// working directory. Manager.SetRoots changes them later.
+	Roots []string
+	// OnProgress receives progress of every tool call in flight (see also
+	// WithProgress); OnLog every log message and host notice. Both run on
+	// one goroutine of the manager, never on a transport's reader.
+	OnProgress func(Progress)
+	OnLog      func(LogMessage)
 }
 
 func (o *Options) withDefaults() Options {
@@ -109,6 +125,7 @@ type Manager struct {
 	mu      sync.Mutex
 	servers map[string]*server
 	closed  bool
+	host    host // roots, progress tokens, watches, log levels (host.go)
 }
 
 // NewManager prepares servers from cfg; nothing starts until Start.

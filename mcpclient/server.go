@@ -181,7 +181,7 @@ func (s *server) connect(ctx context.Context, a *attempt, cfg *ServerConfig) (*m
 	if err != nil {
 		return nil, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(a))
+	client := s.newClient(a)
 	sess, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: s.m.opts.ProtocolVersion})
 	if err != nil {
 		return nil, err

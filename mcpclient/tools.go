@@ -161,7 +161,9 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 	defer cancel()
 	// The arguments go to the server as they came: decoding them into a
 	// map only to encode them again would cost time on every call.
-	r, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	defer m.trackProgress(ctx, server, params)()
+	r, err := sess.CallTool(cctx, params)
 	switch {
 	case err == nil:
 		return convertResult(server, tool, r), nil

@@ -1,0 +1,96 @@
+package mcpclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Progress is one notifications/progress for a call in flight.
+type Progress struct {
+	Server string
+	// Token is the progress token browseragent gave the call.
+	Token    string
+	Progress float64
+	// Total is 0 when the server does not know it.
+	Total   float64
+	Message string
+}
+
+// String renders "message 3/10" (or "3" without a total).
+func (p Progress) String() string {
+	n := fmt.Sprintf("%g", p.Progress)
+	if p.Total > 0 {
+		n = fmt.Sprintf("%g/%g", p.Progress, p.Total)
+	}
+	if p.Message != "" {
+		return p.Message + " " + n
+	}
+	return n
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context whose tool calls report progress to fn
+// (as well as to Options.OnProgress). fn runs on the manager's own
+// goroutine, one notification at a time, and must not block for long.
+func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+type progressEntry struct {
+	server string
+	fn     func(Progress)
+}
+
+// trackProgress gives the call a fresh progress token and returns the
+// function that retires it.
+func (m *Manager) trackProgress(ctx context.Context, server string, p *mcp.CallToolParams) func() {
+	h := m.hostInit()
+	tok := fmt.Sprintf("browseragent-%d", h.nextTok.Add(1))
+	fn, _ := ctx.Value(progressKey{}).(func(Progress))
+	h.mu.Lock()
+	if h.tokens == nil {
+		h.tokens = map[string]progressEntry{}
+	}
+	h.tokens[tok] = progressEntry{server: server, fn: fn}
+	h.mu.Unlock()
+	p.SetProgressToken(tok)
+	return func() {
+		h.mu.Lock()
+		delete(h.tokens, tok)
+		h.mu.Unlock()
+	}
+}
+
+// onProgress delivers a progress notification to the call it belongs to.
+// A token we did not hand out to this server (or one already retired) is
+// ignored: a server cannot make us report progress for someone else.
+func (s *server) onProgress(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+	if r == nil || r.Params == nil {
+		return
+	}
+	tok, ok := r.Params.ProgressToken.(string)
+	h := s.m.hostInit()
+	h.mu.Lock()
+	e, known := h.tokens[tok]
+	h.mu.Unlock()
+	if !ok || !known || e.server != s.name {
+		h.ignored.Add(1)
+		return
+	}
+	p := Progress{Server: s.name, Token: tok, Progress: r.Params.Progress, Total: r.Params.Total, Message: r.Params.Message}
+	global := s.m.opts.OnProgress
+	if e.fn == nil && global == nil {
+		return
+	}
+	s.m.post(func() {
+		if global != nil {
+			global(p)
+		}
+		if e.fn != nil {
+			e.fn(p)
+		}
+	})
+}
