@@ -201,9 +201,10 @@ func namesBrowser(args []string) bool {
 	return false
 }
 
-// extractRendered runs a rendered page through web_fetch's extractor.
+// extractRendered runs a rendered page through web_fetch's extractor, as
+// the browser's DOM: never flagged as a JavaScript shell.
 func extractRendered(_ context.Context, html []byte, pageURL, selector string) (string, error) {
-	r, err := fetch.Extract(html, pageURL, &fetch.ExtractOptions{Select: selector})
+	r, err := browser.ExtractDOM(html, pageURL, &fetch.ExtractOptions{Select: selector})
 	if err != nil {
 		return "", err
 	}

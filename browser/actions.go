@@ -157,6 +157,16 @@ func toolOpen(ctx context.Context, c *call) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, err := c.openIn(ctx, t)
+	if res != nil && res.IsError {
+		// The tab exists even when its page failed: say which, so the
+		// caller can close it or try again in it.
+		res.Text += fmt.Sprintf("\nTab %s stays open: load a page in it with browser_navigate, or close it with browser_close.", t.short)
+	}
+	return res, err
+}
+
+func (c *call) openIn(ctx context.Context, t *tab) (*Result, error) {
 	pctx, r, err := c.page(ctx, t.short)
 	if r != nil || err != nil {
 		return r, err
@@ -169,7 +179,7 @@ func toolNavigate(ctx context.Context, c *call) (*Result, error) {
 		return failf("browser_navigate needs url"), nil
 	}
 	c.loading = true
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -198,7 +208,7 @@ type point struct {
 }
 
 func toolClick(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -226,7 +236,7 @@ func (c *call) afterAction(ctx context.Context, before map[string]bool, verb str
 	}
 	for _, t := range c.s.list() {
 		if !before[t.ID] {
-			res.Text += fmt.Sprintf("\nOpened new tab %s %s: use browser_select_tab to work in it.", t.ID, t.URL)
+			res.Text += fmt.Sprintf("\nOpened new tab %s %s: work in it with tab=%s or browser_select_tab.", t.ID, t.URL, t.ID)
 		}
 	}
 	return res, nil
@@ -272,7 +282,7 @@ if ('value' in el) {
 return (el.innerText || '').includes(v);`
 
 func toolType(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -316,7 +326,7 @@ el.dispatchEvent(new Event('change', {bubbles: true}));
 return o.label.trim();`
 
 func toolSelect(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -369,7 +379,7 @@ func toolPress(ctx context.Context, c *call) (*Result, error) {
 	if err != nil {
 		return failf("%v", err), nil
 	}
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -389,7 +399,7 @@ return 'Scrolled ' + (dir || 'down') + ': now at ' + Math.round(scrollY) + ' of 
 })(%s)`
 
 func toolScroll(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -421,7 +431,7 @@ func toolWait(ctx context.Context, c *call) (*Result, error) {
 	if c.a.Text == "" && c.a.Selector == "" {
 		return failf("browser_wait needs text or selector"), nil
 	}
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -515,7 +525,7 @@ func toolEval(ctx context.Context, c *call) (*Result, error) {
 	if strings.TrimSpace(c.a.JS) == "" {
 		return failf("browser_eval needs js"), nil
 	}
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}

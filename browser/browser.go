@@ -46,8 +46,9 @@ type Options struct {
 	CallTimeout   time.Duration // any one tool call, default 60s
 	ScreenshotDir string        // default $TMPDIR/browseragent-screenshots
 	SnapshotLimit int           // characters of snapshot text, default 30000
-	// Extract turns rendered HTML into markdown for browser_extract and
-	// Render; nil means fetch.Extract.
+	// Extract turns rendered HTML into markdown for browser_extract; nil
+	// means ExtractDOM. ctx is the context the tool was called with, so a
+	// caller can pass values through to its extractor.
 	Extract func(ctx context.Context, html []byte, pageURL, selector string) (string, error)
 }
 

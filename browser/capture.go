@@ -58,7 +58,7 @@ func screenshot(ctx context.Context, fullPage bool, maxWidth int, png bool) ([]b
 }
 
 func toolScreenshot(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -98,19 +98,32 @@ func renderedHTML(ctx context.Context) (string, string, error) {
 	return v[0], v[1], nil
 }
 
-// extract runs the extractor over the rendered DOM: Options.Extract when
-// set, else fetch.Extract. It returns the page title, URL and markdown.
-func (b *Browser) extract(ctx context.Context, selector string) (title, url, md string, err error) {
-	html, url, err := renderedHTML(ctx)
+// ExtractDOM runs web_fetch's extractor over a page the browser rendered.
+// The page has already run its scripts, so it is never reported as a
+// JavaScript app shell: that flag and its hint ("open it in the browser")
+// are for plain HTTP fetches only.
+func ExtractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Result, error) {
+	r, err := fetch.Extract(html, pageURL, o)
+	if r != nil && r.JSShell {
+		r.JSShell, r.Hint = false, ""
+	}
+	return r, err
+}
+
+// extract runs the extractor over the rendered DOM of the page behind pctx:
+// Options.Extract (given the caller's ctx, whose values it may use) when
+// set, else ExtractDOM. It returns the page title, URL and markdown.
+func (b *Browser) extract(ctx, pctx context.Context, selector string) (title, url, md string, err error) {
+	html, url, err := renderedHTML(pctx)
 	if err != nil {
 		return "", "", "", err
 	}
 	if b.opts.Extract != nil {
 		md, err = b.opts.Extract(ctx, []byte(html), url, selector)
-		title, _ = eval[string](ctx, "document.title")
+		title, _ = eval[string](pctx, "document.title")
 		return title, url, md, err
 	}
-	r, err := fetch.Extract([]byte(html), url, &fetch.ExtractOptions{Select: selector})
+	r, err := ExtractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector})
 	if err != nil {
 		return "", url, "", err
 	}
@@ -118,11 +131,11 @@ func (b *Browser) extract(ctx context.Context, selector string) (title, url, md 
 }
 
 func toolExtract(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
-	title, url, md, err := c.b.extract(pctx, c.a.Select)
+	title, url, md, err := c.b.extract(ctx, pctx, c.a.Select)
 	if err != nil {
 		if url == "" {
 			return jsFail(err)

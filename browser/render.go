@@ -97,7 +97,7 @@ func (b *Browser) Render(ctx context.Context, url string, o RenderOptions) (*fet
 	if err != nil {
 		return nil, fmt.Errorf("read the rendered page: %w", err)
 	}
-	r, err := fetch.Extract([]byte(html), finalURL, &fetch.ExtractOptions{Select: o.Select, Links: o.Links})
+	r, err := ExtractDOM([]byte(html), finalURL, &fetch.ExtractOptions{Select: o.Select, Links: o.Links})
 	if r != nil {
 		r.URL = url
 		if resp != nil {

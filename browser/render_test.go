@@ -53,6 +53,9 @@ func TestRender(t *testing.T) {
 			if r.Status != 200 {
 				t.Errorf("status %d", r.Status)
 			}
+			if r.JSShell || r.Hint != "" {
+				t.Errorf("a rendered page is reported as a JavaScript shell: %q", r.Hint)
+			}
 		})
 	}
 	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {

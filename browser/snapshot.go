@@ -72,7 +72,7 @@ func (s *Snapshot) format(from, limit int) string {
 }
 
 func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, "")
+	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
 		return r, err
 	}
