@@ -21,6 +21,7 @@ type host struct {
 	rootsOK bool // roots set from Options or SetRoots
 	clients map[*mcp.Client]bool
 	tokens  map[string]progressEntry
+	retired []string                   // tokens of finished calls, oldest first
 	watched map[string]map[string]bool // server → URI
 	levels  map[string]string          // server → logging level
 	nextTok atomic.Uint64

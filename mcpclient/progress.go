@@ -58,11 +58,21 @@ func (m *Manager) trackProgress(ctx context.Context, server string, p *mcp.CallT
 	h.mu.Unlock()
 	p.SetProgressToken(tok)
 	return func() {
+		// The response can overtake the call's last notifications (the
+		// SDK delivers notifications on their own goroutine), so a token
+		// is forgotten only after retiredTokens later calls have ended.
 		h.mu.Lock()
-		delete(h.tokens, tok)
+		h.retired = append(h.retired, tok)
+		if len(h.retired) > retiredTokens {
+			delete(h.tokens, h.retired[0])
+			h.retired = h.retired[1:]
+		}
 		h.mu.Unlock()
 	}
 }
+
+// retiredTokens is how many finished calls keep their progress token.
+const retiredTokens = 64
 
 // onProgress delivers a progress notification to the call it belongs to.
 // A token we did not hand out to this server (or one already retired) is
