@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BenchmarkCallStdio measures sequential tools/call round trips through
@@ -31,6 +33,28 @@ func BenchmarkCallStdio(b *testing.B) {
 		r, err := m.CallTool(ctx, "mcp__bench__echo", args)
 		if err != nil || r.Text != "ping" {
 			b.Fatalf("%v %+v", err, r)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}
+
+// BenchmarkSDKCallStdio is the go-sdk alone (mcp.CommandTransport, a bare
+// ClientSession) against the same server: BenchmarkCallStdio minus this is
+// what mcpclient itself adds per call.
+func BenchmarkSDKCallStdio(b *testing.B) {
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(rawServer(b), "ok")}, &mcp.ClientSessionOptions{ProtocolVersion: DefaultProtocolVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	params := &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"ping"}`)}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if _, err := sess.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
