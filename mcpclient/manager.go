@@ -152,8 +152,8 @@ func NewManager(cfg *Config, opts *Options) *Manager {
 
 // Start launches every enabled server in parallel and returns at once.
 // Servers report through OnEvent and Status; a failing one affects no other.
-// ctx's values are kept but its cancellation is not: servers live until
-// Close.
+// Servers live until Close (or Restart): cancelling ctx does not stop them,
+// since the caller's context is usually one command's, not the session's.
 func (m *Manager) Start(ctx context.Context) {
 	for _, s := range m.list() {
 		s.start()

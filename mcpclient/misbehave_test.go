@@ -73,7 +73,7 @@ func assertEcho(t *testing.T, m *Manager, server string) {
 func checkGarbage(t *testing.T, m *Manager, name string) {
 	assertEcho(t, m, name)
 	logs := strings.Join(must(m.Logs(name)), "\n")
-	if !strings.Contains(logs, "[stdout, not JSON-RPC] Server is running") {
+	if !strings.Contains(logs, "[stdout, not JSON-RPC] Server is running") || !strings.Contains(logs, `"msg":"a JSON log line, not JSON-RPC"`) {
 		t.Errorf("garbage stdout not kept in logs:\n%s", logs)
 	}
 }

@@ -55,7 +55,9 @@ func (f *stdoutFilter) nextMessage() ([]byte, error) {
 		}
 		trimmed := bytes.TrimSpace(f.line)
 		if len(trimmed) > 0 {
-			if trimmed[0] == '{' || trimmed[0] == '[' {
+			// A JSON log line ({"level":30,...}) is not a message either:
+			// the SDK would end the session on it.
+			if (trimmed[0] == '{' || trimmed[0] == '[') && bytes.Contains(trimmed, []byte(`"jsonrpc"`)) {
 				return append(trimmed, '\n'), nil
 			}
 			f.log.add("[stdout, not JSON-RPC] " + string(trimmed))

@@ -422,6 +422,9 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if err != nil {
 		return err
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(s.err, "browseragent: warning: %s\n", w)
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	// The call goes through the agent's Registry, the one tool-call path.

@@ -168,6 +168,7 @@ func write(msg any) {
 	defer outMu.Unlock()
 	if mode == "garbage" {
 		out.WriteString("Server is running... (this line is not JSON)\n")
+		out.WriteString(`{"level":30,"msg":"a JSON log line, not JSON-RPC"}` + "\n")
 	}
 	out.Write(b)
 	out.WriteByte('\n')
