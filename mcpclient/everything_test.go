@@ -155,3 +155,55 @@ func startEverythingHTTP(t *testing.T) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestChromeDevToolsDefault starts the built-in server (chrome-devtools-mcp
+// via npx, pinned) against a headless Chromium it launches itself, checks
+// its 32 tools, opens the browser with a call, and asserts that Close
+// leaves no node or chromium process behind.
+func TestChromeDevToolsDefault(t *testing.T) {
+	requireNode(t)
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("chromium not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
+		}
+		t.Skipf("chromium not found: %v", err)
+	}
+	profile := t.TempDir()
+	opts := &Options{InitTimeout: 120 * time.Second, Adjust: func(name string, sc *ServerConfig) {
+		sc.Args = append(sc.Args, "--headless", "--isolated", "--executablePath", chromium,
+			"--chromeArg=--no-sandbox", "--chromeArg=--user-data-dir="+profile)
+	}}
+	t.Cleanup(func() { // registered first, so it runs after the manager's Close
+		if left := processesMentioning(profile); len(left) > 0 {
+			t.Errorf("chromium processes survived Close: %v", left)
+		}
+	})
+	m := startManager(t, DefaultConfig(), opts)
+	waitReady(t, m, DefaultServerName)
+	if n := len(must(m.ServerTools(DefaultServerName))); n != 32 {
+		t.Errorf("chrome-devtools-mcp offers %d tools, want 32", n)
+	}
+	r := call(t, m, "mcp__chrome-devtools__list_pages", `{}`)
+	if !strings.Contains(r.Text, "about:blank") {
+		t.Errorf("list_pages = %q", r.Text)
+	}
+}
+
+// processesMentioning lists live processes whose command line contains s.
+func processesMentioning(s string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.Contains(cmdline, []byte(s)) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, e.Name())
+	}
+	return out
+}
