@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,8 +80,9 @@ func (r *renderFlags) addFlags(fl *pflag.FlagSet) {
 // runRender is `fetch --render`. Every step is a tool call through the
 // session's registry, the one path the shell and the LLM use, so the guard
 // judges it like any other call (a deny-rule page is refused, also when a
-// redirect lands there) and the audit log records it. The URLs are rendered
-// one after another: the native tools act on the current tab.
+// redirect lands there) and the audit log records it. Up to --concurrency
+// URLs render at once, each in its own tab: every call names its tab, so
+// none depends on which tab is current.
 func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, format fetch.Format) error {
 	if !f.render.on {
 		return exitCode(2, "--wait-for, --screenshot, --sites and --connect need --render")
@@ -94,15 +96,18 @@ func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, fo
 	for i := range urls {
 		results[i] = make(chan fetched, 1)
 	}
-	done := make(chan struct{})
-	defer func() { <-done }()
-	go func() {
-		defer close(done)
-		for i, u := range urls {
-			res, err := r.render(ctx, u, shotPath(f.render.screenshot, i, len(urls)))
-			results[i] <- fetched{u, res, err}
-		}
-	}()
+	var wg sync.WaitGroup
+	defer wg.Wait() // before the session closes
+	var next atomic.Int64
+	for range min(f.concurrency, len(urls)) {
+		wg.Go(func() {
+			// URLs are taken in order, so a long batch prints steadily.
+			for i := int(next.Add(1)) - 1; i < len(urls); i = int(next.Add(1)) - 1 {
+				res, err := r.render(ctx, urls[i], shotPath(f.render.screenshot, i, len(urls)))
+				results[i] <- fetched{urls[i], res, err}
+			}
+		})
+	}
 	if f.input != "" || f.out != "" {
 		return writeRenderBatch(s, f, results, format)
 	}
@@ -201,13 +206,13 @@ opened, changed or closed.`,
 	return cmd
 }
 
-// renderer renders pages for `fetch --render` through an agent.Session.
+// renderer renders pages for `fetch --render` through an agent.Session. It
+// is safe for concurrent use: each page has its own tab and extraction.
 type renderer struct {
 	sess    *agent.Session
 	waitFor string
 	wait    time.Duration
 	sel     string
-	ex      *renderExtract
 }
 
 // newRenderer opens the session (isolated, or attached to the person's
@@ -236,37 +241,52 @@ func newRenderer(ctx context.Context, f *fetchFlags) (*renderer, error) {
 	if wait <= 0 {
 		wait = 15 * time.Second
 	}
-	return &renderer{sess: sess, waitFor: f.render.waitFor, wait: wait, sel: f.selector, ex: ex}, nil
+	return &renderer{sess: sess, waitFor: f.render.waitFor, wait: wait, sel: f.selector}, nil
 }
 
 // renderExtract is the session's extractor for browser_extract: web_fetch's
-// extraction of the rendered DOM, keeping the whole result (title, links,
+// extraction of the rendered DOM (never flagged as a JavaScript shell: the
+// browser ran its scripts), keeping the whole result (title, links,
 // warnings) so the page prints in any --format, as a plain fetch does. The
-// registry runs it only inside a browser_extract call the guard allowed.
+// registry runs it only inside a browser_extract call the guard allowed;
+// the result goes to the extraction the call's context carries.
 type renderExtract struct {
 	links bool
-	mu    sync.Mutex
-	res   *fetch.Result
-	err   error
 }
 
-func (e *renderExtract) extract(_ context.Context, html []byte, pageURL, selector string) (string, error) {
-	r, err := fetch.Extract(html, pageURL, &fetch.ExtractOptions{Select: selector, Links: e.links})
-	e.mu.Lock()
-	e.res, e.err = r, err
-	e.mu.Unlock()
+// extractionKey is the context key of the page's *extraction.
+type extractionKey struct{}
+
+func (e *renderExtract) extract(ctx context.Context, html []byte, pageURL, selector string) (string, error) {
+	r, err := browser.ExtractDOM(html, pageURL, &fetch.ExtractOptions{Select: selector, Links: e.links})
+	if x, ok := ctx.Value(extractionKey{}).(*extraction); ok {
+		x.set(r, err)
+	}
 	if err != nil {
 		return "", err
 	}
 	return r.Markdown(), nil
 }
 
+// extraction is what the extractor last made of one page.
+type extraction struct {
+	mu  sync.Mutex
+	res *fetch.Result
+	err error
+}
+
+func (x *extraction) set(r *fetch.Result, err error) {
+	x.mu.Lock()
+	x.res, x.err = r, err
+	x.mu.Unlock()
+}
+
 // take returns and forgets what the last extraction produced.
-func (e *renderExtract) take() (*fetch.Result, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, err := e.res, e.err
-	e.res, e.err = nil, nil
+func (x *extraction) take() (*fetch.Result, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	r, err := x.res, x.err
+	x.res, x.err = nil, nil
 	return r, err
 }
 
@@ -284,22 +304,36 @@ func (r *renderer) call(ctx context.Context, tool string, args map[string]any) (
 	return res, nil
 }
 
+// renderPage is one URL being rendered: the tab browser_open gave it and
+// what the extractor made of it.
+type renderPage struct {
+	r   *renderer
+	tab string
+	ex  extraction
+}
+
 // render opens url in a new tab, waits for it, extracts it, takes the
 // screenshot and closes the tab again.
 func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result, error) {
-	r.ex.take() // nothing of an earlier page carries over
-	before := r.sess.Browser.CurrentTab()
+	p := &renderPage{r: r}
+	ctx = context.WithValue(ctx, extractionKey{}, &p.ex)
 	opened, err := r.call(ctx, "browser_open", map[string]any{"url": url})
-	if tab := r.sess.Browser.CurrentTab(); tab != "" && tab != before {
-		defer r.closeTab(ctx, tab)
+	if opened != nil {
+		if m := openedTabRE.FindStringSubmatch(opened.Text); m != nil {
+			p.tab = m[1]
+			defer p.close(ctx)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := r.waitPage(ctx); err != nil {
+	if p.tab == "" {
+		return nil, fmt.Errorf("browser_open did not say which tab it opened: %q", firstSentence(opened.Text))
+	}
+	if err := p.waitPage(ctx); err != nil {
 		return nil, err
 	}
-	res, err := r.extract(ctx)
+	res, err := p.extract(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -308,46 +342,56 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 		res.Status, _ = strconv.Atoi(m[1])
 	}
 	if shot != "" {
-		if err := r.screenshot(ctx, shot); err != nil {
+		if err := p.screenshot(ctx, shot); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
 }
 
+// openedTabRE finds the tab browser_open opened: "Loaded tab t3: ..." when
+// the page loaded, "Tab t3 stays open: ..." when it did not.
+var openedTabRE = regexp.MustCompile(`(?m)^(?:Loaded tab|Tab) (t\d+)\b`)
+
 // httpStatusRE finds the error status browser_open reports ("(HTTP 404 Not
 // Found)").
 var httpStatusRE = regexp.MustCompile(`\(HTTP (\d{3})\b`)
 
-// closeTab closes the tab render opened, also after a failure or a cancel.
-// A tab that cannot be closed stays open (in the person's browser too):
-// nothing more can be done about it here.
-func (r *renderer) closeTab(ctx context.Context, tab string) {
+// call runs a page tool on the page's tab.
+func (p *renderPage) call(ctx context.Context, tool string, args map[string]any) (*agent.ToolResult, error) {
+	args["tab"] = p.tab
+	return p.r.call(ctx, tool, args)
+}
+
+// close closes the page's tab, also after a failure or a cancel. A tab that
+// cannot be closed stays open (in the person's browser too): nothing more
+// can be done about it here.
+func (p *renderPage) close(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	r.call(cctx, "browser_close", map[string]any{"tab": tab})
+	p.r.call(cctx, "browser_close", map[string]any{"tab": p.tab})
 }
 
 // waitPage waits for --wait-for, or else until the page's content stops
 // changing (a JavaScript app has then drawn it).
-func (r *renderer) waitPage(ctx context.Context) error {
-	if r.waitFor == "" {
-		return r.settle(ctx)
+func (p *renderPage) waitPage(ctx context.Context) error {
+	if p.r.waitFor == "" {
+		return p.settle(ctx)
 	}
-	args := waitArgs(r.waitFor)
-	deadline := time.Now().Add(r.wait)
+	args := waitArgs(p.r.waitFor)
+	deadline := time.Now().Add(p.r.wait)
 	for {
 		chunk := max(time.Second, min(time.Until(deadline), time.Minute).Round(time.Second))
 		args["timeout"] = int(chunk / time.Second)
 		start := time.Now()
-		res, err := r.call(ctx, "browser_wait", args)
+		res, err := p.call(ctx, "browser_wait", args)
 		switch {
 		case err == nil:
 			return nil
 		case res == nil:
 			return err
 		case args["selector"] != nil && strings.HasPrefix(res.Text, "bad selector"):
-			args = map[string]any{"text": r.waitFor}
+			args = map[string]any{"text": p.r.waitFor}
 			continue
 		case time.Since(start) >= chunk && time.Now().Before(deadline):
 			continue // a wait longer than browser_wait's one-minute cap
@@ -368,11 +412,11 @@ func waitArgs(w string) map[string]any {
 // settle extracts the page every quarter second until its content has not
 // changed for half a second (at most five seconds); extract then returns the
 // last extraction.
-func (r *renderer) settle(ctx context.Context) error {
+func (p *renderPage) settle(ctx context.Context) error {
 	const poll, quiet, most = 250 * time.Millisecond, 500 * time.Millisecond, 5 * time.Second
 	prev, since, start := "", time.Time{}, time.Now()
 	for {
-		text, err := r.extractCall(ctx)
+		text, err := p.extractCall(ctx)
 		now := time.Now()
 		switch {
 		case err != nil:
@@ -396,14 +440,14 @@ func (r *renderer) settle(ctx context.Context) error {
 // extractCall calls browser_extract through the registry. A failure of the
 // extractor itself comes back as fetch's error, so a bad --select stays bad
 // usage (exit 2).
-func (r *renderer) extractCall(ctx context.Context) (string, error) {
+func (p *renderPage) extractCall(ctx context.Context) (string, error) {
 	args := map[string]any{}
-	if r.sel != "" {
-		args["select"] = r.sel
+	if p.r.sel != "" {
+		args["select"] = p.r.sel
 	}
-	res, err := r.call(ctx, "browser_extract", args)
+	res, err := p.call(ctx, "browser_extract", args)
 	if err != nil {
-		if _, xerr := r.ex.take(); xerr != nil {
+		if _, xerr := p.ex.take(); xerr != nil {
 			return "", xerr
 		}
 		return "", err
@@ -413,14 +457,14 @@ func (r *renderer) extractCall(ctx context.Context) (string, error) {
 
 // extract returns the page as web_fetch's extractor saw it in the last
 // browser_extract call, making that call now unless settle just did.
-func (r *renderer) extract(ctx context.Context) (*fetch.Result, error) {
-	if res, err := r.ex.take(); res != nil || err != nil {
+func (p *renderPage) extract(ctx context.Context) (*fetch.Result, error) {
+	if res, err := p.ex.take(); res != nil || err != nil {
 		return res, err
 	}
-	if _, err := r.extractCall(ctx); err != nil {
+	if _, err := p.extractCall(ctx); err != nil {
 		return nil, err
 	}
-	res, err := r.ex.take()
+	res, err := p.ex.take()
 	if res == nil && err == nil {
 		err = errors.New("browser_extract returned no page")
 	}
@@ -428,12 +472,12 @@ func (r *renderer) extract(ctx context.Context) (*fetch.Result, error) {
 }
 
 // screenshot saves a full-page capture where --screenshot asked.
-func (r *renderer) screenshot(ctx context.Context, path string) error {
+func (p *renderPage) screenshot(ctx context.Context, path string) error {
 	format := "jpeg"
 	if strings.EqualFold(filepath.Ext(path), ".png") {
 		format = "png"
 	}
-	res, err := r.call(ctx, "browser_screenshot", map[string]any{"full_page": true, "max_width": 1280, "format": format})
+	res, err := p.call(ctx, "browser_screenshot", map[string]any{"full_page": true, "max_width": 1280, "format": format})
 	if err != nil {
 		return fmt.Errorf("screenshot: %w", err)
 	}

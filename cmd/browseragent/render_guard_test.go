@@ -124,9 +124,9 @@ rules:
 	}
 }
 
-// TestFetchRenderConnect renders a logged-in page in the person's own
-// browser through the guard, and leaves that browser as it was: same tabs,
-// still running.
+// TestFetchRenderConnect renders logged-in pages in the person's own
+// browser through the guard, two at once, and leaves that browser as it
+// was: same tabs, still running.
 func TestFetchRenderConnect(t *testing.T) {
 	chrome := needChrome(t)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
@@ -191,8 +191,9 @@ func TestFetchRenderConnect(t *testing.T) {
 		}
 	}
 
-	code, out, errOut := runCLI(t, "", "fetch", "--render", "--user-data-dir", dir, "--format", "text", srv.URL+"/report")
-	if code != 0 || !strings.Contains(out, "Quarterly numbers") || !strings.Contains(out, "Report for person") {
+	// Two pages at once, each in a tab of its own next to the person's.
+	code, out, errOut := runCLI(t, "", "fetch", "--render", "--user-data-dir", dir, "--format", "text", srv.URL+"/report", srv.URL+"/report?q=2")
+	if code != 0 || strings.Count(out, "Quarterly numbers") != 2 || strings.Count(out, "Report for person") != 2 {
 		t.Errorf("render with the person's login: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	time.Sleep(300 * time.Millisecond) // a wrongly closed tab would be gone by now
@@ -204,4 +205,77 @@ func TestFetchRenderConnect(t *testing.T) {
 		t.Errorf("the person's browser stopped")
 	default:
 	}
+}
+
+// TestFetchRenderConcurrent renders several URLs at once, up to
+// --concurrency and never more: the server holds each page until two are
+// loading together, and records how many ever were. Output stays in the
+// order given, and the app pages, rendered, are not called JavaScript
+// shells.
+func TestFetchRenderConcurrent(t *testing.T) {
+	needChrome(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
+	var mu sync.Mutex
+	inflight, peak := 0, 0
+	together := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/app/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inflight++
+		peak = max(peak, inflight)
+		wait := together
+		if inflight == 2 {
+			close(together)
+			together = make(chan struct{})
+		}
+		mu.Unlock()
+		select { // a serial render waits here in vain
+		case <-wait:
+		case <-time.After(5 * time.Second):
+		}
+		mu.Lock()
+		inflight--
+		mu.Unlock()
+		fmt.Fprintf(w, `<!doctype html><title>App %[1]s</title><div id="app"></div>
+<script>document.getElementById('app').innerHTML = '<h1>Page %[1]s</h1><p>Drawn by its script.</p>';</script>`, r.URL.Path)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	var urls []string
+	for i := range 4 {
+		urls = append(urls, fmt.Sprintf("%s/app/%d", srv.URL, i+1))
+	}
+	code, out, errOut := runCLI(t, "", append([]string{"fetch", "--render", "--concurrency", "2", "--format", "json"}, urls...)...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	type line struct {
+		URL      string `json:"url"`
+		Title    string `json:"title"`
+		JSShell  bool   `json:"js_shell"`
+		HasDrawn bool
+	}
+	var got, want []line
+	for i, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var g line
+		if err := json.Unmarshal([]byte(l), &g); err != nil {
+			t.Fatalf("line %d %q: %v", i, l, err)
+		}
+		g.HasDrawn = strings.Contains(l, "Drawn by its script")
+		got = append(got, g)
+	}
+	for i, u := range urls {
+		want = append(want, line{URL: u, Title: fmt.Sprintf("App /app/%d", i+1), HasDrawn: true})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rendered pages (-want +got)\n%s", diff)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if peak != 2 {
+		t.Errorf("at most %d pages loaded at once, want exactly --concurrency 2", peak)
+	}
+	noProcessUsing(t, tmp)
 }
