@@ -25,6 +25,9 @@ func mcpCommands() []*command {
 				{"tools", "the server's tools"},
 				{"resources", "the server's resources, for @server:uri"},
 				{"prompts", "the server's prompts, run as /mcp__server__prompt"},
+				{"watch", "watch a resource URI: its updates are announced (no URI: list)"},
+				{"unwatch", "stop watching a resource URI"},
+				{"log-level", "set the level of the server's log messages (debug…emergency)"},
 			},
 			run: cmdMCP, complete: completeMCP},
 	}
@@ -65,6 +68,10 @@ func cmdMCP(ctx context.Context, s *Shell, c *call) error {
 		return mcpResources(s, name)
 	case "prompts":
 		return mcpPrompts(s, name)
+	case "watch", "unwatch":
+		return mcpWatch(ctx, s, sub, name, c.args[2:])
+	case "log-level":
+		return mcpLogLevel(ctx, s, name, c.args[2:])
 	}
 	return mcpUnknownSub(sub)
 }
