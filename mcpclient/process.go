@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sync"
@@ -77,6 +78,9 @@ func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, e
 		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("command %q (from %s) not found: install it (npx comes with Node.js 20+) or fix the command: %w", cfg.Command, cfg.Source, err)
+		}
 		return nil, nil, fmt.Errorf("start %q: %w", cfg.Command, err)
 	}
 	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{})}
