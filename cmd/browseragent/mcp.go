@@ -30,6 +30,7 @@ type mcpFlags struct {
 	env     []string
 	name    string
 	timeout time.Duration
+	host    hostFlags // --elicit, --allow-sampling, --root (mcp_extra.go)
 }
 
 // adhocName names a --url/--cmd server unless --name is given.
@@ -67,11 +68,12 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 	pf.StringArrayVar(&f.env, "env", nil, "environment variable KEY=VALUE for --cmd (repeatable)")
 	pf.StringVar(&f.name, "name", adhocName, "server name for --url/--cmd (tool names become mcp__NAME__TOOL)")
 	pf.DurationVar(&f.timeout, "timeout", 0, "how long to wait for servers to start (default: the server's timeout, else 60s)")
+	f.host.add(pf, s, true)
 	cmd.AddCommand(
 		newMCPListCmd(s, f), newMCPToolsCmd(s, f), newMCPCallCmd(s, f),
 		newMCPResourcesCmd(s, f), newMCPReadCmd(s, f), newMCPPromptsCmd(s, f),
 		newMCPPromptCmd(s, f), newMCPAddCmd(s, f), newMCPRemoveCmd(s), newMCPLogsCmd(s, f),
-		newMCPLoginCmd(s, f), newMCPLogoutCmd(s, f),
+		newMCPLoginCmd(s, f), newMCPLogoutCmd(s, f), newMCPLogLevelCmd(s, f),
 	)
 	return cmd
 }
@@ -177,7 +179,9 @@ func parseEnv(kvs []string) (map[string]string, error) {
 }
 
 func (f *mcpFlags) managerOptions() *mcpclient.Options {
-	return &mcpclient.Options{ClientName: "browseragent", ClientVersion: buildVersion(), InitTimeout: f.timeout}
+	o := &mcpclient.Options{ClientName: "browseragent", ClientVersion: buildVersion(), InitTimeout: f.timeout}
+	f.host.apply(o)
+	return o
 }
 
 // withManager starts the servers of cfg, waits until none is starting, runs
@@ -442,6 +446,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 		return err
 	}
 	res, err := sess.Registry.Call(ctx, full, argJSON, agent.OriginScript)
+	f.host.progress.clear()
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ type runFlags struct {
 	json, yes, noMCP, headed bool
 	sites, mcpConfig         string
 	mcpWait, timeout         time.Duration
+	host                     hostFlags // --elicit, --allow-sampling, --root (mcp_extra.go)
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -78,6 +79,10 @@ an answer; 4 no LLM configured; 130 interrupted.`,
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config file, merged over the user and project files")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", f.mcpWait, "how long to wait for MCP servers to start before the first step")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: no limit)")
+	f.host.add(fl, s, false)
+	f.host.llm = func() (agent.Settings, error) {
+		return agent.LoadSettings(agent.Overrides{Provider: f.provider, BaseURL: f.baseURL, Model: f.model})
+	}
 	return cmd
 }
 
@@ -134,7 +139,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 // the MCP servers up to --mcp-wait to start, so their tools are on offer
 // from the first step.
 func openRunSession(ctx context.Context, s *streams, f *runFlags) (*agent.Session, error) {
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed})
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply})
 	if err != nil {
 		return nil, err
 	}

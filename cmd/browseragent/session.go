@@ -23,6 +23,7 @@ type sessionConfig struct {
 	headed    bool   // --headed
 	approver  agent.Approver
 	onMCP     func(mcpclient.Event)
+	mcpHost   func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
 }
 
 // loadRules reads the embedded rules, the user's file when present and
@@ -79,6 +80,9 @@ func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
 		}
 		opts.MCP = cfg
 		opts.MCPOptions = mcpclient.Options{ClientName: "browseragent", ClientVersion: buildVersion(), OnEvent: c.onMCP}
+		if c.mcpHost != nil {
+			c.mcpHost(&opts.MCPOptions)
+		}
 	}
 	s, err := agent.NewSession(opts)
 	if err != nil {

@@ -19,6 +19,7 @@ type shellFlags struct {
 	sites, mcpConfig, model string
 	noMCP, yes, headed      bool
 	connect                 connectFlags
+	host                    hostFlags // --root (mcp_extra.go)
 }
 
 func (f *shellFlags) add(cmd *cobra.Command) {
@@ -30,6 +31,7 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 	fl.BoolVar(&f.yes, "yes", false, "approve writes on ordinary pages without asking (never on sensitive pages)")
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser's window instead of running headless")
 	f.connect.addFlags(fl)
+	f.host.addRoots(fl)
 }
 
 // runShell starts the interactive shell: the session first (rules, MCP in
@@ -38,7 +40,7 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes}
 	sh := shell.New(opts)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
-		yes: f.yes, headed: f.headed, approver: sh, onMCP: sh.MCPEvent})
+		yes: f.yes, headed: f.headed, approver: sh, onMCP: sh.MCPEvent, mcpHost: shellHost(sh, &f.host, f.model)})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/browseragent/browseragent/agent/llmtest"
+)
+
+// TestMCPHostFlags runs the reference server's elicitation, sampling and
+// roots tools through `mcp call` with --elicit, --allow-sampling (against
+// the scripted LLM) and --root, plus `mcp log-level`.
+func TestMCPHostFlags(t *testing.T) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("npx not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
+		}
+		t.Skipf("npx not found (install Node 20+): %v", err)
+	}
+	dir := mcpEnv(t)
+	llm := llmtest.New(t, llmtest.Rule{When: llmtest.LastUser("say hi"), Reply: llmtest.Text("hi from the scripted LLM")})
+	t.Setenv("OPENAI_BASE_URL", llm.URL)
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("BROWSERAGENT_MODEL", "test-model")
+	extra := t.TempDir()
+	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
+	steps := []struct {
+		name             string
+		args             []string
+		code             int
+		out, err, notErr string
+	}{
+		{"elicitation declined by default", []string{"call", "--yes", "--cmd", ev, "trigger-elicitation-request"}, 0,
+			"User declined", "browseragent: mcp adhoc: declined elicitation \"Please provide inputs for the following fields:\": declined: non-interactive run (use --elicit accept", ""},
+		{"accept needs defaults for required fields", []string{"call", "--yes", "--elicit", "accept", "--cmd", ev, "trigger-elicitation-request"}, 0,
+			"User declined", "required field(s) name have no default", ""},
+		{"bad --elicit", []string{"call", "--elicit", "maybe", "--cmd", ev, "echo"}, 2, "", "want accept or decline", ""},
+		{"sampling refused without --allow-sampling", []string{"call", "--yes", "--cmd", ev, "trigger-sampling-request", `{"prompt":"say hi"}`}, 1,
+			"rejected", "use --allow-sampling", ""},
+		{"sampling through the LLM", []string{"call", "--yes", "--allow-sampling", "--cmd", ev, "trigger-sampling-request", `{"prompt":"say hi"}`}, 0,
+			"hi from the scripted LLM", "", "declined"},
+		{"roots", []string{"call", "--yes", "--root", extra, "--cmd", ev, "get-roots-list"}, 0, "file://" + extra, "", ""},
+		{"root must exist", []string{"call", "--root", dir + "/nope", "--cmd", ev, "get-roots-list"}, 2, "", "nope", ""},
+		{"log level", []string{"log-level", "--cmd", ev, "debug"}, 0, "", "", "browseragent:"},
+		{"bad log level", []string{"log-level", "--cmd", ev, "loud"}, 1, "", "unknown log level \"loud\": use one of debug, info", ""},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			code, out, errs := mcpCLI(t, "", append([]string{"mcp"}, st.args...)...)
+			if code != st.code || !strings.Contains(out, st.out) || !strings.Contains(errs, st.err) || (st.notErr != "" && strings.Contains(errs, st.notErr)) {
+				t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, %q, %q", st.args, code, out, errs, st.code, st.out, st.err)
+			}
+		})
+	}
+	if n := len(llm.Requests()); n != 1 {
+		t.Errorf("%d LLM requests, want 1", n)
+	}
+	assertNoChildren(t)
+}
