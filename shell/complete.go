@@ -32,12 +32,12 @@ func (s *Shell) suggest(text string) []suggestion {
 	}
 	name := strings.TrimPrefix(text[:strings.IndexAny(text, " \t")], "/")
 	cmd := lookup(name)
-	if cmd == nil {
-		return nil
-	}
 	words := strings.Fields(text)[1:]
 	if word != "" {
 		words = words[:len(words)-1] // the word being typed
+	}
+	if cmd == nil {
+		return s.promptArgSuggestions(name, word, words) // complete_mcp.go
 	}
 	if strings.HasPrefix(word, "-") {
 		return filterPrefix(flagSuggestions(cmd), word)
@@ -124,6 +124,7 @@ func (s *Shell) mentionSuggestions(word string) []suggestion {
 		for _, t := range tmpls {
 			out = append(out, suggestion{"@" + st.Name + ":" + templatePrefix(t.URITemplate), oneLine("template "+t.URITemplate, 50)})
 		}
+		out = append(out, s.templateSuggestions(st.Name, tmpls, word)...) // complete_mcp.go
 	}
 	return out
 }
