@@ -34,9 +34,13 @@ func TestCompleteFromServer(t *testing.T) {
 		},
 	})
 	srv.AddPrompt(&mcp.Prompt{Name: "weather", Arguments: []*mcp.PromptArgument{{Name: "city", Required: true}, {Name: "days"}}},
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://items/{id}", Name: "item"},
-		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return &mcp.ReadResourceResult{}, nil })
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
 	m := mcpclient.NewManager(&mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"c": {Name: "c", Command: "unused"}}},
 		&mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
 			ct, st := mcp.NewInMemoryTransports()
