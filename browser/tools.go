@@ -50,7 +50,7 @@ func num(desc string) map[string]any  { return map[string]any{"type": "integer",
 
 var (
 	refParam = str("element ref from browser_snapshot, e.g. e12")
-	tabParam = str("tab id, e.g. t3; default: the current tab")
+	tabParam = str("tab id; default current")
 )
 
 // onTab is the schema of a page tool: its properties plus the optional tab
