@@ -49,7 +49,6 @@ type attempt struct {
 	cancel  context.CancelFunc
 	pending atomic.Uint32 // refresh bits set by notification handlers
 	kick    chan struct{}
-	closed  chan struct{} // closed by watch when the connection ends
 
 	mu   sync.Mutex
 	sess *mcp.ClientSession
@@ -64,7 +63,7 @@ const (
 )
 
 func newServer(m *Manager, sc *ServerConfig) *server {
-	return &server{
+	s := &server{
 		m:       m,
 		name:    sc.Name,
 		stderr:  newRingBuffer(m.opts.StderrLines),
@@ -72,6 +71,13 @@ func newServer(m *Manager, sc *ServerConfig) *server {
 		cfg:     sc,
 		changed: make(chan struct{}),
 	}
+	switch { // what Status says before Start
+	case sc.Disabled:
+		s.state = StateDisabled
+	case sc.Err != nil:
+		s.state, s.err = StateError, sc.Err
+	}
+	return s
 }
 
 func (s *server) setBase(sc *ServerConfig) {
@@ -100,7 +106,7 @@ func (s *server) start() {
 		s.m.opts.Adjust(s.name, cfg)
 	}
 	ctx, cancel := context.WithCancel(s.m.ctx)
-	a := &attempt{ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1), closed: make(chan struct{})}
+	a := &attempt{ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1)}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -341,7 +347,6 @@ func (s *server) watch(a *attempt) {
 	sess := a.sess
 	a.mu.Unlock()
 	werr := sess.Wait()
-	close(a.closed)
 	if a.ctx.Err() != nil {
 		return // we stopped it
 	}
@@ -368,16 +373,6 @@ func (s *server) currentAttempt() *attempt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.att
-}
-
-// connClosed reports whether the session's connection has ended.
-func (a *attempt) connClosed() bool {
-	select {
-	case <-a.closed:
-		return true
-	default:
-		return false
-	}
 }
 
 func (s *server) readySession() (*mcp.ClientSession, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -172,30 +173,29 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return nil, fmt.Errorf("mcp %s/%s: %w after %s (raise \"callTimeout\" for this server)", server, tool, ErrCallTimeout, timeout)
 	}
-	if reason := s.deathReason(); reason != nil {
+	if reason := s.deathReason(err); reason != nil {
 		return nil, fmt.Errorf("mcp %s/%s: %w: %v", server, tool, ErrNotReady, reason)
 	}
 	return nil, fmt.Errorf("mcp %s/%s: %w", server, tool, err)
 }
 
-// deathReason waits briefly for the watcher after a failed call: when the
-// server died, its exit status and stderr explain the failure better than
-// "connection closed".
-func (s *server) deathReason() error {
-	deadline := time.After(time.Second)
+// deathReason waits briefly after a call failed on a lost connection:
+// when the server died, the watcher's reason (exit status, stderr tail)
+// explains the failure better than "EOF".
+func (s *server) deathReason(callErr error) error {
+	if !errors.Is(callErr, mcp.ErrConnectionClosed) && !errors.Is(callErr, io.EOF) && !errors.Is(callErr, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	deadline := time.After(2 * time.Second)
 	for {
 		s.mu.Lock()
 		st, err, ch := s.state, s.err, s.changed
-		alive := s.att != nil && s.att.ctx.Err() == nil
 		s.mu.Unlock()
-		if st == StateError {
+		switch st {
+		case StateError:
 			return err
-		}
-		if st != StateReady || !alive {
-			return nil
-		}
-		a := s.currentAttempt()
-		if a == nil || !a.connClosed() {
+		case StateReady:
+		default:
 			return nil
 		}
 		select {
