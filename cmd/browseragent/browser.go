@@ -98,6 +98,8 @@ func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, fo
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait() // before the session closes
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // an early return stops the renders still to come
 	var next atomic.Int64
 	for range min(f.concurrency, len(urls)) {
 		wg.Go(func() {
