@@ -1,0 +1,133 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestShellMCPHostInTerminal runs the real binary in tmux against
+// server-everything: an elicitation form answered at the terminal, a
+// progress line in the spinner, and a long call cancelled by Ctrl-C with
+// the shell still up; no server process survives the shell.
+func TestShellMCPHostInTerminal(t *testing.T) {
+	for _, tool := range []string{"npx", "tmux"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
+				t.Fatalf("%s not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", tool, err)
+			}
+			t.Skipf("%s not found: %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "browseragent")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"mcpServers":{"everything":{"command":"npx","args":["-y","@modelcontextprotocol/server-everything@2026.8.31"]}}}`
+	if err := os.WriteFile(filepath.Join(work, ".mcp.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := &ttySession{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "50", "-c", work, "env", "-i",
+		"PATH="+os.Getenv("PATH"), "HOME="+os.Getenv("HOME"), "TERM=xterm-256color",
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+		bin, "--yes")
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+
+	tm.waitFor("everything ✓", 90*time.Second)
+	tm.keys("/call mcp__everything__trigger-elicitation-request {}", "Enter")
+	tm.waitFor("fill in the form? [y/n/c]", 30*time.Second)
+	if sc := tm.screen(); !strings.Contains(sc, "╭─ MCP server everything asks") || !strings.Contains(sc, "name     string, required") {
+		t.Errorf("form box:\n%s", sc)
+	}
+	tm.keys("y", "Enter")
+	tm.waitFor("name*:", 10*time.Second)
+	tm.keys("Enter") // required: asked again
+	tm.waitFor("name is required", 10*time.Second)
+	tm.keys("Ada Lovelace", "Enter")
+	for i := 0; i < 12; i++ { // the 12 other fields keeps its default or stays empty
+		tm.keys("Enter")
+		time.Sleep(100 * time.Millisecond)
+	}
+	tm.waitFor("Name: Ada Lovelace", 20*time.Second)
+	if sc := tm.screen(); !strings.Contains(sc, "Favorite Integer: 42") {
+		t.Errorf("defaults not sent:\n%s", sc)
+	}
+
+	tm.keys("/call mcp__everything__trigger-long-running-operation {\"duration\":30,\"steps\":30}", "Enter")
+	tm.waitFor("mcp everything: 2/30", 20*time.Second)
+	tm.keys("C-c")
+	tm.waitFor("cancelled", 10*time.Second)
+	tm.keys("/call mcp__everything__echo {\"message\":\"still here\"}", "Enter")
+	tm.waitFor("Echo: still here", 20*time.Second)
+
+	tm.keys("C-d")
+	deadline := time.Now().Add(20 * time.Second)
+	for len(processesIn(work)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes still running in %s after the shell exited: %v", work, processesIn(work))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// processesIn lists live processes whose working directory is dir.
+func processesIn(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd"); err == nil && cwd == dir {
+			stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && stat[i+2] != 'Z' {
+				out = append(out, e.Name()+" "+string(stat[:i+1]))
+			}
+		}
+	}
+	return out
+}
+
+// ttySession is a tmux server on its own socket.
+type ttySession struct {
+	t      *testing.T
+	socket string
+}
+
+func (tm *ttySession) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (tm *ttySession) keys(keys ...string) {
+	tm.t.Helper()
+	tm.run(append([]string{"send-keys", "-t", "t"}, keys...)...)
+}
+
+func (tm *ttySession) screen() string {
+	out, _ := exec.Command("tmux", "-S", tm.socket, "capture-pane", "-p", "-t", "t", "-S", "-300").CombinedOutput()
+	return string(out)
+}
+
+// waitFor waits until the screen shows want; the timeout bounds a hang.
+func (tm *ttySession) waitFor(want string, timeout time.Duration) {
+	tm.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if strings.Contains(tm.screen(), want) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tm.t.Fatalf("screen never showed %q:\n%s", want, tm.screen())
+}
