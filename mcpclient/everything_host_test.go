@@ -90,7 +90,7 @@ func exerciseHost(t *testing.T, m *Manager, h *hostHooks) {
 	for _, tool := range must(m.ServerTools("everything")) {
 		have[tool.RawName] = true
 	}
-	for _, want := range []string{"trigger-elicitation-request", "trigger-sampling-request", "get-roots-list", "trigger-long-running-operation", "toggle-simulated-logging", "toggle-subscriber-updates"} {
+	for _, want := range []string{"trigger-elicitation-request", "trigger-sampling-request", "get-roots-list", "trigger-long-running-operation", "toggle-simulated-logging", "toggle-subscriber-updates", "trigger-url-elicitation"} {
 		if !have[want] {
 			t.Fatalf("tool %s missing (the server registers some only for clients that offer the feature): %v", want, have)
 		}
@@ -131,6 +131,27 @@ func exerciseHost(t *testing.T, m *Manager, h *hostHooks) {
 		h.mu.Unlock()
 		if e.Mode != "form" || len(e.Fields) < 10 || e.Fields[0].Name != "name" || !e.Fields[0].Required {
 			t.Errorf("elicitation as seen by the hook: mode %q, %d fields, first %+v", e.Mode, len(e.Fields), e.Fields[0])
+		}
+	})
+
+	t.Run("URL elicitation", func(t *testing.T) {
+		args := `{"url":"https://example.test/authorize","message":"Authorize the demo"}`
+		auto := AutoElicit(true)
+		h.setElicit(func(e *Elicitation) (*mcp.ElicitResult, error) { return auto(ctx, e) })
+		if r := raw("trigger-url-elicitation", args); !strings.Contains(r.Text, "declined to open the URL") {
+			t.Errorf("URL mode without a person: %q", r.Text)
+		}
+		h.logs.wait(t, "needs a person to open it")
+		var seen *Elicitation
+		h.setElicit(func(e *Elicitation) (*mcp.ElicitResult, error) {
+			seen = e
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		})
+		if r := raw("trigger-url-elicitation", args); !strings.Contains(r.Text, "User completed the URL elicitation flow") {
+			t.Errorf("URL mode accepted: %q", r.Text)
+		}
+		if seen == nil || seen.Mode != "url" || seen.URL != "https://example.test/authorize" || seen.ID == "" || seen.Message != "Authorize the demo" {
+			t.Errorf("URL elicitation as seen by the hook: %+v", seen)
 		}
 	})
 
@@ -218,9 +239,13 @@ func exerciseHost(t *testing.T, m *Manager, h *hostHooks) {
 		if err := m.SetLogLevel(ctx, "everything", "debug"); err != nil {
 			t.Fatal(err)
 		}
+		n := h.logs.count()
 		raw("toggle-simulated-logging", `{}`)
-		h.logs.wait(t, "level") // "Debug-level message", "Alert level-message"
+		msg := h.logs.waitServer(t, n, "message") // "Debug-level message", "Alert level-message"…
 		raw("toggle-simulated-logging", `{}`)
+		if !contains(LogLevels, msg.Level) || msg.Server != "everything" {
+			t.Errorf("log message %+v", msg)
+		}
 		if lines := strings.Join(must(m.Logs("everything")), "\n"); !strings.Contains(lines, "[log ") {
 			t.Errorf("logs lack the server's messages:\n%s", lines)
 		}

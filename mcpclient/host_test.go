@@ -156,6 +156,35 @@ func (l *logSink) wait(t *testing.T, want string) []LogMessage {
 	}
 }
 
+// count is how many messages arrived so far.
+func (l *logSink) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.msgs)
+}
+
+// waitServer waits for a message from the server itself (not the host),
+// after the first n, containing want.
+func (l *logSink) waitServer(t *testing.T, n int, want string) LogMessage {
+	t.Helper()
+	deadline := time.After(15 * time.Second)
+	for {
+		l.mu.Lock()
+		msgs := append([]LogMessage(nil), l.msgs...)
+		l.mu.Unlock()
+		for _, m := range msgs[min(n, len(msgs)):] {
+			if m.Logger != HostLogger && strings.Contains(m.Text, want) {
+				return m
+			}
+		}
+		select {
+		case <-l.got:
+		case <-deadline:
+			t.Fatalf("no server log message containing %q after the first %d in %+v", want, n, msgs)
+		}
+	}
+}
+
 func callText(t *testing.T, m *Manager, tool string, args any) *Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
