@@ -2,9 +2,46 @@ package mcpclient
 
 import (
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 )
+
+// setDeathSignal asks the kernel to send SIGTERM to a server when
+// browseragent dies without closing it (a crash, kill -9), so a server
+// does not outlive it even then.
+func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGTERM }
+
+// Pdeathsig fires when the OS thread that forked the child exits, not the
+// process (golang/go#27505). Every server is therefore started from one
+// goroutine locked to its own thread, which lives as long as the program.
+var (
+	spawnOnce sync.Once
+	spawnJobs chan spawnJob
+)
+
+type spawnJob struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startCmd(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawnJobs = make(chan spawnJob)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread must not exit
+			for j := range spawnJobs {
+				j.done <- j.cmd.Start()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	spawnJobs <- spawnJob{cmd, done}
+	return <-done
+}
 
 // liveGroupMembers lists the pids of non-zombie processes in group pgid,
 // read from /proc.

@@ -65,6 +65,7 @@ func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, e
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, nil, err
@@ -77,7 +78,7 @@ func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("command %q (from %s) not found: install it (npx comes with Node.js 20+) or fix the command: %w", cfg.Command, cfg.Source, err)
 		}
