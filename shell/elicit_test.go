@@ -20,7 +20,13 @@ import (
 // form (ask), an LLM answer (sample) and report progress (work), and
 // which has one prompt (greet).
 func hostServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "h", Version: "1"}, nil)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "h", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	srv.AddResource(&mcp.Resource{URI: "test://clock", Name: "clock"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://clock", Text: "noon"}}}, nil
+	})
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	schema := map[string]any{"type": "object", "required": []any{"city"}, "properties": map[string]any{
 		"city":  map[string]any{"type": "string", "description": "where you live"},
@@ -162,5 +168,25 @@ func TestScriptPromptCommand(t *testing.T) {
 	reqs := llm.Requests()
 	if len(reqs) != 1 || reqs[0].Last().Role != "user" || !strings.Contains(reqs[0].Last().Content, "Say hello to Ada") {
 		t.Errorf("LLM requests: %+v", reqs)
+	}
+}
+
+func TestScriptWatchAndLogLevel(t *testing.T) {
+	out, errs := hostShell(t, nil, strings.Join([]string{
+		"/mcp watch h test://clock",
+		"/mcp watch h",
+		"/mcp unwatch h test://clock",
+		"/mcp watch h",
+		"/mcp log-level h loud",
+		"/mcp log-level h debug",
+		"",
+	}, "\n"))
+	for _, want := range []string{"watching test://clock on h", "test://clock\n", "no longer watching test://clock on h", "nothing watched on h", "h now logs at debug and above"} {
+		if !strings.Contains(out+errs, want) {
+			t.Errorf("output lacks %q:\nstdout:\n%s\nstderr:\n%s", want, out, errs)
+		}
+	}
+	if !strings.Contains(errs, `unknown log level "loud": use one of debug, info`) {
+		t.Errorf("stderr = %q", errs)
 	}
 }
