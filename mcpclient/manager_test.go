@@ -24,6 +24,7 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{hello: "hello v1", cancelled: make(chan struct{}, 1)}
 	f.srv = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{
+		PageSize: 3, // lists come in several pages: the client must follow cursors
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
