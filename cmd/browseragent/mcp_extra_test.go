@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // TestMCPHostFlags runs the reference server's elicitation, sampling and
@@ -58,4 +59,23 @@ func TestMCPHostFlags(t *testing.T) {
 		t.Errorf("%d LLM requests, want 1", n)
 	}
 	assertNoChildren(t)
+}
+
+func TestProgressLine(t *testing.T) {
+	var b strings.Builder
+	if p := newProgressLine(&b); p != nil {
+		t.Fatal("a progress line on a non-terminal")
+	}
+	var nilLine *progressLine
+	nilLine.show(mcpclient.Progress{Server: "s", Progress: 1})
+	nilLine.clear()
+	p := &progressLine{w: &b}
+	p.clear() // nothing shown: nothing written
+	p.show(mcpclient.Progress{Server: "everything", Progress: 2, Total: 5, Message: "copying"})
+	p.show(mcpclient.Progress{Server: "everything", Progress: 3})
+	p.clear()
+	want := "\r\x1b[2Kmcp everything: copying 2/5\r\x1b[2Kmcp everything: 3\r\x1b[2K"
+	if b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
 }
