@@ -24,7 +24,7 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{hello: "hello v1", cancelled: make(chan struct{}, 1)}
 	f.srv = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{
-		PageSize: 3, // lists come in several pages: the client must follow cursors
+		PageSize:           3, // lists come in several pages: the client must follow cursors
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
@@ -361,6 +361,9 @@ func TestStatesFiltersAndAdjust(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if _, err := m.CallTool(context.Background(), "mcp__off__echo", nil); !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), `"off" is disabled`) {
+		t.Errorf("call on a disabled server: %v, want ErrNotReady saying it is disabled", err)
 	}
 	if err := m.WaitReady(context.Background(), "off"); err == nil {
 		t.Error("WaitReady on a disabled server returned nil")

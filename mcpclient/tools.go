@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -136,9 +137,26 @@ func (s *server) lookup(fullName string) (Tool, bool) {
 func (m *Manager) CallTool(ctx context.Context, fullName string, args json.RawMessage) (*Result, error) {
 	t, ok := m.Lookup(fullName)
 	if !ok {
+		if err := m.notReadyFor(fullName); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w %q (see 'browseragent mcp tools')", ErrUnknownTool, fullName)
 	}
 	return m.CallServerTool(ctx, t.Server, t.RawName, args)
+}
+
+// notReadyFor explains a miss on mcp__<server>__… when that server is
+// starting, failed or disabled: "still starting" helps more than "unknown".
+func (m *Manager) notReadyFor(fullName string) error {
+	for _, s := range m.list() {
+		if !strings.HasPrefix(fullName, "mcp__"+s.name+"__") {
+			continue
+		}
+		if _, err := s.readySession(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CallServerTool calls tool by the server's own name (for scripts and
