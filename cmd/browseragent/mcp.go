@@ -27,6 +27,7 @@ type mcpFlags struct {
 	url     string
 	cmdLine string
 	headers []string
+	sse     bool
 	env     []string
 	name    string
 	timeout time.Duration
@@ -55,7 +56,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 		Example: `  browseragent mcp list
   browseragent mcp tools --cmd "npx -y @modelcontextprotocol/server-everything@2026.8.31"
   browseragent mcp call --cmd "npx -y @modelcontextprotocol/server-everything@2026.8.31" echo '{"message":"hi"}'
-  browseragent mcp call everything get-tiny-image --url http://127.0.0.1:3001/mcp
+  browseragent mcp call get-tiny-image --url http://127.0.0.1:3001/mcp
   browseragent mcp add everything -- npx -y @modelcontextprotocol/server-everything@2026.8.31
   browseragent mcp add api --url https://mcp.example.com/mcp --header "Authorization: Bearer \${API_TOKEN}"
   browseragent mcp logs everything`,
@@ -65,6 +66,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 	pf.StringVar(&f.url, "url", "", "use an ad-hoc HTTP server at URL instead of a configured NAME")
 	pf.StringVar(&f.cmdLine, "cmd", "", `use an ad-hoc stdio server "COMMAND ARGS" instead of a configured NAME`)
 	pf.StringArrayVar(&f.headers, "header", nil, `HTTP header "Key: Value" for --url (repeatable)`)
+	pf.BoolVar(&f.sse, "sse", false, "the --url server speaks legacy SSE, not Streamable HTTP")
 	pf.StringArrayVar(&f.env, "env", nil, "environment variable KEY=VALUE for --cmd (repeatable)")
 	pf.StringVar(&f.name, "name", adhocName, "server name for --url/--cmd (tool names become mcp__NAME__TOOL)")
 	pf.DurationVar(&f.timeout, "timeout", 0, "how long to wait for servers to start (default: the server's timeout, else 60s)")
@@ -128,6 +130,9 @@ func (f *mcpFlags) adhocServer() (*mcpclient.ServerConfig, error) {
 	sc := &mcpclient.ServerConfig{Name: f.name, Source: "command line"}
 	if f.url != "" {
 		sc.URL = f.url
+		if f.sse {
+			sc.Type = mcpclient.TypeSSE
+		}
 		h, err := parseHeaders(f.headers)
 		if err != nil {
 			return nil, err
@@ -779,6 +784,9 @@ func runMCPAdd(cmd *cobra.Command, s *streams, f *mcpFlags, a *addFlags, args []
 		sc.Command, sc.Args = words[0], words[1:]
 	case f.url != "":
 		sc.URL = f.url
+		if f.sse && sc.Type == "" {
+			sc.Type = mcpclient.TypeSSE
+		}
 	default:
 		return exitCode(2, "give the command after --, or --url URL")
 	}
