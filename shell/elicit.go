@@ -14,6 +14,10 @@ import (
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
+// maxFieldLine caps a field's line in the form box; the choices are
+// shown again when the field is asked.
+const maxFieldLine = 100
+
 // maxSampleShown caps the sampling messages shown in the approval box.
 const maxSampleShown = 2000
 
@@ -90,7 +94,7 @@ func elicitBox(e *mcpclient.Elicitation, p *printer) string {
 		return b.String()
 	}
 	for _, f := range e.Fields {
-		fmt.Fprintf(&b, "│ %-8s %s\n", f.Name, fieldSummary(f))
+		fmt.Fprintf(&b, "│ %-8s %s\n", f.Name, oneLine(fieldSummary(f), maxFieldLine))
 	}
 	b.WriteString("╰─ [y] fill in   [n] decline   [c] cancel")
 	return b.String()
@@ -142,7 +146,7 @@ func bound(v float64) string {
 	return fmt.Sprint(v)
 }
 
-// choiceList numbers the choices: "1) s  2) m (Medium)".
+// choiceList numbers the choices: "1) s, 2) m (Medium)".
 func choiceList(f mcpclient.ElicitField) string {
 	var parts []string
 	for i, c := range f.Choices {
@@ -152,7 +156,7 @@ func choiceList(f mcpclient.ElicitField) string {
 		}
 		parts = append(parts, fmt.Sprintf("%d) %s", i+1, label))
 	}
-	return strings.Join(parts, "  ")
+	return strings.Join(parts, ", ")
 }
 
 func showValue(v any) string {
@@ -181,6 +185,9 @@ func (s *Shell) askField(ctx context.Context, f mcpclient.ElicitField) (any, err
 	q := "  " + f.Name
 	if f.Required {
 		q += "*"
+	}
+	if f.Choice() {
+		q += " (" + choiceList(f) + ")"
 	}
 	if f.Default != nil {
 		q += " [" + showValue(f.Default) + "]"

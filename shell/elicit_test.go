@@ -124,10 +124,13 @@ func TestScriptElicitationForm(t *testing.T) {
 			if !strings.Contains(out, tc.want) {
 				t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", tc.want, out, errs)
 			}
-			for _, line := range []string{"╭─ MCP server h asks", "│ Where do you live?", "│ city     string, required: where you live", "│ size     one of 1) s (Small)  2) m (Medium), default s", "fill in the form? [y/n/c]"} {
+			for _, line := range []string{"╭─ MCP server h asks", "│ Where do you live?", "│ city     string, required: where you live", "│ size     one of 1) s (Small), 2) m (Medium), default s", "fill in the form? [y/n/c]"} {
 				if !strings.Contains(out, line) {
 					t.Errorf("form lacks %q:\n%s", line, out)
 				}
+			}
+			if strings.HasPrefix(tc.want, "answer: accept") && !strings.Contains(out, "  size (1) s (Small), 2) m (Medium)) [s]: ") {
+				t.Errorf("choice question lacks its choices:\n%s", out)
 			}
 			if tc.wantErr != "" && !strings.Contains(errs, tc.wantErr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, errs)
