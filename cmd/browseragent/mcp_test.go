@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // mcpEnv gives the test its own config, state and temp directories and
@@ -194,6 +198,32 @@ func assertNoChildren(t *testing.T) {
 		rest := stat[i+1:] // " S PPID ..."
 		if len(rest) > 3 && rest[1] != 'Z' && bytes.HasPrefix(rest[2:], me[1:]) {
 			t.Errorf("child process %s survived: %s", e.Name(), stat[:i+1])
+		}
+	}
+}
+
+// TestMCPAdhocHTTP calls a go-sdk server on 127.0.0.1 over Streamable HTTP
+// and, with --sse, over legacy SSE, the URL given last on the line.
+func TestMCPAdhocHTTP(t *testing.T) {
+	mcpEnv(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "got " + string(r.Params.Arguments)}}}, nil
+		})
+	get := func(*http.Request) *mcp.Server { return srv }
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(get, nil))
+	mux.Handle("/sse", mcp.NewSSEHandler(get, nil))
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	for _, args := range [][]string{
+		{"mcp", "call", "echo", `{"a":1}`, "--url", hs.URL + "/mcp"},
+		{"mcp", "call", "echo", `{"a":1}`, "--sse", "--url", hs.URL + "/sse"},
+	} {
+		code, out, errs := mcpCLI(t, "", args...)
+		if code != 0 || out != "got {\"a\":1}\n" {
+			t.Errorf("%v: code %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
 }
