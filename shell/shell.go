@@ -388,3 +388,11 @@ func serverSummary(st mcpclient.Status) string {
 
 // termSignals end the shell (after the terminal is restored).
 var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+
+// Notice prints a one-line message from the background above the prompt,
+// without clobbering what the person is typing.
+func (s *Shell) Notice(text string) {
+	if s.p != nil {
+		s.p.Notice(text)
+	}
+}

@@ -107,6 +107,15 @@ func (h *hostFlags) apply(o *mcpclient.Options) {
 func shellHost(sh *shell.Shell, h *hostFlags, model string) func(*mcpclient.Options) {
 	return func(o *mcpclient.Options) {
 		o.Roots = h.rootDirs()
+		// A remote server that needs a login gets one from the shell: the
+		// browser opens, and the URL is printed for a headless machine.
+		o.OAuth = &mcpclient.OAuthOptions{Interactive: true, OnPrompt: func(p mcpclient.AuthPrompt) {
+			msg := fmt.Sprintf("mcp %s: log in at %s", p.Server, p.URL)
+			if p.OpenErr != nil {
+				msg += fmt.Sprintf(" (could not open a browser: %v)", p.OpenErr)
+			}
+			sh.Notice(msg)
+		}}
 		sh.HostOptions(o, func() agent.Settings {
 			st, err := agent.LoadSettings(agent.Overrides{Model: model})
 			if err != nil {
