@@ -2,18 +2,16 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 func TestParseActivePort(t *testing.T) {
@@ -97,51 +95,16 @@ func TestResolveEndpointErrors(t *testing.T) {
 	})
 }
 
-// personBrowser starts a second Chromium standing in for the person's own
-// browser: its own profile, remote debugging on a random port, logged into
-// the site in its first tab, the article in its second.
-func personBrowser(t *testing.T, siteURL string) (dir string, cmd *exec.Cmd, exited <-chan struct{}) {
+// personBrowser starts the person's browser (see testutil.PersonsBrowser),
+// logged into the site in its first tab, the article in its second, and
+// checks at the end that stopping it left no process behind.
+func personBrowser(t *testing.T, siteURL string) *testutil.PersonsBrowser {
 	t.Helper()
-	chrome := requireChrome(t)
-	dir = t.TempDir()
-	args := []string{"--remote-debugging-port=0", "--user-data-dir=" + dir, "--headless", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	// Headless Chromium takes one URL; the second tab opens over HTTP below.
-	args = append(args, siteURL+"/autologin?user=person")
-	cmd = exec.Command(chrome, args...)
-	setProcAttr(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	exited = done
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		terminate(cmd, done, 3*time.Second)
-		assertNoProcess(t, dir)
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	opened := false
-	for {
-		if ws, err := readActivePort(dir); err == nil && !opened {
-			port := strings.Split(strings.TrimPrefix(ws, "ws://127.0.0.1:"), "/")[0]
-			req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("http://127.0.0.1:%s/json/new?%s/article.html", port, siteURL), nil)
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
-				opened = resp.StatusCode == 200
-			}
-		}
-		if urls := personTabs(t, dir); len(urls) == 2 && loggedIn(urls) {
-			return dir, cmd, exited
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("person's browser did not come up with two tabs")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	chrome := testutil.Require(t, "chromium", FindChrome)
+	p := testutil.StartPersonsBrowser(t, chrome, []string{siteURL + "/autologin?user=person", siteURL + "/article.html"},
+		func(urls []string) bool { return len(urls) == 2 && loggedIn(urls) })
+	t.Cleanup(func() { p.Close(t) })
+	return p
 }
 
 func loggedIn(urls []string) bool {
@@ -153,39 +116,15 @@ func loggedIn(urls []string) bool {
 	return false
 }
 
-// personTabs lists the page URLs of the person's browser over plain HTTP,
-// without our package, so a check cannot be fooled by our own state.
-func personTabs(t *testing.T, dir string) []string {
-	ws, err := readActivePort(dir)
-	if err != nil {
-		return nil
-	}
-	port := strings.Split(strings.TrimPrefix(ws, "ws://127.0.0.1:"), "/")[0]
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%s/json/list", port))
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	var list []struct{ Type, URL string }
-	json.NewDecoder(resp.Body).Decode(&list)
-	var urls []string
-	for _, p := range list {
-		if p.Type == "page" {
-			urls = append(urls, p.URL)
-		}
-	}
-	return urls
-}
-
 // TestSharedMode attaches to the person's browser through DevToolsActivePort:
 // it sees the person's tabs and login, owns only what it opens, refuses to
 // close the person's tabs, and leaves everything open on Disconnect.
 func TestSharedMode(t *testing.T) {
 	site := newSite(t)
-	dir, _, exited := personBrowser(t, site.URL)
+	person := personBrowser(t, site.URL)
 	b := New(nil)
 	t.Cleanup(func() { b.Close() })
-	if err := b.Connect(context.Background(), Target{UserDataDir: dir}); err != nil {
+	if err := b.Connect(context.Background(), Target{UserDataDir: person.Dir}); err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	if b.Mode() != ModeShared {
@@ -260,14 +199,12 @@ func TestSharedMode(t *testing.T) {
 		t.Fatalf("Disconnect: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	urls := personTabs(t, dir)
+	urls := person.PageURLs()
 	if len(urls) != 4 {
 		t.Errorf("after Disconnect want the 2 person tabs plus the agent's 2 open, got %v", urls)
 	}
-	select {
-	case <-exited:
+	if !person.Running() {
 		t.Errorf("person's browser exited")
-	default:
 	}
 	if b.Mode() != ModeIsolated || b.Running() {
 		t.Errorf("after Disconnect: mode %v running %v", b.Mode(), b.Running())

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // closePersonTab closes a tab of the person's browser over plain HTTP, as
@@ -45,7 +47,8 @@ func closePersonTab(t *testing.T, dir, urlSuffix string) {
 // quitting give clear answers, and connecting again works.
 func TestSharedFaults(t *testing.T) {
 	site := newSite(t)
-	dir, cmd, _ := personBrowser(t, site.URL)
+	person := personBrowser(t, site.URL)
+	dir := person.Dir
 	b := New(nil)
 	t.Cleanup(func() { b.Close() })
 	if err := b.Connect(context.Background(), Target{UserDataDir: dir}); err != nil {
@@ -62,7 +65,7 @@ func TestSharedFaults(t *testing.T) {
 		t.Errorf("snapshot after the tab was closed: %+v", r)
 	}
 
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	person.Kill()
 	deadline = time.Now().Add(10 * time.Second)
 	var err error
 	for time.Now().Before(deadline) {
@@ -78,8 +81,8 @@ func TestSharedFaults(t *testing.T) {
 		t.Errorf("mode after loss = %v", b.Mode())
 	}
 
-	dir2, _, _ := personBrowser(t, site.URL)
-	if err := b.Connect(context.Background(), Target{UserDataDir: dir2}); err != nil {
+	person2 := personBrowser(t, site.URL)
+	if err := b.Connect(context.Background(), Target{UserDataDir: person2.Dir}); err != nil {
 		t.Fatalf("reconnect: %v", err)
 	}
 	if n := len(b.Tabs()); n != 2 {
@@ -104,7 +107,7 @@ func TestIsolatedCrashRelaunch(t *testing.T) {
 	if !strings.Contains(r.Text, "Static Article") {
 		t.Errorf("after relaunch: %s", r.Text)
 	}
-	assertNoProcess(t, old.dir)
+	testutil.WaitNoProcessWith(t, old.dir)
 	if b.s.proc == old {
 		t.Errorf("no new browser was launched")
 	}
@@ -112,5 +115,5 @@ func TestIsolatedCrashRelaunch(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	assertNoProcess(t, newDir)
+	testutil.WaitNoProcessWith(t, newDir)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 func TestParseListPages(t *testing.T) {
@@ -52,7 +54,7 @@ func TestMapPages(t *testing.T) {
 // TestChromeDevtoolsMCP starts the pinned chrome-devtools-mcp against our
 // isolated browser and takes a snapshot of a page our native tools opened.
 func TestChromeDevtoolsMCP(t *testing.T) {
-	npx := requireNpx(t)
+	npx := testutil.RequireProgram(t, "npx")
 	site := newSite(t)
 	b := newTestBrowser(t, nil)
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
@@ -70,7 +72,7 @@ func TestChromeDevtoolsMCP(t *testing.T) {
 		if cmd.Process != nil {
 			killGroup(cmd.Process.Pid)
 		}
-		assertNoProcess(t, ws)
+		testutil.WaitNoProcessWith(t, ws)
 	})
 	client := mcp.NewClient(&mcp.Implementation{Name: "browseragent-test", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
