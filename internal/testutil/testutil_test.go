@@ -1,0 +1,107 @@
+package testutil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// recorder is a testing.TB that records what Require and the process
+// checks report instead of ending the test. Like testing's, its Fatalf and
+// Skipf end the goroutine, so it must run in one of its own (see in).
+type recorder struct {
+	testing.TB
+	fatal, skip, errs string
+}
+
+func (r *recorder) Helper()                   {}
+func (r *recorder) Fatalf(f string, a ...any) { r.fatal = fmt.Sprintf(f, a...); runtime.Goexit() }
+func (r *recorder) Skipf(f string, a ...any)  { r.skip = fmt.Sprintf(f, a...); runtime.Goexit() }
+func (r *recorder) Errorf(f string, a ...any) { r.errs = fmt.Sprintf(f, a...) }
+
+// in runs f with r in a goroutine of its own and waits for it.
+func (r *recorder) in(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+func TestRequire(t *testing.T) {
+	missing := func() (string, error) { return "", errors.New("chrome not found") }
+	found := func() (string, error) { return "/usr/bin/chromium", nil }
+	tests := []struct {
+		name    string
+		env     string
+		find    func() (string, error)
+		want    recorder
+		wantOut string
+	}{
+		{"missing skips", "", missing, recorder{skip: "skipping: chromium not found: chrome not found"}, ""},
+		{"missing with the variable at 0 skips", "0", missing, recorder{skip: "skipping: chromium not found: chrome not found"}, ""},
+		{"missing in CI fails", "1", missing, recorder{fatal: "BROWSERAGENT_REQUIRE_BROWSER=1 but chromium is missing: chrome not found"}, ""},
+		{"found", "1", found, recorder{}, "/usr/bin/chromium"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(RequireEnv, tt.env)
+			r := &recorder{}
+			var got string
+			r.in(func() { got = Require(r, "chromium", tt.find) })
+			if diff := cmp.Diff(tt.want, *r, cmp.AllowUnexported(recorder{})); diff != "" {
+				t.Errorf("reported (-want +got)\n%s", diff)
+			}
+			if tt.wantOut != "" && got != tt.wantOut {
+				t.Errorf("Require = %q, want %q", got, tt.wantOut)
+			}
+		})
+	}
+}
+
+// TestProcessChecks starts a process whose command line names a temporary
+// directory and checks that the process checks see it while it runs and
+// not once it has ended.
+func TestProcessChecks(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skipf("no /proc here, so the checks find nothing: %v", err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skipf("sleep not found: %v", err)
+	}
+	marker := t.TempDir()
+	bin := filepath.Join(marker, "sleep") // argv[0] holds the marker
+	if err := os.Symlink(sleep, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	if got := ProcessesWith(marker); !cmp.Equal(got, []int{pid}) {
+		t.Errorf("ProcessesWith = %v, want [%d]", got, pid)
+	}
+	if got := Descendants(); !slices.Contains(got, pid) {
+		t.Errorf("Descendants = %v, want it to hold %d", got, pid)
+	}
+	r := &recorder{}
+	r.in(func() { WaitNoProcessWith(r, marker) })
+	if r.errs == "" {
+		t.Errorf("WaitNoProcessWith reported nothing while %d runs", pid)
+	}
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	WaitNoProcessWith(t, marker)
+	WaitNoDescendants(t)
+}
