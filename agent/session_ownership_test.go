@@ -16,7 +16,7 @@ func TestSharedOwnershipAcrossNativeAndMCP(t *testing.T) {
 	site := sharedSite(t)
 	person := startPersonsBrowser(t, site.URL)
 	s, _ := newSharedSession(t, true, "version: 1\nrules: []\n")
-	connect(t, s, person.dir)
+	connect(t, s, person.Dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {

@@ -7,19 +7,15 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,6 +23,7 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -98,15 +95,9 @@ func sharedSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// personsBrowser is a second Chromium standing in for the person's own,
-// started the way a person allows remote debugging: its own profile and
-// --remote-debugging-port=0, so DevToolsActivePort names the port.
-type personsBrowser struct {
-	dir    string // profile, holding DevToolsActivePort
-	port   string
-	cmd    *exec.Cmd
-	exited chan struct{}
-}
+// personsBrowser is the person's browser (see testutil.PersonsBrowser)
+// with the waits these tests need.
+type personsBrowser struct{ *testutil.PersonsBrowser }
 
 // startPersonsBrowser launches it logged into site in one tab with the
 // article in a second. Its cleanup, registered first so it runs last, checks
@@ -114,85 +105,23 @@ type personsBrowser struct {
 // and then checks that no child process of the test is left.
 func startPersonsBrowser(t *testing.T, site string) *personsBrowser {
 	t.Helper()
-	chrome, err := browser.FindChrome()
-	if err != nil {
-		requireTool(t, "chromium", browser.FindChrome)
-	}
-	p := &personsBrowser{dir: t.TempDir(), exited: make(chan struct{})}
-	args := []string{"--remote-debugging-port=0", "--user-data-dir=" + p.dir, "--headless", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	p.cmd = exec.Command(chrome, append(args, site+"/autologin?user=person")...)
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	p := testutil.StartPersonsBrowser(t, chrome, []string{site + "/autologin?user=person", site + "/article"},
+		func(urls []string) bool { return len(urls) == 2 && slices.Contains(urls, site+"/account") })
 	t.Cleanup(func() {
-		if !p.running() {
+		if !p.Running() {
 			t.Errorf("the person's browser was not running at the end of the test: something of ours closed it")
 		}
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(3 * time.Second):
-			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-			<-p.exited
-		}
-		assertNoChildren(t)
+		p.Stop()
+		testutil.WaitNoDescendants(t)
 	})
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the person's browser did not come up with two tabs; it has %v", p.tabURLs(t))
-		}
-		if p.port == "" {
-			b, err := os.ReadFile(filepath.Join(p.dir, "DevToolsActivePort"))
-			if err != nil {
-				continue
-			}
-			p.port = strings.SplitN(string(b), "\n", 2)[0]
-			req, _ := http.NewRequest(http.MethodPut, "http://127.0.0.1:"+p.port+"/json/new?"+site+"/article", nil)
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
-			}
-		}
-		if urls := p.tabURLs(t); len(urls) == 2 && slices.Contains(urls, site+"/account") {
-			return p
-		}
-	}
+	return &personsBrowser{p}
 }
 
-func (p *personsBrowser) running() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
-
-// tabURLs asks the person's browser itself (its /json/list), not our
-// packages, which pages it has open, sorted.
-func (p *personsBrowser) tabURLs(t *testing.T) []string {
-	t.Helper()
-	if p.port == "" {
-		return nil
-	}
-	resp, err := http.Get("http://127.0.0.1:" + p.port + "/json/list")
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	var list []struct{ Type, URL string }
-	json.NewDecoder(resp.Body).Decode(&list)
-	var urls []string
-	for _, pg := range list {
-		if pg.Type == "page" {
-			urls = append(urls, pg.URL)
-		}
-	}
+// tabURLs asks the person's browser itself, not our packages, which pages
+// it has open, sorted.
+func (p *personsBrowser) tabURLs() []string {
+	urls := p.PageURLs()
 	slices.Sort(urls)
 	return urls
 }
@@ -203,7 +132,7 @@ func (p *personsBrowser) waitTabs(t *testing.T, want []string) {
 	want = slices.Sorted(slices.Values(want))
 	var got []string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if got = p.tabURLs(t); slices.Equal(got, want) {
+		if got = p.tabURLs(); slices.Equal(got, want) {
 			return
 		}
 	}
@@ -296,8 +225,8 @@ func pageSays(t *testing.T, s *Session, want string) bool {
 // person, an "always" grant dies with a reconnect, a sensitive page asks
 // every time, and Disconnect leaves every tab and the browser running.
 func TestSessionSharedMode(t *testing.T) {
-	requireTool(t, "chromium", browser.FindChrome)
-	requireTool(t, "npx", func() (string, error) { return exec.LookPath("npx") })
+	testutil.Require(t, "chromium", browser.FindChrome)
+	testutil.RequireProgram(t, "npx")
 	site := sharedSite(t)
 	person := startPersonsBrowser(t, site.URL)
 	s, answers := newSharedSession(t, true, `version: 1
@@ -309,7 +238,7 @@ rules:
     action: ask
 `)
 	personTabs := []string{site.URL + "/account", site.URL + "/article"}
-	msg := connect(t, s, person.dir)
+	msg := connect(t, s, person.Dir)
 	if s.Mode() != guard.Shared || !strings.Contains(msg, "Trust was reset") {
 		t.Fatalf("Connect: mode %v, message %q", s.Mode(), msg)
 	}
@@ -400,7 +329,7 @@ rules:
 		if err != nil || !strings.Contains(msg, `Trust was reset: 1 "always allow" grant(s) cleared`) {
 			t.Fatalf("Disconnect: %q, %v", msg, err)
 		}
-		if msg := connect(t, s, person.dir); !strings.Contains(msg, "Trust was reset") {
+		if msg := connect(t, s, person.Dir); !strings.Contains(msg, "Trust was reset") {
 			t.Errorf("Connect again: the message does not say trust was reset: %q", msg)
 		}
 		// The shop tab is still open; to the new connection it is the person's.
@@ -453,7 +382,7 @@ rules:
 		}
 		time.Sleep(300 * time.Millisecond) // a wrongly closed tab would be gone by now
 		person.waitTabs(t, append(slices.Clone(personTabs), site.URL+"/shop", site.URL+"/vault/settings"))
-		if !person.running() {
+		if !person.Running() {
 			t.Errorf("the person's browser stopped after Disconnect")
 		}
 		if s.Mode() != guard.Isolated {

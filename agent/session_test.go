@@ -6,79 +6,22 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
-// requireTool skips a test when an outside program is missing, or fails it
-// when BROWSERAGENT_REQUIRE_BROWSER=1 (CI).
-func requireTool(t *testing.T, name string, find func() (string, error)) {
-	t.Helper()
-	if _, err := find(); err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("BROWSERAGENT_REQUIRE_BROWSER=1 but %s is missing: %v", name, err)
-		}
-		t.Skipf("skipping: %s not found: %v", name, err)
-	}
-}
-
-// descendants lists the processes below this test process.
-func descendants() []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[0] != "Z" {
-			parent[pid], _ = strconv.Atoi(f[1])
-		}
-	}
-	me := os.Getpid()
-	var out []int
-	for pid := range parent {
-		for p := parent[pid]; p > 1; p = parent[p] {
-			if p == me {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
-}
-
-func assertNoChildren(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(descendants()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if pids := descendants(); len(pids) > 0 {
-		t.Errorf("child processes left behind: %v", pids)
-	}
-}
-
 func newTestSession(t *testing.T, withMCP bool, rules string) *Session {
 	t.Helper()
-	requireTool(t, "chromium", browser.FindChrome)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	if withMCP {
-		requireTool(t, "npx", func() (string, error) { return exec.LookPath("npx") })
+		testutil.RequireProgram(t, "npx")
 	}
 	r, err := guard.ParseRules([]byte(rules), "test.yaml")
 	if err != nil {
@@ -96,7 +39,7 @@ func newTestSession(t *testing.T, withMCP bool, rules string) *Session {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		assertNoChildren(t)
+		testutil.WaitNoDescendants(t)
 	})
 	s.Start(context.Background())
 	return s
