@@ -6,64 +6,21 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
-
-// needChrome skips without Chromium, or fails when
-// BROWSERAGENT_REQUIRE_BROWSER=1.
-func needChrome(t *testing.T) string {
-	t.Helper()
-	p, err := browser.FindChrome()
-	if err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("BROWSERAGENT_REQUIRE_BROWSER=1 but: %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-	return p
-}
-
-// noProcessUsing fails when a process whose command line holds marker runs.
-func noProcessUsing(t *testing.T, marker string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var left []string
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			if _, err := strconv.Atoi(e.Name()); err != nil {
-				continue
-			}
-			b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if strings.Contains(string(b), marker) {
-				left = append(left, e.Name())
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("processes left running with %s: %v", marker, left)
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 const spaPage = `<!doctype html><title>SPA</title><div id="app">Loading…</div>
 <script>setTimeout(function () { document.getElementById('app').innerHTML =
 '<h1>Rendered by JavaScript</h1><p>The answer is forty-two, computed in the browser.</p>'; }, 150);</script>`
 
 func TestFetchRender(t *testing.T) {
-	needChrome(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, spaPage) }))
@@ -94,41 +51,19 @@ func TestFetchRender(t *testing.T) {
 	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
 		t.Errorf("screenshot: %v", err)
 	}
-	noProcessUsing(t, tmp)
+	testutil.WaitNoProcessWith(t, tmp)
 }
 
 func TestBrowserTabs(t *testing.T) {
-	chrome := needChrome(t)
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	srv := cliServer(t)
-	dir := t.TempDir()
-	args := []string{"--remote-debugging-port=0", "--user-data-dir=" + dir, "--headless", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", srv.URL + "/article"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(chrome, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-		noProcessUsing(t, dir)
-	}()
-	port := ""
-	for deadline := time.Now().Add(20 * time.Second); port == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
-			port = strings.SplitN(string(b), "\n", 2)[0]
-		}
-	}
-	if port == "" {
-		t.Fatal("the person's browser did not start")
-	}
+	person := testutil.StartPersonsBrowser(t, chrome, []string{srv.URL + "/article"}, nil)
+	defer person.Close(t)
+	port := person.Port()
 	var code int
 	var out, errOut string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		code, out, errOut = runCLI(t, "", "browser", "tabs", "--user-data-dir", dir, "--json")
+		code, out, errOut = runCLI(t, "", "browser", "tabs", "--user-data-dir", person.Dir, "--json")
 		if strings.Contains(out, "Valley Notes") {
 			break
 		}

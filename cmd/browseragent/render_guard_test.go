@@ -7,15 +7,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestFetchRenderGuard shows that `fetch --render` goes through the guard:
@@ -23,7 +24,7 @@ import (
 // redirect that lands there is refused before anything is read, reading a
 // sensitive (ask) page is fine, and every step is in the audit log.
 func TestFetchRenderGuard(t *testing.T) {
-	needChrome(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
 	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
@@ -100,7 +101,7 @@ rules:
 	if hits != 1 {
 		t.Errorf("the bank got %d requests, want only the one the redirect made", hits)
 	}
-	noProcessUsing(t, tmp)
+	testutil.WaitNoProcessWith(t, tmp)
 
 	// The audit log has one line per step, the refusals among them.
 	f, err := os.Open(filepath.Join(tmp, "state", "browseragent", "audit.jsonl"))
@@ -128,7 +129,7 @@ rules:
 // browser through the guard, two at once, and leaves that browser as it
 // was: same tabs, still running.
 func TestFetchRenderConnect(t *testing.T) {
-	chrome := needChrome(t)
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/autologin", func(w http.ResponseWriter, r *http.Request) {
@@ -146,64 +147,22 @@ func TestFetchRenderConnect(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	dir := t.TempDir()
-	args := []string{"--remote-debugging-port=0", "--user-data-dir=" + dir, "--headless", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", srv.URL + "/autologin"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	cmd := exec.Command(chrome, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-		noProcessUsing(t, dir)
-	}()
-	pages := func() []string {
-		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if err != nil {
-			return nil
-		}
-		resp, err := http.Get("http://127.0.0.1:" + strings.SplitN(string(b), "\n", 2)[0] + "/json/list")
-		if err != nil {
-			return nil
-		}
-		defer resp.Body.Close()
-		var list []struct{ Type, URL string }
-		json.NewDecoder(resp.Body).Decode(&list)
-		var urls []string
-		for _, p := range list {
-			if p.Type == "page" {
-				urls = append(urls, p.URL)
-			}
-		}
-		return urls
-	}
 	want := []string{srv.URL + "/home"}
-	for deadline := time.Now().Add(20 * time.Second); !cmp.Equal(pages(), want); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the person's browser did not come up logged in: %v", pages())
-		}
-	}
+	person := testutil.StartPersonsBrowser(t, chrome, []string{srv.URL + "/autologin"},
+		func(pages []string) bool { return cmp.Equal(pages, want) })
+	defer person.Close(t)
 
 	// Two pages at once, each in a tab of its own next to the person's.
-	code, out, errOut := runCLI(t, "", "fetch", "--render", "--user-data-dir", dir, "--format", "text", srv.URL+"/report", srv.URL+"/report?q=2")
+	code, out, errOut := runCLI(t, "", "fetch", "--render", "--user-data-dir", person.Dir, "--format", "text", srv.URL+"/report", srv.URL+"/report?q=2")
 	if code != 0 || strings.Count(out, "Quarterly numbers") != 2 || strings.Count(out, "Report for person") != 2 {
 		t.Errorf("render with the person's login: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	time.Sleep(300 * time.Millisecond) // a wrongly closed tab would be gone by now
-	if diff := cmp.Diff(want, pages()); diff != "" {
+	if diff := cmp.Diff(want, person.PageURLs()); diff != "" {
 		t.Errorf("the person's tabs after fetch --render (-want +got)\n%s", diff)
 	}
-	select {
-	case <-exited:
+	if !person.Running() {
 		t.Errorf("the person's browser stopped")
-	default:
 	}
 }
 
@@ -213,7 +172,7 @@ func TestFetchRenderConnect(t *testing.T) {
 // order given, and the app pages, rendered, are not called JavaScript
 // shells.
 func TestFetchRenderConcurrent(t *testing.T) {
-	needChrome(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
 	var mu sync.Mutex
@@ -277,5 +236,5 @@ func TestFetchRenderConcurrent(t *testing.T) {
 	if peak != 2 {
 		t.Errorf("at most %d pages loaded at once, want exactly --concurrency 2", peak)
 	}
-	noProcessUsing(t, tmp)
+	testutil.WaitNoProcessWith(t, tmp)
 }

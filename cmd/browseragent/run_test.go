@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent/llmtest"
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // runEnv points browseragent at srv and keeps it away from the person's
@@ -191,39 +191,11 @@ func TestRunFailures(t *testing.T) {
 	}
 }
 
-// runNeedChromium skips without Chromium, or fails when
-// BROWSERAGENT_REQUIRE_BROWSER=1 (CI).
-func runNeedChromium(t *testing.T) {
-	t.Helper()
-	if _, err := browser.FindChrome(); err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("BROWSERAGENT_REQUIRE_BROWSER=1 but: %v", err)
-		}
-		t.Skipf("skipping: %v", err)
-	}
-}
-
-// runProcessesWith lists processes whose command line contains marker.
-func runProcessesWith(marker string) []string {
-	var found []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.Contains(string(b), marker) {
-			found = append(found, e.Name())
-		}
-	}
-	return found
-}
-
 // TestRunScreenshotReachesModel drives a real Chromium: the model opens a
 // local page and takes a screenshot, which must reach it as an image part
 // of a user message; no browser process may outlive the run.
 func TestRunScreenshotReachesModel(t *testing.T) {
-	runNeedChromium(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Red box</title><body style="margin:0"><div style="width:300px;height:200px;background:#d00"></div>`)
 	}))
@@ -247,7 +219,7 @@ func TestRunScreenshotReachesModel(t *testing.T) {
 	if msg.Role != "user" || len(imgs) != 1 || !strings.HasPrefix(imgs[0].ImageURL, "data:image/") {
 		t.Fatalf("last message is %s with %d images, want the screenshot as a user image part", msg.Role, len(imgs))
 	}
-	if left := runProcessesWith(tmp); len(left) > 0 {
+	if left := testutil.ProcessesWith(tmp); len(left) > 0 {
 		t.Errorf("processes left running after run: %v", left)
 	}
 }
@@ -269,7 +241,7 @@ document.getElementById('f').addEventListener('submit', function (e) {
 // in the browser, snapshots it, types into the form by ref, submits, and
 // reads the success page.
 func TestRunSPAFormRoutesToBrowser(t *testing.T) {
-	runNeedChromium(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
@@ -325,7 +297,7 @@ func TestRunSPAFormRoutesToBrowser(t *testing.T) {
 	if tr.Answer != "Subscribed: the page says thanks." {
 		t.Errorf("answer = %q; transcript: %+v", tr.Answer, tr.Events)
 	}
-	if left := runProcessesWith(tmp); len(left) > 0 {
+	if left := testutil.ProcessesWith(tmp); len(left) > 0 {
 		t.Errorf("processes left running after run: %v", left)
 	}
 }
@@ -334,7 +306,7 @@ func TestRunSPAFormRoutesToBrowser(t *testing.T) {
 // a write is refused without a person's approval, even with --yes, and the
 // model is told why; reading it is allowed.
 func TestRunSensitivePageRefusesWrite(t *testing.T) {
-	runNeedChromium(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	posted := make(chan string, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -401,7 +373,7 @@ func TestRunHelperProcess(t *testing.T) {
 // TestRunInterrupt: Ctrl-C while the model is thinking, with a browser
 // open, ends the run with exit code 130 and leaves no browser behind.
 func TestRunInterrupt(t *testing.T) {
-	runNeedChromium(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Slow</title><p>page</p>`)
 	}))
@@ -431,7 +403,7 @@ func TestRunInterrupt(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if len(runProcessesWith(tmp)) == 0 {
+	if len(testutil.ProcessesWith(tmp)) == 0 {
 		t.Fatal("no browser process found while the run was going: the marker does not work")
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
@@ -446,13 +418,7 @@ func TestRunInterrupt(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitRunInterrupted || stdout.Len() != 0 {
 		t.Errorf("exit %d (want %d), stdout %q, stderr:\n%s", code, exitRunInterrupted, stdout.String(), stderr.String())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(runProcessesWith(tmp)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if left := runProcessesWith(tmp); len(left) > 0 {
-		t.Errorf("processes left running after Ctrl-C: %v", left)
-	}
+	testutil.WaitNoProcessWith(t, tmp)
 }
 
 // TestRunProviderBusyThenAnswers: a provider that answers 429 then succeeds;
