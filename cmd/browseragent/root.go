@@ -95,6 +95,17 @@ there). Every subcommand also works without an LLM, for scripts.`,
 		Version:       buildVersion(),
 		Args:          cobra.NoArgs,
 	}
+	// Subcommands stop cleanly on Ctrl-C: their context is cancelled, so a
+	// launched Chromium or MCP server is stopped and its profile removed. A
+	// second Ctrl-C kills at once. The shell handles Ctrl-C itself.
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
+		if cmd == root {
+			return
+		}
+		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+		context.AfterFunc(ctx, stop)
+		cmd.SetContext(ctx)
+	}
 	var sf shellFlags
 	sf.add(root)
 	root.RunE = func(cmd *cobra.Command, args []string) error { return runShell(cmd.Context(), s, &sf) }
