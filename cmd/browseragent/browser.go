@@ -113,21 +113,7 @@ func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, fo
 	if f.input != "" || f.out != "" {
 		return writeRenderBatch(s, f, results, format)
 	}
-	worst := 0
-	for i, ch := range results {
-		r := <-ch
-		if len(urls) > 1 && format != fetch.FormatJSON {
-			if i > 0 {
-				fmt.Fprintln(s.out)
-			}
-			fmt.Fprintf(s.out, "==> %s <==\n", r.url)
-		}
-		worst = max(worst, printPage(s, f, r, format))
-	}
-	if worst != 0 {
-		return exitCode(worst, "")
-	}
-	return nil
+	return printInOrder(s, f, results, format)
 }
 
 func writeRenderBatch(s *streams, f *fetchFlags, results []chan fetched, format fetch.Format) error {

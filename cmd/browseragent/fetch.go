@@ -187,10 +187,18 @@ func printPages(ctx context.Context, s *streams, f *fetchFlags, get fetcher, url
 			results[i] <- fetched{u, res, err}
 		}()
 	}
+	return printInOrder(s, f, results, format)
+}
+
+// printInOrder prints each result as it arrives, in the order of results
+// (the URLs' order), each under a "==> URL <==" header when there are
+// several. Failures are one sentence each on stderr; the exit code is the
+// worst seen. Plain fetches and --render share it, so their output is alike.
+func printInOrder(s *streams, f *fetchFlags, results []chan fetched, format fetch.Format) error {
 	worst := 0
 	for i, ch := range results {
 		r := <-ch
-		if len(urls) > 1 && format != fetch.FormatJSON {
+		if len(results) > 1 && format != fetch.FormatJSON {
 			if i > 0 {
 				fmt.Fprintln(s.out)
 			}
