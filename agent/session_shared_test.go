@@ -11,7 +11,6 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -144,25 +143,8 @@ func (p *personsBrowser) waitTabs(t *testing.T, want []string) {
 // before, runs after it and checks for left-over processes.
 func newSharedSession(t *testing.T, withMCP bool, rules string) (*Session, *personAtTerminal) {
 	t.Helper()
-	r, err := guard.ParseRules([]byte(rules), "test.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	person := &personAtTerminal{}
-	opts := &SessionOptions{Rules: r, Approver: person, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
-	if withMCP {
-		opts.MCP = mcpclient.DefaultConfig()
-	}
-	s, err := NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s, person
+	return openSession(t, withMCP, rules, person), person
 }
 
 func connect(t *testing.T, s *Session, dir string) string {

@@ -17,17 +17,31 @@ import (
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
+// newTestSession opens a started Session for one test. Its cleanup,
+// registered before the session's so it runs after the Close, checks that
+// no child process of the test (browser, MCP server) is left.
 func newTestSession(t *testing.T, withMCP bool, rules string) *Session {
 	t.Helper()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	if withMCP {
 		testutil.RequireProgram(t, "npx")
 	}
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	s := openSession(t, withMCP, rules, nil)
+	s.Start(context.Background())
+	return s
+}
+
+// openSession opens a Session with the sensitive-site rules, approver (nil:
+// nobody is asked) and, withMCP, the default MCP server. A cleanup closes
+// it.
+func openSession(t *testing.T, withMCP bool, rules string, approver Approver) *Session {
+	t.Helper()
 	r, err := guard.ParseRules([]byte(rules), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &SessionOptions{Rules: r, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	opts := &SessionOptions{Rules: r, Approver: approver, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
 	if withMCP {
 		opts.MCP = mcpclient.DefaultConfig()
 	}
@@ -39,9 +53,7 @@ func newTestSession(t *testing.T, withMCP bool, rules string) *Session {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-		testutil.WaitNoDescendants(t)
 	})
-	s.Start(context.Background())
 	return s
 }
 
