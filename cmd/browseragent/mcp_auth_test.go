@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient/oauthtest"
 )
 
@@ -20,12 +20,7 @@ import (
 // loopback listener.
 func authCLI(t *testing.T) (run func(args ...string) (int, string, string), dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("curl"); err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("curl not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
-		}
-		t.Skipf("curl not found (it plays the browser in OAuth tests): %v", err)
-	}
+	testutil.RequireProgram(t, "curl") // it plays the browser in OAuth tests
 	dir = t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -14,12 +13,7 @@ import (
 // roots tools through `mcp call` with --elicit, --allow-sampling (against
 // the scripted LLM) and --root, plus `mcp log-level`.
 func TestMCPHostFlags(t *testing.T) {
-	if _, err := exec.LookPath("npx"); err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("npx not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
-		}
-		t.Skipf("npx not found (install Node 20+): %v", err)
-	}
+	testutil.RequireProgram(t, "npx")
 	dir := mcpEnv(t)
 	llm := llmtest.New(t, llmtest.Rule{When: llmtest.LastUser("say hi"), Reply: llmtest.Text("hi from the scripted LLM")})
 	t.Setenv("OPENAI_BASE_URL", llm.URL)

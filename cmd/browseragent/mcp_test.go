@@ -17,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // mcpEnv gives the test its own config, state and temp directories and
@@ -141,12 +143,7 @@ func TestMCPAdhocToolsAndCall(t *testing.T) {
 // TestMCPEverything is the README's example against the pinned reference
 // server: tools, echo, the tiny image saved to a file, a resource, a prompt.
 func TestMCPEverything(t *testing.T) {
-	if _, err := exec.LookPath("npx"); err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("npx not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
-		}
-		t.Skipf("npx not found (install Node 20+): %v", err)
-	}
+	testutil.RequireProgram(t, "npx")
 	dir := mcpEnv(t)
 	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
 	code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "echo", `{"message":"hi"}`)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestShellMCPHostInTerminal runs the real binary in tmux against
@@ -14,14 +16,8 @@ import (
 // progress line in the spinner, and a long call cancelled by Ctrl-C with
 // the shell still up; no server process survives the shell.
 func TestShellMCPHostInTerminal(t *testing.T) {
-	for _, tool := range []string{"npx", "tmux"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-				t.Fatalf("%s not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", tool, err)
-			}
-			t.Skipf("%s not found: %v", tool, err)
-		}
-	}
+	testutil.RequireProgram(t, "npx")
+	testutil.RequireProgram(t, "tmux")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "browseragent")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
