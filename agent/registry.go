@@ -169,6 +169,9 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 	}
 	call := guard.Call{Tool: def.Name, Server: def.Server, Name: def.RawName, Args: argMap,
 		ReadOnlyHint: def.ReadOnlyHint, DestructiveHint: def.DestructiveHint}
+	if u, ok := argMap["url"].(string); ok && (def.Name == WebFetchName || isNavigation(r.policy.Effect(call))) {
+		call.TargetURL = u // so the audit log says where the call went
+	}
 	d, err := r.decide(ctx, def, &call)
 	if err != nil {
 		r.record(call, d, start, nil, err)
@@ -201,6 +204,17 @@ func markUntrusted(res *ToolResult, def ToolDef, pageURL string) {
 		source += " " + pageURL
 	}
 	res.Text = guard.Untrusted(source, res.Text)
+}
+
+// Recheck judges where an allowed call went on to (a redirect followed by
+// web_fetch) by the same rules. Nobody can be asked in the middle of a
+// request, so anything but allow refuses it, with the guard's reason.
+func (r *Registry) Recheck(tool, target string) error {
+	d := r.policy.Check(guard.Call{Tool: tool, Name: tool, TargetURL: target, Args: map[string]any{"url": target}})
+	if d.Verdict != guard.Allow {
+		return errors.New(d.Reason)
+	}
+	return nil
 }
 
 // decide locates the page, checks the guard and, when it says ask, asks the
@@ -293,6 +307,8 @@ func (r *Registry) record(call guard.Call, d guard.Decision, start time.Time, re
 	}
 	r.opts.Audit(e)
 }
+
+func isNavigation(e guard.Effect) bool { return e == guard.Navigate || e == guard.Open }
 
 func approvalRequest(c guard.Call, d guard.Decision) ApprovalRequest {
 	return ApprovalRequest{

@@ -77,7 +77,12 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	}
 	s.Browser = browser.New(&bo)
 	s.Registry = NewRegistry(s.Policy, ro)
-	s.Registry.Add(NewWebFetch(opts.Fetch))
+	fo := fetch.Options{}
+	if opts.Fetch != nil {
+		fo = *opts.Fetch
+	}
+	fo.AllowRedirect = func(to string) error { return s.Registry.Recheck(WebFetchName, to) }
+	s.Registry.Add(NewWebFetch(&fo))
 	s.Registry.Add(browserTools{s.Browser})
 	if opts.MCP != nil {
 		mo := opts.MCPOptions

@@ -45,6 +45,10 @@ type Options struct {
 	TLSConfig *tls.Config
 	// Extract is applied to HTML responses.
 	Extract ExtractOptions
+	// AllowRedirect, when set, is asked before each redirect is followed; an
+	// error refuses that hop and fails the fetch with ErrRedirectRefused, so
+	// a redirect cannot carry a request somewhere the first URL could not go.
+	AllowRedirect func(to string) error
 }
 
 func (o *Options) withDefaults() Options {
@@ -98,7 +102,7 @@ func NewClient(opts *Options) *Client {
 		// readBody, so the transport must not add or strip encodings.
 		DisableCompression: true,
 	}
-	hc := &http.Client{Transport: tr, CheckRedirect: checkRedirect(o.MaxRedirects)}
+	hc := &http.Client{Transport: tr, CheckRedirect: checkRedirect(o.MaxRedirects, o.AllowRedirect)}
 	return &Client{opts: o, hc: hc}
 }
 
@@ -192,7 +196,7 @@ func ParseURL(raw string) (*url.URL, error) {
 
 // checkRedirect stops after max redirects and on the first URL seen twice,
 // naming the chain so the person can see the loop.
-func checkRedirect(max int) func(*http.Request, []*http.Request) error {
+func checkRedirect(max int, allow func(string) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		next := req.URL.String()
 		for i, v := range via {
@@ -204,6 +208,12 @@ func checkRedirect(max int) func(*http.Request, []*http.Request) error {
 		if len(via) > max {
 			return newError(ErrTooManyRedirects, via[0].URL.String(), nil,
 				"more than %d redirects starting at %s (last went to %s)", max, via[0].URL, next)
+		}
+		if allow != nil {
+			if err := allow(next); err != nil {
+				return newError(ErrRedirectRefused, via[0].URL.String(), err,
+					"redirect from %s to %s refused: %v", via[len(via)-1].URL, next, err)
+			}
 		}
 		return nil
 	}

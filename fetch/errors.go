@@ -17,6 +17,7 @@ var (
 	ErrHTTPStatus       = errors.New("HTTP error status")
 	ErrTooManyRedirects = errors.New("too many redirects")
 	ErrRedirectLoop     = errors.New("redirect loop")
+	ErrRedirectRefused  = errors.New("redirect refused")
 	ErrEmptyBody        = errors.New("empty body")
 	ErrBadSelector      = errors.New("invalid CSS selector")
 	ErrNoMatch          = errors.New("selector matched nothing")

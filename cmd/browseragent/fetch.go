@@ -132,7 +132,9 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 	if err != nil {
 		return nil, nil, err
 	}
-	client := fetch.NewClient(f.options())
+	opts := f.options()
+	opts.AllowRedirect = func(to string) error { return sess.Registry.Recheck(agent.WebFetchName, to) }
+	client := fetch.NewClient(opts)
 	get := func(ctx context.Context, u string) (*fetch.Result, error) {
 		if _, err := fetch.ParseURL(u); err != nil {
 			return nil, err // nothing is fetched; fetch says best what is wrong

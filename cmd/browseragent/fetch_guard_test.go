@@ -21,6 +21,10 @@ func TestFetchGoesThroughTheGuard(t *testing.T) {
 		if strings.HasPrefix(r.URL.Path, "/vault") {
 			vaultHits.Add(1)
 		}
+		if r.URL.Path == "/go" { // an open redirect into the vault
+			http.Redirect(w, r, "/vault/items", http.StatusFound)
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(`<html><head><title>Notes</title></head><body><article><p>` +
 			strings.Repeat("Plain words about tea and the weather, written for people. ", 12) + `</p></article></body></html>`))
@@ -43,6 +47,7 @@ func TestFetchGoesThroughTheGuard(t *testing.T) {
 	}{
 		{"ordinary page", []string{"fetch", "--sites", rules, srv.URL + "/notes"}, 0, "Plain words about tea", ""},
 		{"deny rule", []string{"fetch", "--sites", rules, srv.URL + "/vault/items"}, 1, "", `deny rule "local-vault"`},
+		{"redirect into a deny rule", []string{"fetch", "--sites", rules, srv.URL + "/go"}, 1, "", `redirect from ` + srv.URL + `/go to ` + srv.URL + `/vault/items refused`},
 		{"deny rule in a batch line", []string{"fetch", "--sites", rules, "-i", "-"}, 0, `deny rule \"local-vault\"`, "1 failed"},
 	}
 	for _, tc := range tests {
@@ -72,7 +77,13 @@ func TestFetchGoesThroughTheGuard(t *testing.T) {
 			denied++
 		}
 	}
-	if len(entries) != 4 || denied != 2 {
-		t.Errorf("audit has %d entries, %d denials; want 4 and 2: %+v", len(entries), denied, entries)
+	var targets int
+	for _, e := range entries {
+		if e.TargetURL != "" {
+			targets++
+		}
+	}
+	if len(entries) != 5 || denied != 2 || targets != 5 {
+		t.Errorf("audit has %d entries, %d denials, %d with a target URL; want 5, 2, 5: %+v", len(entries), denied, targets, entries)
 	}
 }
