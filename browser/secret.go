@@ -1,0 +1,97 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// secretFieldJS is the test, in the page, of whether an element holds a
+// secret: an <input type=password>, or any field whose autocomplete token
+// names a password, a one-time code, a card number or a card security
+// code (the page's own statement of what the field is). Nothing else is
+// guessed: a field called "pin" with no such markup is not a secret field.
+const secretFieldJS = `function __baSecret(el) {
+  if (!el || el.nodeType !== 1) return false;
+  if (el.tagName === 'INPUT' && (el.type || '').toLowerCase() === 'password') return true;
+  const ac = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+  return ac.some(t => t === 'current-password' || t === 'new-password' || t === 'one-time-code' || t === 'cc-number' || t === 'cc-csc');
+}`
+
+// focusedSecretJS tests the focused element, inside open shadow roots too:
+// where browser_press sends its key.
+const focusedSecretJS = `(function(){` + secretFieldJS + `
+let el = document.activeElement;
+while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+return __baSecret(el);
+})()`
+
+// anySecretJS tests whether the document holds a secret field anywhere.
+const anySecretJS = `(function(){` + secretFieldJS + `
+return Array.from(document.querySelectorAll('input, textarea, select, [autocomplete]')).some(__baSecret);
+})()`
+
+// secretAskTimeout bounds one question to the page: the caller is about to
+// run a tool and must not wait long on a busy page.
+const secretAskTimeout = 5 * time.Second
+
+// SecretField reports whether the element behind a snapshot ref in the tab
+// (tabID "" means the current tab) is a secret field, asked from the live
+// page now: an <input type=password>, or a field with autocomplete
+// current-password, new-password, one-time-code, cc-number or cc-csc. With
+// ref "" it asks about the focused element (where a key press lands).
+// Fields inside iframes are not seen. An error means the page could not
+// answer (a stale ref, no tab, a hung page); callers that must not leak
+// should then treat the field as secret.
+func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, error) {
+	expr := focusedSecretJS
+	if ref != "" {
+		expr = fmt.Sprintf("(function(el){%s\nreturn __baSecret(el);})((%s)(%s))", secretFieldJS, refsJS, jsArg(ref))
+	}
+	return b.askPage(ctx, tabID, expr)
+}
+
+// PageHasSecretField reports whether the tab's document holds any secret
+// field (as SecretField judges one). It is for tools whose target element
+// browseragent cannot resolve, such as chrome-devtools-mcp's uids.
+func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, error) {
+	return b.askPage(ctx, tabID, anySecretJS)
+}
+
+// askPage evaluates a boolean expression in the tab, serialised with the
+// tab's tool calls.
+func (b *Browser) askPage(ctx context.Context, tabID, expr string) (bool, error) {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return false, ErrNoTab
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return false, err
+	}
+	if t.isCrashed() {
+		return false, fmt.Errorf("tab %s crashed", t.short)
+	}
+	t.busy.Lock()
+	defer t.busy.Unlock()
+	pctx, err := s.attach(t)
+	if err != nil {
+		return false, err
+	}
+	// Derived from the tab's context so chromedp finds the target; ended
+	// with ctx, and cancelling it never closes the tab.
+	cctx, cancel := context.WithTimeout(pctx, secretAskTimeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	ok, err := eval[bool](cctx, expr)
+	if err != nil {
+		if r, ferr := jsFail(err); ferr == nil && r != nil {
+			return false, fmt.Errorf("tab %s: %s", t.short, r.Text)
+		}
+		return false, fmt.Errorf("tab %s: %w", t.short, err)
+	}
+	return ok, nil
+}
