@@ -169,6 +169,11 @@ func ParseURL(raw string) (*url.URL, error) {
 	if strings.ContainsAny(s, " \t\r\n") {
 		return nil, bad("it contains white space; encode spaces as %20")
 	}
+	if !strings.Contains(s, "://") && looksLikeHostPort(s) {
+		// "localhost:8080/x" parses as scheme "localhost", and
+		// "127.0.0.1:8080/x" not at all: both lack the scheme.
+		return nil, bad("no scheme; write it as http://" + s + " (or https://)")
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		var ue *url.Error
@@ -196,6 +201,22 @@ func ParseURL(raw string) (*url.URL, error) {
 
 // checkRedirect stops after max redirects and on the first URL seen twice,
 // naming the chain so the person can see the loop.
+// looksLikeHostPort reports whether s starts with host:port (a port of
+// digits), as a URL typed without its scheme does.
+func looksLikeHostPort(s string) bool {
+	hostport, _, _ := strings.Cut(s, "/")
+	host, port, ok := strings.Cut(hostport, ":")
+	if !ok || host == "" || port == "" {
+		return false
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func checkRedirect(max int, allow func(string) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		next := req.URL.String()

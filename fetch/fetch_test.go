@@ -192,6 +192,8 @@ func TestFetchBadInput(t *testing.T) {
 		{"empty body", srv.URL + "/empty", nil, ErrEmptyBody, "answered 200 with an empty body", 0},
 		{"timeout", srv.URL + "/slow", &Options{Timeout: 200 * time.Millisecond}, ErrTimeout, "timed out fetching " + srv.URL + "/slow (limit 200ms)", 0},
 		{"no scheme", "example.com/page", nil, ErrBadURL, `malformed URL "example.com/page": no scheme; write it as https://example.com/page`, 0},
+		{"host:port without scheme", "localhost:8080/x", nil, ErrBadURL, `malformed URL "localhost:8080/x": no scheme; write it as http://localhost:8080/x (or https://)`, 0},
+		{"IP:port without scheme", "127.0.0.1:8080/x", nil, ErrBadURL, `malformed URL "127.0.0.1:8080/x": no scheme; write it as http://127.0.0.1:8080/x (or https://)`, 0},
 		{"ftp scheme", "ftp://example.com/", nil, ErrBadURL, `scheme "ftp" is not supported`, 0},
 		{"no host", "http:///path", nil, ErrBadURL, "no host name", 0},
 		{"bad escape", "http://exa%zzmple.com/", nil, ErrBadURL, `malformed URL "http://exa%zzmple.com/": invalid URL escape "%zz"`, 0},

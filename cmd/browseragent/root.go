@@ -69,7 +69,13 @@ func Main(args []string, in io.Reader, out, errw io.Writer) (code int) {
 		}
 		return ee.code
 	}
-	fmt.Fprintf(errw, "browseragent: %s\n", oneLine(err.Error()))
+	msg := oneLine(err.Error())
+	if strings.HasPrefix(msg, "unknown command") {
+		// cobra's usage errors: bad usage exits 2, like a bad flag.
+		fmt.Fprintf(errw, "browseragent: %s (see 'browseragent --help')\n", msg)
+		return 2
+	}
+	fmt.Fprintf(errw, "browseragent: %s\n", msg)
 	return 1
 }
 
@@ -122,7 +128,26 @@ there). Every subcommand also works without an LLM, for scripts.`,
 		newSitesCmd(s),
 		newAuditCmd(s),
 	)
+	rejectUnknownSubcommands(root)
 	return root
+}
+
+// rejectUnknownSubcommands makes a command group (mcp, sites, browser) fail
+// with exit 2 on an unknown subcommand; cobra would print help and exit 0.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if c.Parent() == nil || !c.HasSubCommands() || c.Run != nil || c.RunE != nil {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return exitCode(2, fmt.Sprintf("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath()))
+	}
 }
 
 func newVersionCmd(s *streams) *cobra.Command {
