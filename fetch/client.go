@@ -146,7 +146,7 @@ func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	if err := res.fill(body, resp.Header.Get("Content-Type"), &c.opts.Extract); err != nil {
 		return nil, err
 	}
-	return res, statusError(res)
+	return res, StatusError(res)
 }
 
 func (c *Client) setHeaders(req *http.Request) {
@@ -311,7 +311,10 @@ func lastPart(err error) string {
 	return strings.TrimSpace(s)
 }
 
-func statusError(res *Result) error {
+// StatusError is the error for a result with an HTTP error status (4xx or
+// 5xx), nil otherwise; callers that render pages elsewhere (the browser)
+// report statuses the same way.
+func StatusError(res *Result) error {
 	if res.Status < 400 {
 		return nil
 	}

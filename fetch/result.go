@@ -81,7 +81,7 @@ func newResult(rawURL string, resp *http.Response, body []byte, truncated bool, 
 func (r *Result) fill(body []byte, contentType string, xo *ExtractOptions) error {
 	if len(body) == 0 {
 		if r.Status >= 400 {
-			return nil // statusError reports it
+			return nil // StatusError reports it
 		}
 		return &Error{Kind: ErrEmptyBody, URL: r.URL, Status: r.Status,
 			Msg: fmt.Sprintf("%s answered %d with an empty body", r.FinalURL, r.Status)}

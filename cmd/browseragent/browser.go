@@ -329,12 +329,15 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 	if m := httpStatusRE.FindStringSubmatch(opened.Text); m != nil {
 		res.Status, _ = strconv.Atoi(m[1])
 	}
+	if res.FinalURL == "" {
+		res.FinalURL = url
+	}
 	if shot != "" {
 		if err := p.screenshot(ctx, shot); err != nil {
 			return nil, err
 		}
 	}
-	return res, nil
+	return res, fetch.StatusError(res) // a 404 fails like plain fetch does
 }
 
 // openedTabRE finds the tab browser_open opened: "Loaded tab t3: ..." when

@@ -79,7 +79,8 @@ rules:
 		{"redirect into a deny rule", []string{srv.URL + "/go"}, 1, "",
 			`browser_extract acts on ` + srv.URL + `/bank/transfer, which matches the deny rule "local-bank"`},
 		{"sensitive page is read", []string{srv.URL + "/vault/home"}, 0, "Three passwords stored", ""},
-		{"ordinary pages, one browser", []string{"--format", "json", srv.URL + "/plain", srv.URL + "/missing"}, 0, `"status":404`, ""},
+		// A 404 fails like plain fetch: one sentence and exit 1; the other page prints.
+		{"ordinary pages, one browser", []string{"--format", "json", srv.URL + "/plain", srv.URL + "/missing"}, 1, `"title"`, "/missing answered 404 Not Found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
