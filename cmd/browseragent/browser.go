@@ -214,7 +214,7 @@ func newRenderer(ctx context.Context, f *fetchFlags) (*renderer, error) {
 	ex := &renderExtract{links: f.links}
 	sess, err := agent.NewSession(&agent.SessionOptions{
 		Rules:   rules,
-		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: f.render.headed}, Extract: ex.extract},
+		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: f.render.headed}, Extract: ex.extract, NavTimeout: f.timeout},
 	})
 	if err != nil {
 		return nil, err
