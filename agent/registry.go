@@ -32,6 +32,9 @@ type Page struct {
 	TabID string // CDP target ID; "" when the call acts on no tab
 	URL   string // the tab's URL, asked from the browser just now
 	Owned bool   // the agent opened this tab
+	// Secret: the call types into a password, one-time-code or card field
+	// (asked from the live page), so what it types is redacted everywhere.
+	Secret bool
 }
 
 // PageLocator finds the tab a call acts on and asks the browser for its live
@@ -172,21 +175,25 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 	if u, ok := argMap["url"].(string); ok && (def.Name == WebFetchName || isNavigation(r.policy.Effect(call))) {
 		call.TargetURL = u // so the audit log says where the call went
 	}
-	d, err := r.decide(ctx, def, &call)
+	var secret bool
+	d, err := r.decide(ctx, def, &call, &secret)
 	if err != nil {
-		r.record(call, d, start, nil, err)
+		r.record(call, secret, d, start, nil, err)
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
-		res := &ToolResult{IsError: true, Text: d.Reason}
-		r.record(call, d, start, res, nil)
+		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
+		r.record(call, secret, d, start, res, nil)
 		return res, nil
 	}
 	if exec == nil {
 		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, def, args) }
 	}
 	res, err := r.run(ctx, def, exec)
-	r.record(call, d, start, res, err)
+	r.record(call, secret, d, start, res, err)
+	if res != nil {
+		res.Secret = secret
+	}
 	if err == nil && origin == OriginAgent {
 		markUntrusted(res, def, call.PageURL)
 	}
@@ -220,8 +227,8 @@ func (r *Registry) Recheck(tool, target string) error {
 // decide locates the page, checks the guard and, when it says ask, asks the
 // person (or applies the unattended rule) and checks again against the
 // page's URL at that later moment.
-func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call) (guard.Decision, error) {
-	if err := r.locate(ctx, def, call); err != nil {
+func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, secret *bool) (guard.Decision, error) {
+	if err := r.locate(ctx, def, call, secret); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
 	d := r.policy.Check(*call)
@@ -234,7 +241,7 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call) (g
 	if approver == nil {
 		return d.Unattended(yes), nil
 	}
-	answer, err := approver.Approve(ctx, approvalRequest(*call, d))
+	answer, err := approver.Approve(ctx, approvalRequest(*call, *secret, d))
 	if err != nil {
 		return d, fmt.Errorf("%s: approval: %w", call.Tool, err)
 	}
@@ -248,7 +255,7 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call) (g
 	}
 	// The page may have moved while the person read the question: judge the
 	// call again against where it is now.
-	if err := r.locate(ctx, def, call); err != nil {
+	if err := r.locate(ctx, def, call, secret); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
 	d = r.policy.Check(*call)
@@ -262,7 +269,9 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call) (g
 	return d, nil
 }
 
-func (r *Registry) locate(ctx context.Context, def ToolDef, call *guard.Call) error {
+// locate sets the call's live page and whether it types into a secret
+// field.
+func (r *Registry) locate(ctx context.Context, def ToolDef, call *guard.Call, secret *bool) error {
 	r.mu.RLock()
 	loc := r.opts.Locator
 	r.mu.RUnlock()
@@ -274,6 +283,7 @@ func (r *Registry) locate(ctx context.Context, def ToolDef, call *guard.Call) er
 		return fmt.Errorf("%s: find the page it acts on: %w", def.Name, err)
 	}
 	call.PageURL, call.TabID = page.URL, page.TabID
+	*secret = page.Secret
 	if page.Owned && page.TabID != "" {
 		r.policy.OwnTab(page.TabID)
 	}
@@ -293,12 +303,12 @@ func (r *Registry) run(ctx context.Context, def ToolDef, exec func(context.Conte
 	return res, err
 }
 
-func (r *Registry) record(call guard.Call, d guard.Decision, start time.Time, res *ToolResult, err error) {
+func (r *Registry) record(call guard.Call, secret bool, d guard.Decision, start time.Time, res *ToolResult, err error) {
 	if r.opts.Audit == nil {
 		return
 	}
 	e := guard.FromDecision(call, d)
-	e.Time, e.Duration = start.UTC(), time.Since(start)
+	e.Time, e.Duration, e.Secret = start.UTC(), time.Since(start), secret
 	switch {
 	case err != nil:
 		e.Error = err.Error()
@@ -310,10 +320,10 @@ func (r *Registry) record(call guard.Call, d guard.Decision, start time.Time, re
 
 func isNavigation(e guard.Effect) bool { return e == guard.Navigate || e == guard.Open }
 
-func approvalRequest(c guard.Call, d guard.Decision) ApprovalRequest {
+func approvalRequest(c guard.Call, secret bool, d guard.Decision) ApprovalRequest {
 	return ApprovalRequest{
 		Tool: c.Tool, Server: c.Server, PageURL: c.PageURL, Rule: d.Rule,
-		Reason: d.Reason, Args: summarizeArgs(c.Args), Sensitive: d.Sensitive,
+		Reason: d.Reason, Args: summarizeArgs(c.Args, secret), Sensitive: d.Sensitive,
 	}
 }
 
@@ -384,10 +394,10 @@ func firstLine(s string) string {
 	return s
 }
 
-// summarizeArgs renders arguments for the approval box, secrets masked and
-// long values cut.
-func summarizeArgs(args map[string]any) string {
-	red := guard.RedactArgs(args, false)
+// summarizeArgs renders arguments for the approval box, secrets masked (and
+// every typed value when secret is set) and long values cut.
+func summarizeArgs(args map[string]any, secret bool) string {
+	red := guard.RedactArgs(args, secret)
 	keys := make([]string, 0, len(red))
 	for k := range red {
 		keys = append(keys, k)

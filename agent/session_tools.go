@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/browseragent/browseragent/browser"
@@ -69,10 +70,68 @@ func (t mcpTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (
 }
 
 // locator finds the page a call acts on: the browser's current or named tab
-// for native tools, the pageId's page for chrome-devtools-mcp tools.
+// for native tools, the pageId's page for chrome-devtools-mcp tools; and
+// whether the call types into a secret field there.
 type locator struct{ s *Session }
 
 func (l locator) Locate(ctx context.Context, def ToolDef, args map[string]any) (Page, error) {
+	page, err := l.page(ctx, def, args)
+	if err != nil || page.TabID == "" {
+		return page, err
+	}
+	page.Secret = l.secret(ctx, def, page.TabID, args)
+	return page, nil
+}
+
+// How a typing tool's target field is found: by its ref, as the focused
+// element (a key press), or not at all (an MCP uid, which only the MCP
+// server can resolve: then the whole page is judged).
+const (
+	byRef = iota + 1
+	byFocus
+	byPage
+)
+
+// typingTools are the tools that put typed text into a field.
+var typingTools = map[string]int{"browser_type": byRef, "browser_select": byRef, "browser_press": byFocus}
+
+// mcpTypingTools are chrome-devtools-mcp's tools that type.
+var mcpTypingTools = map[string]int{"fill": byPage, "fill_form": byPage, "type_text": byFocus, "press_key": byFocus}
+
+// secret asks the live page whether the call types into a secret field.
+// When the page cannot answer (a stale ref, a hung page, an MCP page that
+// is not one of our browser's tabs) the answer is yes: redacting a
+// harmless value costs little, logging a password cannot be undone.
+func (l locator) secret(ctx context.Context, def ToolDef, tab string, args map[string]any) bool {
+	how := 0
+	switch {
+	case def.Source == SourceBrowser:
+		how = typingTools[def.Name]
+	case def.Source == SourceMCP && l.s.isBrowserServer(def.Server):
+		how = mcpTypingTools[def.RawName]
+	}
+	if how == 0 {
+		return false
+	}
+	b := l.s.Browser
+	if b == nil || strings.HasPrefix(tab, "mcp:") {
+		return true
+	}
+	var ok bool
+	var err error
+	switch how {
+	case byRef:
+		ref, _ := args["ref"].(string)
+		ok, err = b.SecretField(ctx, tab, ref)
+	case byFocus:
+		ok, err = b.SecretField(ctx, tab, "")
+	case byPage:
+		ok, err = b.PageHasSecretField(ctx, tab)
+	}
+	return ok || err != nil
+}
+
+func (l locator) page(ctx context.Context, def ToolDef, args map[string]any) (Page, error) {
 	switch {
 	case def.Source == SourceBrowser:
 		raw, _ := json.Marshal(args)

@@ -58,6 +58,10 @@ type ToolResult struct {
 	// as "this is a JavaScript shell: use the browser". For the LLM it stays
 	// outside the untrusted block that wraps Text.
 	Note string
+	// Secret marks a call that typed into a password, one-time-code or
+	// card field: its typed value is redacted in the audit log and the
+	// approval box, and the shell keeps it out of its history.
+	Secret bool
 }
 
 // Full returns Text followed by Note, for people and scripts.

@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/google/go-cmp/cmp"
+)
+
+// loginSite serves a sign-in form at every path; /vault/... is what the
+// test's sensitive-site rule names.
+func loginSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Sign in</title><form><input name="user" placeholder="user name">`+
+			`<input type="password" name="pw" placeholder="pass word"></form>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// refOf finds the ref of the current page's snapshot line holding label.
+func refOf(t *testing.T, s *Session, label string) string {
+	t.Helper()
+	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
+	for _, line := range strings.Split(snap, "\n") {
+		if m := snapRefRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
+			return m[1]
+		}
+	}
+	t.Fatalf("no ref for %q in:\n%s", label, snap)
+	return ""
+}
+
+// TestSessionSecretTyping: text typed into a real password field never
+// reaches the audit log or the approval box, and the result says so
+// (Secret) for the shell's history; text typed into an ordinary field is
+// still logged and shown, so redaction does not hide everything.
+func TestSessionSecretTyping(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	site := loginSite(t)
+	host := strings.Split(strings.TrimPrefix(site.URL, "http://"), ":")[0]
+	s, person := newSharedSession(t, false, `version: 1
+rules:
+  - name: local-vault
+    category: password-manager
+    hosts: ["`+host+`"]
+    paths: ["/vault*"]
+    action: ask
+`)
+	const (
+		password = "hunter2secret"
+		vaultPw  = "hunter2vault"
+		user     = "alice-visible"
+		vaultUsr = "bob-visible"
+	)
+	call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"})
+	userRef, pwRef := refOf(t, s, "user name"), refOf(t, s, "pass word")
+
+	type typed struct {
+		Field  string
+		Secret bool
+	}
+	var got []typed
+	typeInto := func(field, ref, text string) {
+		t.Helper()
+		res := call(t, s, "browser_type", map[string]any{"ref": ref, "text": text})
+		if res.IsError {
+			t.Fatalf("browser_type %s: %s", field, res.Text)
+		}
+		got = append(got, typed{field, res.Secret})
+	}
+	typeInto("user", userRef, user)
+	typeInto("password", pwRef, password)
+	// A key pressed while the password field has focus types into it too.
+	if res := call(t, s, "browser_press", map[string]any{"key": "z"}); res.IsError || !res.Secret {
+		t.Errorf("browser_press in the focused password field: Secret=%v (%s), want true", res.Secret, res.Text)
+	}
+
+	// On a sensitive page the person is asked: the box shows the user name
+	// but not the password.
+	call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/vault/login"})
+	userRef, pwRef = refOf(t, s, "user name"), refOf(t, s, "pass word")
+	person.will(AnswerOnce, AnswerOnce)
+	typeInto("vault user", userRef, vaultUsr)
+	typeInto("vault password", pwRef, vaultPw)
+
+	want := []typed{{"user", false}, {"password", true}, {"vault user", false}, {"vault password", true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ToolResult.Secret (-want +got)\n%s", diff)
+	}
+	var asked []string
+	for _, q := range person.questions() {
+		asked = append(asked, q.Args)
+	}
+	wantAsked := []string{
+		fmt.Sprintf(`ref=%q text=%q`, userRef, vaultUsr),
+		fmt.Sprintf(`ref=%q text="[redacted]"`, pwRef),
+	}
+	if diff := cmp.Diff(wantAsked, asked); diff != "" {
+		t.Errorf("approval box arguments (-want +got)\n%s", diff)
+	}
+
+	log, err := os.ReadFile(s.audit.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{password, vaultPw, `"key":"z"`} {
+		if strings.Contains(string(log), secret) {
+			t.Errorf("audit log holds %q:\n%s", secret, log)
+		}
+	}
+	for _, plain := range []string{user, vaultUsr} {
+		if !strings.Contains(string(log), plain) {
+			t.Errorf("audit log lost %q typed into an ordinary field:\n%s", plain, log)
+		}
+	}
+}
+
+// TestSummarizeArgsSecret: the approval box masks typed values only when
+// the call types into a secret field; secret-named arguments always.
+func TestSummarizeArgsSecret(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   map[string]any
+		secret bool
+		want   string
+	}{
+		{"ordinary field", map[string]any{"ref": "e1", "text": "alice"}, false, `ref="e1" text="alice"`},
+		{"password field", map[string]any{"ref": "e2", "text": "hunter2"}, true, `ref="e2" text="[redacted]"`},
+		{"mcp fill_form", map[string]any{"elements": []any{map[string]any{"uid": "1_2", "value": "pw"}}}, true, `elements="[redacted]"`},
+		{"secret-named argument", map[string]any{"password": "pw", "url": "https://a.example/"}, false, `password="[redacted]" url="https://a.example/"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, summarizeArgs(tt.args, tt.secret)); diff != "" {
+				t.Errorf("summarizeArgs (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
