@@ -20,9 +20,12 @@ var approveMu sync.Mutex
 // Approve implements agent.Approver with a box that names the tool, server,
 // page, matched rule and arguments, and asks: y once, t this tool always,
 // s this server always, n no. On a sensitive page only y or n is offered.
-// Anything else asks again; end of input means no, Ctrl-C (ctx) means no
-// with ctx's error. With Options.Yes, calls on ordinary pages are approved
-// once without asking; a sensitive page always asks.
+// At a terminal anything else asks again. In a script the answer is the
+// next line only when it is one of the answers offered; any other line
+// means no and stays the script's next command, so a script without an
+// answer loses nothing. End of input means no, Ctrl-C (ctx) means no with
+// ctx's error. With Options.Yes, calls on ordinary pages are approved once
+// without asking; a sensitive page always asks.
 func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
 	approveMu.Lock()
 	defer approveMu.Unlock()
@@ -40,7 +43,7 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 	question := choicesLine(req)
 	for {
 		s.p.Prompt(question)
-		line, err := s.readAnswer(ctx)
+		line, err := s.readLine(ctx)
 		if errors.Is(err, io.EOF) {
 			s.p.Line("")
 			s.p.Hint("not approved (end of input)")
@@ -51,7 +54,11 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 			s.p.Hint("not approved")
 			return agent.AnswerDeny, err
 		}
-		if a, ok := parseAnswer(line, req.Sensitive); ok {
+		a, ok := parseAnswer(line, req.Sensitive)
+		if s.tty == nil {
+			return s.scriptAnswer(line, a, ok), nil
+		}
+		if ok {
 			return a, nil
 		}
 		if req.Sensitive {
@@ -127,20 +134,35 @@ func parseAnswer(line string, sensitive bool) (agent.Answer, bool) {
 	return agent.AnswerDeny, false
 }
 
-// readAnswer reads one line: from the terminal (cooked mode, the command is
-// running) or from the script's next line.
+// scriptAnswer takes a script's line as the answer when it is one (ok);
+// any other line is the script's next command, put back, and the call is
+// declined: asking again would swallow the rest of the script.
+func (s *Shell) scriptAnswer(line string, a agent.Answer, ok bool) agent.Answer {
+	if ok {
+		s.p.Line("%s", line) // echo, so a transcript reads well
+		return a
+	}
+	s.unread(line)
+	s.p.Line("")
+	s.p.ErrHint("no answer on the next line: declined")
+	return agent.AnswerDeny
+}
+
+// readAnswer reads one line like readLine; a script's line is echoed after
+// the question, so a transcript reads well.
 func (s *Shell) readAnswer(ctx context.Context) (string, error) {
+	line, err := s.readLine(ctx)
+	if err == nil && s.tty == nil {
+		s.p.Line("%s", line)
+	}
+	return line, err
+}
+
+// readLine reads one line: from the terminal (cooked mode, the command is
+// running) or the script's next line.
+func (s *Shell) readLine(ctx context.Context) (string, error) {
 	if s.tty == nil {
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case line, ok := <-s.lines:
-			if !ok {
-				return "", io.EOF
-			}
-			s.p.Line("%s", line) // echo, so a transcript reads well
-			return line, nil
-		}
+		return s.nextLine(ctx)
 	}
 	return readLineFD(ctx, s.tty.fd)
 }

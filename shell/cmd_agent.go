@@ -114,9 +114,13 @@ func cmdModel(_ context.Context, s *Shell, c *call) error {
 	return nil
 }
 
+// cmdClear forgets the conversation. Without an LLM there is none, so
+// there is nothing to clear: that is said, and it is not an error.
 func cmdClear(_ context.Context, s *Shell, _ *call) error {
 	if s.opts.Agent == nil {
-		return s.noLLM()
+		s.p.Line("nothing to clear: there is no agent in this session, so no conversation")
+		s.p.Hint("/help model says how to configure an LLM")
+		return nil
 	}
 	s.opts.Agent.Reset()
 	s.p.Line("conversation cleared")

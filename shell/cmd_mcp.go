@@ -9,9 +9,13 @@ import (
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
-var errNoMCP = &hintError{
-	msg:  "MCP is off in this session",
-	hint: "start browseragent without --no-mcp; servers come from ~/.config/browseragent/mcp.json and .mcp.json",
+// errNoMCP says MCP is off and where servers are configured; the path is
+// read when asked, so it follows XDG_CONFIG_HOME.
+func errNoMCP() *hintError {
+	return &hintError{
+		msg:  "MCP is off in this session",
+		hint: "start browseragent without --no-mcp; servers come from " + mcpclient.UserConfigPath() + " and .mcp.json",
+	}
 }
 
 func mcpCommands() []*command {
@@ -35,7 +39,7 @@ func mcpCommands() []*command {
 
 func cmdMCP(ctx context.Context, s *Shell, c *call) error {
 	if s.opts.MCP == nil {
-		return errNoMCP
+		return errNoMCP()
 	}
 	if len(c.args) == 0 {
 		return mcpList(s)
@@ -252,7 +256,7 @@ func mcpPrompts(s *Shell, name string) error {
 // text goes to the agent as a message (or is printed without an LLM).
 func (s *Shell) runPromptCommand(ctx context.Context, line string) error {
 	if s.opts.MCP == nil {
-		return errNoMCP
+		return errNoMCP()
 	}
 	head, rest, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	server, prompt, ok := s.splitPromptName(strings.TrimPrefix(head, "mcp__"))

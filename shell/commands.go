@@ -128,18 +128,33 @@ func commandHelp(cmd *command) string {
 		b.WriteString("\n" + indent(cmd.help, "  ") + "\n")
 	}
 	if len(cmd.flags) > 0 {
-		b.WriteString("\nflags:\n")
+		var rows [][2]string
 		for _, f := range cmd.flags {
-			fmt.Fprintf(&b, "  --%s %s  %s\n", f.name, f.arg, f.desc)
+			rows = append(rows, [2]string{strings.TrimSpace("--" + f.name + " " + f.arg), f.desc})
 		}
+		b.WriteString("\nflags:\n" + columns(rows))
 	}
 	if len(cmd.subs) > 0 {
-		b.WriteString("\nsub-commands:\n")
+		var rows [][2]string
 		for _, sc := range cmd.subs {
-			fmt.Fprintf(&b, "  /%s %s  %s\n", cmd.name, sc.name, sc.desc)
+			rows = append(rows, [2]string{"/" + cmd.name + " " + sc.name, sc.desc})
 		}
+		b.WriteString("\nsub-commands:\n" + columns(rows))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// columns lays rows out as two indented columns, the second aligned.
+func columns(rows [][2]string) string {
+	w := 0
+	for _, r := range rows {
+		w = max(w, len([]rune(r[0])))
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, r[0], r[1])
+	}
+	return b.String()
 }
 
 const modelHelp = `Configuring an LLM (any OpenAI-compatible Chat Completions API):

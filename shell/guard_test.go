@@ -63,7 +63,7 @@ usage: /audit [N]
 func TestTypedNilDependency(t *testing.T) {
 	var mgr *mcpclient.Manager
 	_, errs := runScript(t, &Options{Tools: newFakeTools(), MCP: mgr}, "/mcp\n")
-	if diff := cmp.Diff("error: MCP is off in this session\n"+errNoMCP.hint+"\n", errs); diff != "" {
+	if diff := cmp.Diff("error: MCP is off in this session\n"+errNoMCP().hint+"\n", errs); diff != "" {
 		t.Errorf("stderr (-want +got)\n%s", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -74,19 +75,48 @@ func (f *fakeTools) got() []toolCall {
 	return append([]toolCall(nil), f.calls...)
 }
 
-// runScript drives a shell through its non-terminal path.
+// runScript drives a shell through its non-terminal path; commands may
+// fail (runScriptResult says how many).
 func runScript(t *testing.T, opts *Options, script string) (stdout, stderr string) {
 	t.Helper()
+	stdout, stderr, _ = runScriptResult(t, opts, script)
+	return stdout, stderr
+}
+
+// runScriptResult is runScript that also returns how many commands failed.
+func runScriptResult(t *testing.T, opts *Options, script string) (stdout, stderr string, failed int) {
+	t.Helper()
+	return runShellScript(t, New(opts), script)
+}
+
+// runShellScript runs sh (made by the test, say to be its own approver)
+// over script; see runScriptResult.
+func runShellScript(t *testing.T, sh *Shell, script string) (stdout, stderr string, failed int) {
+	t.Helper()
 	var out, errb bytes.Buffer
+	opts := sh.opts
 	opts.Stdin = strings.NewReader(script)
 	opts.Stdout, opts.Stderr = &out, &errb
 	if opts.HistoryFile == "" {
 		opts.HistoryFile = "-"
 	}
-	if err := Run(context.Background(), opts); err != nil {
-		t.Fatalf("Run: %v", err)
+	failed = failures(t, sh.Run(context.Background()))
+	return out.String(), errb.String(), failed
+}
+
+// failures is how many commands failed by Run's error: 0 for nil, the
+// count of a *ScriptError; any other error fails the test.
+func failures(t *testing.T, err error) int {
+	t.Helper()
+	var se *ScriptError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &se):
+		return se.Failed
 	}
-	return out.String(), errb.String()
+	t.Fatalf("Run: %v", err)
+	return 0
 }
 
 // syncBuffer is a bytes.Buffer safe to read while the shell writes.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func TestScriptRouting(t *testing.T) {
 			"error: /call web_fetch: the arguments are not valid JSON\nusage: /call TOOL {\"name\": \"value\"}; /tools web_fetch shows its parameters\n", 0},
 		{"unknown tool", "/call web_fetc {}\n", "",
 			"error: no tool \"web_fetc\"; did you mean web_fetch?\n/tools lists them (MCP tools appear once their server is ready: /mcp)\n", 0},
-		{"no mcp", "/mcp\n", "", "error: MCP is off in this session\n" + errNoMCP.hint + "\n", 0},
+		{"no mcp", "/mcp\n", "", "error: MCP is off in this session\n" + errNoMCP().hint + "\n", 0},
 		{"help for one command", "/help fetch\n",
 			"/fetch URL [--select CSS]\n  fetch a page over HTTP as markdown (web_fetch)\n\nflags:\n  --select CSS  only the parts matching a CSS selector\n", "", 0},
 		{"help with slash and sub-commands", "/help /trust\n",
@@ -104,7 +105,7 @@ func TestScriptRouting(t *testing.T) {
 		{"help model", "/help model\n", modelHelp + "\n", "", 0},
 		{"help unknown", "/help nope\n", "", "error: unknown command /nope; did you mean /mode or /open?\n/help lists the commands; text without a leading / goes to the agent\n", 0},
 		{"cancel with nothing running", "/cancel\n", "nothing is running\npress Ctrl-C while a turn or command runs to cancel it\n", "", 0},
-		{"clear without LLM", "/clear\n", "", "error: no LLM configured, so text goes nowhere (slash commands work without one)\n" + llmHint + "\n", 0},
+		{"clear without LLM", "/clear\n", "nothing to clear: there is no agent in this session, so no conversation\n/help model says how to configure an LLM\n", "", 0},
 		{"tools filter", "/tools fetch\n", "web_fetch                        the web_fetch tool\n1 tool\n", "", 0},
 		{"tools exact shows params", "/tools web_fetch\n",
 			"web_fetch                        the web_fetch tool\n    url string (required)  where\n1 tool\n", "", 0},
@@ -112,12 +113,17 @@ func TestScriptRouting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tools := newFakeTools()
-			out, errs := runScript(t, &Options{Tools: tools}, tt.script)
+			out, errs, failed := runScriptResult(t, &Options{Tools: tools}, tt.script)
 			if diff := cmp.Diff(tt.wantOut, out); diff != "" {
 				t.Errorf("stdout (-want +got)\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantErr, errs); diff != "" {
 				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+			// Every script here is one command: it failed exactly when it
+			// printed an error.
+			if want := strings.Count(tt.wantErr, "error: "); failed != want {
+				t.Errorf("%d commands failed, want %d", failed, want)
 			}
 			if got := len(tools.got()); got != tt.wantCalled {
 				t.Errorf("%d tool calls, want %d", got, tt.wantCalled)
@@ -167,8 +173,9 @@ func TestScriptAgentTurn(t *testing.T) {
 	}
 }
 
-// TestScriptApproval: the approval box reads the script's next lines; an
-// unknown answer asks again; a sensitive page refuses standing grants.
+// TestScriptApproval: the approval box reads the script's next line; a
+// line that is not one of the answers offered declines (a sensitive page
+// offers no standing grants, so t there is no answer).
 func TestScriptApproval(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -181,10 +188,12 @@ func TestScriptApproval(t *testing.T) {
 		{"yes flag approves ordinary pages", false, true, "", agent.AnswerOnce, 0},
 		{"yes flag still asks on sensitive pages", true, true, "n\n", agent.AnswerDeny, 1},
 		{"yes once", false, false, "y\n", agent.AnswerOnce, 1},
-		{"tool always after nonsense", false, false, "maybe\nt\n", agent.AnswerTool, 2},
+		{"tool always", false, false, "t\n", agent.AnswerTool, 1},
 		{"server always", false, false, "s\n", agent.AnswerServer, 1},
 		{"no", false, false, "n\n", agent.AnswerDeny, 1},
-		{"sensitive refuses t", true, false, "t\ns\nyes\n", agent.AnswerOnce, 3},
+		{"nonsense declines", false, false, "maybe\nt\n", agent.AnswerDeny, 1},
+		{"sensitive: t is no answer", true, false, "t\nyes\n", agent.AnswerDeny, 1},
+		{"sensitive yes", true, false, "yes\n", agent.AnswerOnce, 1},
 		{"end of input is no", false, false, "", agent.AnswerDeny, 1},
 	}
 	for _, tt := range tests {
@@ -206,9 +215,7 @@ func TestScriptApproval(t *testing.T) {
 			var out, errb strings.Builder
 			opts.Stdin = strings.NewReader("/click e4\n" + tt.answers)
 			opts.Stdout, opts.Stderr = &out, &errb
-			if err := sh.Run(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			failures(t, sh.Run(context.Background()))
 			if got != tt.want {
 				t.Errorf("answer = %v, want %v", got, tt.want)
 			}
@@ -223,8 +230,9 @@ func TestScriptApproval(t *testing.T) {
 					t.Errorf("box lacks %q:\n%s", line, out.String())
 				}
 			}
-			if tt.sensitive && strings.HasPrefix(tt.answers, "t") && !strings.Contains(errb.String(), "sensitive page (rule banking): answer y or n") {
-				t.Errorf("stderr = %q", errb.String())
+			declined := strings.Contains(errb.String(), "no answer on the next line: declined\n")
+			if wantDeclined := tt.want == agent.AnswerDeny && tt.answers != "n\n" && tt.answers != ""; declined != wantDeclined {
+				t.Errorf("said declined: %v, want %v; stderr:\n%s", declined, wantDeclined, errb.String())
 			}
 		})
 	}
@@ -253,11 +261,161 @@ func TestScriptInterrupt(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	sh.interrupt()
-	if err := <-res; err != nil {
-		t.Fatal(err)
+	if diff := cmp.Diff(&ScriptError{Failed: 1, Ran: 2}, <-res); diff != "" {
+		t.Errorf("Run: the cancelled command failed (-want +got)\n%s", diff)
 	}
 	pw.Close()
 	if diff := cmp.Diff("cancelled\nbrowser_tabs ok\n", out.String()); diff != "" {
 		t.Errorf("stdout (-want +got)\n%s", diff)
+	}
+}
+
+// TestScriptApprovalKeepsCommands: in a script the line after a question
+// is its answer only when it is one; otherwise the call is declined and
+// that line, and every one after it, still runs as a command (QA: an
+// unanswered /click swallowed the 18 lines after it).
+func TestScriptApprovalKeepsCommands(t *testing.T) {
+	var rest []string
+	var wantRest []toolCall
+	for i := range 18 {
+		name := []string{"tabs", "snapshot"}[i%2]
+		rest = append(rest, "/"+name)
+		wantRest = append(wantRest, toolCall{"browser_" + name, "{}", agent.OriginCommand})
+	}
+	click := toolCall{"browser_click", `{"ref":"e1"}`, agent.OriginCommand}
+	tests := []struct {
+		name       string
+		asks       int // questions the click asks (an agent turn may ask several)
+		script     string
+		wantAnswer []agent.Answer
+		wantOut    string // where the question's line ends
+		wantFailed int
+	}{
+		{"answered y", 1, "/click e1\ny\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerOnce},
+			"approve? [y/t/s/n] y\nclicked\nbrowser_tabs ok\n", 0},
+		{"no answer", 1, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerDeny},
+			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
+		{"no answer to two questions", 2, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerDeny, agent.AnswerDeny},
+			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
+		{"blank line is no answer", 1, "/click e1\n\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerDeny},
+			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tools := newFakeTools()
+			sh := New(&Options{Tools: tools, HistoryFile: "-"})
+			var answers []agent.Answer
+			tools.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*agent.ToolResult, error) {
+				for range tt.asks {
+					a, err := sh.Approve(ctx, agent.ApprovalRequest{Tool: "browser_click", PageURL: "https://shop.test/", Args: "ref=e1"})
+					if err != nil {
+						return nil, err
+					}
+					answers = append(answers, a)
+				}
+				if slices.Contains(answers, agent.AnswerDeny) { // as the registry says it
+					return &agent.ToolResult{Text: "The person declined this call.", IsError: true}, nil
+				}
+				return &agent.ToolResult{Text: "clicked"}, nil
+			}
+			out, errs, failed := runShellScript(t, sh, tt.script)
+			if diff := cmp.Diff(append([]toolCall{click}, wantRest...), tools.got()); diff != "" {
+				t.Errorf("tool calls (-want +got)\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantAnswer, answers); diff != "" {
+				t.Errorf("answers (-want +got)\n%s", diff)
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("stdout lacks %q:\n%s", tt.wantOut, out)
+			}
+			if got := strings.Count(out, " ok\n"); got != 18 {
+				t.Errorf("%d command results in stdout, want 18:\n%s", got, out)
+			}
+			wantErr := ""
+			if tt.wantFailed > 0 {
+				wantErr = strings.Repeat("no answer on the next line: declined\n", tt.asks) + "error: The person declined this call.\n"
+			}
+			if diff := cmp.Diff(wantErr, errs); diff != "" {
+				t.Errorf("stderr (-want +got)\n%s", diff)
+			}
+			if failed != tt.wantFailed {
+				t.Errorf("%d commands failed, want %d", failed, tt.wantFailed)
+			}
+		})
+	}
+}
+
+// TestScriptResult: off a terminal Run runs the whole script and returns a
+// *ScriptError counting the commands that failed (unknown, error result,
+// refused, text without an LLM); blank lines are not commands.
+func TestScriptResult(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		want   error
+	}{
+		{"all ran", "/tabs\n\n/help fetch\n/clear\n", nil},
+		{"unknown command", "/tabs\n/nope\n/tabs\n", &ScriptError{Failed: 1, Ran: 3}},
+		{"error result and text without LLM", "/click e99\nhello\n/tabs\n", &ScriptError{Failed: 2, Ran: 3}},
+		{"refused call", "/open https://bank.test/\n", &ScriptError{Failed: 1, Ran: 1}},
+		{"exit stops counting", "/nope\n/exit\n/nope\n", &ScriptError{Failed: 1, Ran: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tools := newFakeTools()
+			tools.handlers["browser_click"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
+				return &agent.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
+			}
+			tools.handlers["browser_open"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
+				return &agent.ToolResult{Text: "bank.test is a sensitive site: denied", IsError: true}, nil
+			}
+			opts := &Options{Tools: tools, HistoryFile: "-", Stdin: strings.NewReader(tt.script), Stdout: io.Discard, Stderr: io.Discard}
+			err := Run(context.Background(), opts)
+			if diff := cmp.Diff(tt.want, err); diff != "" {
+				t.Errorf("Run (-want +got)\n%s", diff)
+			}
+		})
+	}
+	if got := (&ScriptError{Failed: 2, Ran: 14}).Error(); got != "2 of 14 commands failed" {
+		t.Errorf("message = %q", got)
+	}
+}
+
+// TestNoMCPNamesConfigPath: /mcp in a --no-mcp session names the config
+// file where it really is (XDG_CONFIG_HOME is honoured).
+func TestNoMCPNamesConfigPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	_, errs := runScript(t, &Options{Tools: newFakeTools()}, "/mcp\n")
+	want := "error: MCP is off in this session\nstart browseragent without --no-mcp; servers come from " +
+		filepath.Join(dir, "browseragent", "mcp.json") + " and .mcp.json\n"
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("stderr (-want +got)\n%s", diff)
+	}
+}
+
+// TestHelpColumns: /help aligns the descriptions of sub-commands and of
+// flags in one column each.
+func TestHelpColumns(t *testing.T) {
+	for _, tt := range []struct{ cmd, section string }{{"mcp", "sub-commands:\n"}, {"connect", "flags:\n"}} {
+		out, _ := runScript(t, &Options{Tools: newFakeTools()}, "/help "+tt.cmd+"\n")
+		_, body, ok := strings.Cut(out, tt.section)
+		if !ok {
+			t.Fatalf("/help %s has no %q:\n%s", tt.cmd, tt.section, out)
+		}
+		body, _, _ = strings.Cut(body, "\n\n")
+		cols := map[int]bool{}
+		for _, line := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
+			name := strings.Index(line, "  /") + strings.Index(line, "  --") + 1 // one of them is -1
+			gap := strings.Index(line[name+3:], "  ")
+			if name < 0 || gap < 0 {
+				t.Fatalf("/help %s: %q is not a row", tt.cmd, line)
+			}
+			desc := name + 3 + gap + len(line[name+3+gap:]) - len(strings.TrimLeft(line[name+3+gap:], " "))
+			cols[desc] = true
+		}
+		if len(cols) != 1 {
+			t.Errorf("/help %s: descriptions start at columns %v, want one:\n%s", tt.cmd, cols, body)
+		}
 	}
 }

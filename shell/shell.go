@@ -77,6 +77,14 @@ type Shell struct {
 	// terminal it ends the script; at the prompt it is only a key.
 	idleInterrupt context.CancelFunc
 	exiting       bool
+
+	// unreadLine is, off a terminal, a script line an approval read but
+	// could not take as its answer: the script's next command.
+	unreadLine *string
+
+	// ran and failed count the commands execute ran; off a terminal they
+	// are Run's result. Only the goroutine running the loop touches them.
+	ran, failed int
 }
 
 var _ agent.Approver = (*Shell)(nil)
@@ -163,6 +171,18 @@ func terminalFD(in io.Reader, out io.Writer) (int, bool) {
 	return int(fi.Fd()), true
 }
 
+// ScriptError is what Run returns off a terminal when commands of the
+// script failed (an unknown command, an error result, a refused or
+// cancelled call). The script still ran to its end, like sh without -e;
+// the caller exits non-zero. A terminal session never returns it.
+type ScriptError struct {
+	Failed, Ran int
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("%d of %s failed", e.Failed, plural(e.Ran, "command"))
+}
+
 // runLines is the non-terminal path: same commands, same output, no prompt.
 // Ctrl-C cancels the running command; between commands it stops the
 // script (there is no prompt to come back to).
@@ -180,20 +200,46 @@ func (s *Shell) runLines(ctx context.Context) error {
 	defer stopSig()
 	go s.pumpEvents(ctx)
 	s.startup(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case line, ok := <-s.lines:
-			if !ok {
-				return nil
-			}
-			s.execute(ctx, line)
-			if s.isExiting() {
-				return nil
-			}
+	for !s.isExiting() {
+		line, err := s.nextLine(ctx)
+		if err != nil {
+			break
 		}
+		s.execute(ctx, line)
 	}
+	if s.failed > 0 {
+		return &ScriptError{Failed: s.failed, Ran: s.ran}
+	}
+	return nil
+}
+
+// nextLine is the script's next line: first one an approval put back
+// (unread), then the input's. It fails with io.EOF at the end of input
+// and with ctx's error when ctx ends.
+func (s *Shell) nextLine(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	l := s.unreadLine
+	s.unreadLine = nil
+	s.mu.Unlock()
+	if l != nil {
+		return *l, nil
+	}
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case line, ok := <-s.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return line, nil
+	}
+}
+
+// unread puts line back, to be the script's next line again.
+func (s *Shell) unread(line string) {
+	s.mu.Lock()
+	s.unreadLine = &line
+	s.mu.Unlock()
 }
 
 // readLines sends every line of r on ch until r ends or done is closed,
@@ -264,16 +310,20 @@ func (s *Shell) setExiting() {
 }
 
 // execute runs one submitted line: a /command or a message to the agent.
+// It counts the commands that ran and failed.
 func (s *Shell) execute(ctx context.Context, line string) {
 	if strings.TrimSpace(line) == "" {
 		return
 	}
-	s.runAsCommand(ctx, func(ctx context.Context) error { return s.dispatch(ctx, line) })
+	s.ran++
+	if err := s.runAsCommand(ctx, func(ctx context.Context) error { return s.dispatch(ctx, line) }); err != nil {
+		s.failed++
+	}
 }
 
 // runAsCommand runs fn as the one running command: Ctrl-C cancels it, its
-// error is printed with its hint.
-func (s *Shell) runAsCommand(ctx context.Context, fn func(context.Context) error) {
+// error is printed with its hint and returned.
+func (s *Shell) runAsCommand(ctx context.Context, fn func(context.Context) error) error {
 	cctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.cancel = cancel
@@ -300,12 +350,13 @@ func (s *Shell) runAsCommand(ctx context.Context, fn func(context.Context) error
 			s.p.ErrHint("%s", h.Hint())
 		}
 	}
+	return err
 }
 
 // startup does what the start flags ask (--connect), like the commands.
 func (s *Shell) startup(ctx context.Context) {
 	if t := s.opts.Connect; t != nil {
-		s.runAsCommand(ctx, func(ctx context.Context) error {
+		_ = s.runAsCommand(ctx, func(ctx context.Context) error { // printed; the shell starts anyway
 			return cmdConnect(ctx, s, &call{name: "connect", flags: map[string]string{
 				"user-data-dir": t.UserDataDir, "browser-url": t.BrowserURL, "ws-endpoint": t.WSEndpoint}})
 		})
