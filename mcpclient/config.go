@@ -23,9 +23,12 @@ const (
 	TypeSSE   = "sse"
 )
 
-// DefaultServerName is the server the built-in configuration starts when no
-// configuration file exists.
+// DefaultServerName is the built-in server, part of every merged
+// configuration unless a file defines a server of that name.
 const DefaultServerName = "chrome-devtools"
+
+// BuiltInSource is the Source of the built-in server.
+const BuiltInSource = "built-in"
 
 // ChromeDevToolsPackage is the pinned npm package of the default server.
 const ChromeDevToolsPackage = "chrome-devtools-mcp@1.11.0"
@@ -137,9 +140,10 @@ func (c *Config) Names() []string {
 	return names
 }
 
-// DefaultConfig is used when no configuration file exists: one server,
-// chrome-devtools-mcp via npx, told to send nothing anywhere. The browser
-// wiring adds --wsEndpoint/--executablePath through Options.Adjust.
+// DefaultConfig is the configuration without any file: the built-in
+// server alone, chrome-devtools-mcp via npx, told to send nothing anywhere.
+// The browser wiring adds --wsEndpoint/--executablePath through
+// Options.Adjust.
 func DefaultConfig() *Config {
 	return &Config{Servers: map[string]*ServerConfig{DefaultServerName: DefaultServer()}}
 }
@@ -155,7 +159,7 @@ func DefaultServer() *ServerConfig {
 			"CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS":    "1",
 			"CHROME_DEVTOOLS_MCP_NO_CONFIG_DISCOVERY": "1",
 		},
-		Source: "built-in",
+		Source: BuiltInSource,
 	}
 }
 
@@ -192,8 +196,10 @@ func DefaultFiles(workDir string, extra ...string) []ConfigFile {
 }
 
 // LoadFiles reads and merges files, later files winning per server name.
-// When none exists it returns DefaultConfig. Malformed JSON is an error
-// with file:line:column; problems inside one entry fail only that server.
+// The built-in server is added unless a file defines DefaultServerName
+// (an entry with "disabled": true keeps it off), so adding servers never
+// removes it. Malformed JSON is an error with file:line:column; problems
+// inside one entry fail only that server.
 func LoadFiles(files []ConfigFile) (*Config, error) {
 	merged := &Config{Servers: map[string]*ServerConfig{}}
 	for _, f := range files {
@@ -214,8 +220,8 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 			merged.Servers[n] = sc
 		}
 	}
-	if len(merged.Files) == 0 {
-		return DefaultConfig(), nil
+	if _, ok := merged.Servers[DefaultServerName]; !ok {
+		merged.Servers[DefaultServerName] = DefaultServer()
 	}
 	return merged, nil
 }
@@ -276,6 +282,7 @@ func parseServer(name string, body json.RawMessage, file string, lookup func(str
 			return sc, warns
 		}
 	}
+	inheritBuiltIn(sc)
 	sc.Err = validate(sc, file)
 	if sc.Err == nil {
 		sc.Err = expandServer(sc, lookup)
@@ -284,6 +291,26 @@ func parseServer(name string, body json.RawMessage, file string, lookup func(str
 		}
 	}
 	return sc, warns
+}
+
+// inheritBuiltIn gives an entry named DefaultServerName that sets neither
+// command nor url the built-in command, args (unless given) and env (theirs
+// added), so
+// {"chrome-devtools": {"disabled": true}} turns the default off and
+// {"chrome-devtools": {"timeout": "3m"}} tunes it without repeating it.
+func inheritBuiltIn(sc *ServerConfig) {
+	if sc.Name != DefaultServerName || sc.Command != "" || sc.URL != "" || sc.Transport() != TypeStdio {
+		return
+	}
+	def := DefaultServer()
+	sc.Command = def.Command
+	if sc.Args == nil {
+		sc.Args = def.Args
+	}
+	for k, v := range sc.Env { // theirs over the built-in's
+		def.Env[k] = v
+	}
+	sc.Env = def.Env
 }
 
 func fieldPtr(sc *ServerConfig, k string) any {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,7 +133,8 @@ func TestLoadFilesMerge(t *testing.T) {
 	for n, sc := range c.Servers {
 		got[n] = sc.Command + sc.URL + " from " + filepath.Base(sc.Source)
 	}
-	want := map[string]string{"a": "user-a from user.json", "b": "project-b from .mcp.json", "c": "http://127.0.0.1:1/mcp from .mcp.json"}
+	want := map[string]string{"a": "user-a from user.json", "b": "project-b from .mcp.json", "c": "http://127.0.0.1:1/mcp from .mcp.json",
+		DefaultServerName: "npx from built-in"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merged (-want +got):\n%s", diff)
 	}
@@ -150,6 +152,112 @@ func TestLoadFilesMerge(t *testing.T) {
 	wantArgs := []string{"-y", "chrome-devtools-mcp@1.11.0", "--no-performance-crux"}
 	if diff := cmp.Diff(wantArgs, def.Servers[DefaultServerName].Args); diff != "" {
 		t.Errorf("default args (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadFilesBuiltIn: the built-in chrome-devtools server is in every
+// merged configuration unless a file defines that name; a file's entry
+// wins, and one without command or url keeps the built-in command. State
+// and Source are what the manager reports (mcp list) before starting.
+func TestLoadFilesBuiltIn(t *testing.T) {
+	type row struct {
+		Command, URL string
+		Args         []string
+		Env          map[string]string
+		Timeout      Duration
+		State        string // before Start: starting, disabled or error
+		Source       string
+	}
+	def := DefaultServer()
+	builtIn := row{Command: def.Command, Args: def.Args, Env: def.Env, State: "starting", Source: "built-in"}
+	withEnv := func(k, v string) map[string]string {
+		e := cloneMap(def.Env)
+		e[k] = v
+		return e
+	}
+	tests := []struct {
+		name  string
+		files []string // contents, merged in order; "" = a missing file
+		want  map[string]row
+	}{
+		{
+			name:  "no file",
+			files: []string{""},
+			want:  map[string]row{DefaultServerName: builtIn},
+		},
+		{
+			name:  "a file with another server: both",
+			files: []string{`{"mcpServers": {"x": {"command": "run-x"}}}`},
+			want:  map[string]row{"x": {Command: "run-x", State: "starting", Source: "f0.json"}, DefaultServerName: builtIn},
+		},
+		{
+			name:  "the last server removed: the built-in stays",
+			files: []string{`{"mcpServers": {}}`},
+			want:  map[string]row{DefaultServerName: builtIn},
+		},
+		{
+			name:  "a file redefining chrome-devtools: theirs",
+			files: []string{`{"mcpServers": {"chrome-devtools": {"command": "my-cdm", "args": ["--isolated"]}}}`},
+			want:  map[string]row{DefaultServerName: {Command: "my-cdm", Args: []string{"--isolated"}, State: "starting", Source: "f0.json"}},
+		},
+		{
+			name:  "redefined over http",
+			files: []string{`{"mcpServers": {"chrome-devtools": {"url": "http://127.0.0.1:1/mcp"}}}`},
+			want:  map[string]row{DefaultServerName: {URL: "http://127.0.0.1:1/mcp", State: "starting", Source: "f0.json"}},
+		},
+		{
+			name: "disabled in the project file: listed as disabled",
+			files: []string{`{"mcpServers": {"x": {"command": "run-x"}}}`,
+				`{"mcpServers": {"chrome-devtools": {"disabled": true}}}`},
+			want: map[string]row{
+				"x":               {Command: "run-x", State: "starting", Source: "f0.json"},
+				DefaultServerName: {Command: def.Command, Args: def.Args, Env: def.Env, State: "disabled", Source: "f1.json"},
+			},
+		},
+		{
+			name:  "tuned without repeating the command",
+			files: []string{`{"mcpServers": {"chrome-devtools": {"timeout": "3m", "env": {"DEBUG": "*"}}}}`},
+			want: map[string]row{DefaultServerName: {Command: def.Command, Args: def.Args, Env: withEnv("DEBUG", "*"),
+				Timeout: Duration(3 * time.Minute), State: "starting", Source: "f0.json"}},
+		},
+		{
+			name:  "a broken redefinition fails that entry, not back to the built-in",
+			files: []string{`{"mcpServers": {"chrome-devtools": {"type": "sse"}}}`},
+			want:  map[string]row{DefaultServerName: {State: "error", Source: "f0.json"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []ConfigFile
+			for i, body := range tc.files {
+				p := filepath.Join(dir, "f"+strconv.Itoa(i)+".json")
+				if body != "" {
+					if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				files = append(files, ConfigFile{Path: p})
+			}
+			c, err := LoadFiles(files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]row{}
+			m := NewManager(c, nil) // not started: nothing runs
+			defer m.Close()
+			for _, st := range m.Status() {
+				sc := c.Servers[st.Name]
+				if sc.URL == "" && sc.Err == nil && sc.Command == "" {
+					t.Errorf("server %s has neither command nor url", st.Name)
+				}
+				got[st.Name] = row{Command: sc.Command, URL: sc.URL, Args: sc.Args, Env: sc.Env, Timeout: sc.Timeout,
+					State: st.State.String(), Source: filepath.Base(st.Source)}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("servers (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -176,7 +284,7 @@ func TestEditUserConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"two"}, c.Names()); diff != "" {
+	if diff := cmp.Diff([]string{DefaultServerName, "two"}, c.Names()); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
 	if got := c.Servers["two"].Headers["X-Key"]; got != "k" {

@@ -46,8 +46,9 @@ func newMCPCmd(s *streams) *cobra.Command {
 
 Servers come from $XDG_CONFIG_HOME/browseragent/mcp.json (user) and .mcp.json
 in the working directory (project, wins per name), plus --mcp-config FILE.
-Without any file the built-in server chrome-devtools (chrome-devtools-mcp
-via npx) is used. Instead of a configured NAME, every command takes an
+The built-in server chrome-devtools (chrome-devtools-mcp via npx) is always
+there unless a file defines that name; {"chrome-devtools": {"disabled": true}}
+turns it off. Instead of a configured NAME, every command takes an
 ad-hoc server: --cmd "COMMAND ARGS" (stdio) or --url URL (Streamable HTTP;
 add --header K:V, or --sse for the legacy SSE transport).
 

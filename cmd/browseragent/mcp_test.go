@@ -84,25 +84,33 @@ func TestMCPAddListRemove(t *testing.T) {
 		{[]string{"mcp", "add", "raw", "--", bin, "ok"}, 0, `added MCP server "raw" in .*config/browseragent/mcp.json`, `^$`},
 		{[]string{"mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${API_TOKEN:-none}"}, 0, `added MCP server "api"`, `^$`},
 		{[]string{"mcp", "add", "raw", "--", bin, "garbage"}, 0, `replaced MCP server "raw"`, `^$`},
-		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +0 +http .*raw +ready +5 +stdio`, `^$`},
+		// Adding servers keeps the built-in one (its state depends on npx).
+		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +0 +http .*chrome-devtools +\w+ +\d+ +stdio +built-in .*raw +ready +5 +stdio`, `^$`},
+		{[]string{"mcp", "list", "--cmd", bin + " ok"}, 0, `^NAME[^\n]*\nadhoc +ready +5 +stdio +command line +\n$`, `^$`},
 		{[]string{"mcp", "remove", "api"}, 0, `removed MCP server "api"`, `^$`},
 		{[]string{"mcp", "remove", "api"}, 1, `^$`, `no MCP server "api" in`},
 		{[]string{"mcp", "list", "--json"}, 0, `"name": "raw",\s+"state": "ready"`, `^$`},
-		{[]string{"mcp", "tools", "nosuch"}, 2, `^$`, `unknown MCP server "nosuch"; configured: raw`},
+		{[]string{"mcp", "tools", "nosuch"}, 2, `^$`, `unknown MCP server "nosuch"; configured: chrome-devtools, raw`},
 		{[]string{"mcp", "add", "x"}, 2, `^$`, `give the command after --, or --url URL`},
+		// Removing the last server leaves {"mcpServers": {}} and the built-in one.
+		{[]string{"mcp", "remove", "raw"}, 0, `removed MCP server "raw"`, `^$`},
+		{[]string{"mcp", "list", "--json"}, 0, `^\[\s*\{\s*"name": "chrome-devtools",[^}]*"source": "built-in"[^}]*\}\s*\]\s*$`, `^$`},
 	}
+	saved := map[string]map[string]map[string]any{}
 	for _, st := range steps {
 		code, out, errs := mcpCLI(t, "", st.args...)
 		if code != st.code || !regexp.MustCompile(st.out).MatchString(out) || !regexp.MustCompile(st.err).MatchString(errs) {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, /%s/, /%s/", st.args, code, out, errs, st.code, st.out, st.err)
 		}
-	}
-	var cfg map[string]map[string]map[string]any
-	if err := json.Unmarshal(mcpReadFile(t, filepath.Join(dir, "config/browseragent/mcp.json")), &cfg); err != nil {
-		t.Fatal(err)
+		if st.args[1] == "add" && code == 0 {
+			saved = nil
+			if err := json.Unmarshal(mcpReadFile(t, filepath.Join(dir, "config/browseragent/mcp.json")), &saved); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	want := map[string]any{"command": bin, "args": []any{"garbage"}}
-	if diff := cmp.Diff(want, cfg["mcpServers"]["raw"]); diff != "" {
+	if diff := cmp.Diff(want, saved["mcpServers"]["raw"]); diff != "" {
 		t.Errorf("saved entry (-want +got):\n%s", diff)
 	}
 }
