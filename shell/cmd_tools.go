@@ -88,6 +88,7 @@ func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) e
 	s.p.SpinStart(tool)
 	res, err := s.opts.Tools.Call(ctx, tool, raw, agent.OriginCommand)
 	s.p.SpinStop()
+	markLine(ctx, res) // a Secret result keeps the typed value out of history
 	if err != nil {
 		return err
 	}

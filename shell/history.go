@@ -2,16 +2,24 @@ package shell
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/guard"
 )
 
-// history keeps typed lines in a file, without secrets: /call argument
-// values of fields that look like passwords or tokens are masked, and lines
-// typed at an approval prompt never reach it.
+// history keeps typed lines in a file, without secrets: what a command
+// typed into a password field is masked (/type e2 ****), /call argument
+// values of fields that look like passwords or tokens are masked, URL
+// passwords and token-like query values are masked, credential-looking
+// text (bearer tokens, API keys) is masked, and lines typed at an approval
+// prompt never reach it.
 type history struct {
 	path  string // "" when history is off
 	lines []string
@@ -64,9 +72,11 @@ func (s *Shell) openHistory() *history {
 	return h
 }
 
-// add appends line (redacted, one line) to the file.
-func (h *history) add(line string) {
-	line = redactLine(strings.TrimSpace(line))
+// add appends line (redacted, one line) to the file. secret says the line
+// typed into a password field (its tool result was Secret): its typed value
+// is masked before anything else.
+func (h *history) add(line string, secret bool) {
+	line = historyLine(strings.TrimSpace(line), secret)
 	if h.path == "" || line == "" || strings.Contains(line, "\n") {
 		return // multi-line pastes are not replayable from a line history
 	}
@@ -131,4 +141,117 @@ func maskSecrets(v any, secret bool, masked *bool) any {
 		return "***"
 	}
 	return v
+}
+
+// historyLine is line as history keeps it: the typed value masked when
+// secret, then every secret the line itself shows.
+func historyLine(line string, secret bool) string {
+	if secret {
+		line = maskTyped(line)
+	}
+	return guard.RedactText(redactURLs(redactLine(line)))
+}
+
+// maskTyped hides what a command typed: /call keeps its JSON with every
+// typed value redacted; any other command keeps its name and first
+// argument (the field's ref) and loses the rest.
+func maskTyped(line string) string {
+	f := strings.Fields(line)
+	if len(f) > 2 && f[0] == "/call" {
+		_, rest, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "/call")), " ")
+		var m map[string]any
+		if json.Unmarshal([]byte(rest), &m) == nil {
+			if b, err := json.Marshal(guard.RedactArgs(m, true)); err == nil {
+				return "/call " + f[1] + " " + string(b)
+			}
+		}
+	}
+	if len(f) > 2 {
+		return f[0] + " " + f[1] + " ****"
+	}
+	return f[0] + " ****"
+}
+
+// redactURLs masks the password of user:password@ and the values of
+// token-like query parameters in every word that looks like a URL, with or
+// without a scheme. Words with nothing to mask stay as typed.
+func redactURLs(line string) string {
+	words := strings.Split(line, " ")
+	for i, w := range words {
+		if !strings.ContainsAny(w, "@?") {
+			continue
+		}
+		u, bare := w, !strings.Contains(w, "://")
+		if bare {
+			u = "http://" + w
+		}
+		r := guard.RedactURL(u)
+		if r == u || !strings.Contains(r, "redacted") {
+			continue
+		}
+		if bare {
+			r = strings.TrimPrefix(r, "http://")
+		}
+		words[i] = r
+	}
+	return strings.Join(words, " ")
+}
+
+// lineMark is how a command tells the loop that reads lines what its tool
+// result said: the line typed into a password field (secret), or a tool
+// answered that it did not (plain). It travels in the command's context.
+type lineMark struct{ secret, plain atomic.Bool }
+
+// typedSecret says whether line must be kept as a secret line: a tool said
+// so, or the line types text and no tool answered (it failed before the
+// page was asked, or never ran), so nobody knows what the field was.
+func (m *lineMark) typedSecret(line string) bool {
+	return m.secret.Load() || !m.plain.Load() && typesText(line)
+}
+
+// typingTools are the tools whose arguments carry typed text.
+var typingTools = map[string]bool{"browser_type": true, "browser_select": true, "browser_press": true}
+
+// mcpTyping are the suffixes of chrome-devtools-mcp's typing tools.
+var mcpTyping = []string{"__fill", "__fill_form", "__type_text", "__press_key"}
+
+// typesText reports whether line is a command that types into a field.
+func typesText(line string) bool {
+	f := strings.Fields(line)
+	switch {
+	case len(f) == 0:
+		return false
+	case f[0] == "/type":
+		return true
+	case f[0] != "/call" || len(f) < 2:
+		return false
+	case typingTools[f[1]]:
+		return true
+	}
+	for _, suf := range mcpTyping {
+		if strings.HasSuffix(f[1], suf) {
+			return true
+		}
+	}
+	return false
+}
+
+type lineMarkKey struct{}
+
+// withLineMark returns ctx carrying a fresh mark for one line.
+func withLineMark(ctx context.Context) (context.Context, *lineMark) {
+	m := &lineMark{}
+	return context.WithValue(ctx, lineMarkKey{}, m), m
+}
+
+// markLine records what a tool result of the line being run said.
+func markLine(ctx context.Context, res *agent.ToolResult) {
+	m, ok := ctx.Value(lineMarkKey{}).(*lineMark)
+	switch {
+	case !ok || res == nil:
+	case res.Secret:
+		m.secret.Store(true)
+	default:
+		m.plain.Store(true)
+	}
 }

@@ -52,12 +52,16 @@ func (s *Shell) runTTY(ctx context.Context, fd int) (err error) {
 			break
 		}
 		line = s.pastes.expand(line)
-		hist.add(line)
 		if s.tty.takeInterrupt() {
+			hist.add(line, typesText(line))
 			s.p.Hint("cancelled")
 			continue
 		}
-		s.execute(ctx, line)
+		// Recorded after it ran: only then is it known whether the line
+		// typed into a password field.
+		lctx, mark := withLineMark(ctx)
+		s.execute(lctx, line)
+		hist.add(line, mark.typedSecret(line))
 	}
 	return nil
 }

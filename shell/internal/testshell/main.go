@@ -4,7 +4,8 @@
 //
 // Tools: echo (returns its arguments), slow (runs until cancelled or
 // {"seconds": N} pass), approve (asks the shell's approval box first),
-// panic (panics on the shell's goroutine).
+// panic (panics on the shell's goroutine), browser_type (pretends ref e2 is
+// a password field: its result is Secret).
 // TESTSHELL_MCP=1 adds two fake MCP servers that come up in the background.
 package main
 
@@ -35,6 +36,7 @@ func (t *tools) Tools() []agent.ToolDef {
 		{Name: "approve", Description: "Ask for approval, then say the answer.", Parameters: obj},
 		{Name: "web_fetch", Description: "Pretend to fetch a page.", Parameters: obj},
 		{Name: "panic", Description: "Panic, to test that the terminal is restored.", Parameters: obj},
+		{Name: "browser_type", Description: "Pretend to type; e2 is a password field.", Parameters: obj},
 	}
 }
 
@@ -55,6 +57,10 @@ func (t *tools) Call(ctx context.Context, name string, args json.RawMessage, ori
 		case <-time.After(d):
 			return &agent.ToolResult{Text: "slow done"}, nil
 		}
+	case "browser_type":
+		var a struct{ Ref, Text string }
+		json.Unmarshal(args, &a)
+		return &agent.ToolResult{Text: fmt.Sprintf("Typed %d characters into %s.", len(a.Text), a.Ref), Secret: a.Ref == "e2"}, nil
 	case "panic":
 		panic("testshell: the panic tool was called")
 	case "approve":
