@@ -476,7 +476,7 @@ func waitFor(ctx context.Context, text, selector string, timeout time.Duration) 
 }
 
 func toolTabs(ctx context.Context, c *call) (*Result, error) {
-	return &Result{Text: FormatTabs(c.s.list(), c.s.mode)}, nil
+	return &Result{Text: FormatTabs(c.s.listFresh(ctx), c.s.mode)}, nil
 }
 
 // FormatTabs renders the tab list for the model and for `browser tabs`.
@@ -485,7 +485,11 @@ func FormatTabs(tabs []Tab, mode Mode) string {
 		return "No tabs open."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d tabs (%s browser):\n", len(tabs), mode)
+	noun := "tabs"
+	if len(tabs) == 1 {
+		noun = "tab"
+	}
+	fmt.Fprintf(&b, "%d %s (%s browser):\n", len(tabs), noun, mode)
 	for _, t := range tabs {
 		var flags []string
 		if t.Current {

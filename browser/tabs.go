@@ -126,7 +126,39 @@ func (s *session) orderLocked() []target.ID {
 	return ids
 }
 
-// list returns a snapshot of the tabs.
+// refresh asks the browser for each tab's title and URL now. The event
+// feed is not enough: Chrome sends targetInfoChanged when a page commits,
+// while its title is still the URL, and not when the page's <title> or a
+// script sets document.title later. Only tabs already known are updated:
+// a target in the answer may be destroyed before we read it, and adding it
+// back would resurrect a closed tab. On failure the event-fed values stay.
+func (s *session) refresh(ctx context.Context) {
+	if s.dead() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, info := range res.TargetInfos {
+		if t := s.tabs[info.TargetID]; t != nil {
+			t.url, t.title = info.URL, info.Title
+		}
+	}
+}
+
+// listFresh is list with titles and URLs read from the browser first.
+func (s *session) listFresh(ctx context.Context) []Tab {
+	s.refresh(ctx)
+	return s.list()
+}
+
+// list returns a snapshot of the tabs as the events left them; titles may
+// be stale (see refresh).
 func (s *session) list() []Tab {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -281,8 +313,10 @@ func (t *tab) takeDialogs() []string {
 	return d
 }
 
-// Tabs lists the page tabs of the current browser. It does not launch the
-// isolated browser: with none running the list is empty.
+// Tabs lists the page tabs of the current browser with their titles and
+// URLs as the browser reports them now (asking it takes one round trip,
+// bounded at 2 s). It does not launch the isolated browser: with none
+// running the list is empty.
 func (b *Browser) Tabs() []Tab {
 	b.mu.Lock()
 	s := b.s
@@ -290,7 +324,7 @@ func (b *Browser) Tabs() []Tab {
 	if s == nil || s.dead() {
 		return nil
 	}
-	return s.list()
+	return s.listFresh(context.Background())
 }
 
 // Owned reports whether the agent opened the tab (isolated tabs always are).
