@@ -1,15 +1,19 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -145,3 +149,59 @@ func TestSummarizeArgsSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionSecretMCPFill: chrome-devtools-mcp's fill names its field by a
+// uid browseragent cannot resolve, so a fill on a page holding a password
+// field is redacted whole, while a fill on a page without one is logged.
+func TestSessionSecretMCPFill(t *testing.T) {
+	site := loginSite(t)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Search</title><input name="q" placeholder="search words">`)
+	}))
+	t.Cleanup(plain.Close)
+	s := newTestSession(t, true, "version: 1\nrules: []\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
+	}
+	fill := func(url, label, value string) bool {
+		t.Helper()
+		call(t, s, "browser_open", map[string]any{"url": url})
+		id := mcpPageID(t, s, url)
+		snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": id}).Text
+		uid := ""
+		for _, line := range strings.Split(snap, "\n") {
+			if m := mcpUIDRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
+				uid = m[1]
+			}
+		}
+		if uid == "" {
+			t.Fatalf("no uid for %q in:\n%s", label, snap)
+		}
+		res := call(t, s, "mcp__chrome-devtools__fill", map[string]any{"pageId": id, "uid": uid, "value": value})
+		if res.IsError {
+			t.Fatalf("fill %s: %s", label, res.Text)
+		}
+		return res.Secret
+	}
+	got := map[string]bool{
+		"password": fill(site.URL+"/login", "pass word", "hunter2mcp"),
+		"search":   fill(plain.URL+"/", "search words", "kittens-visible"),
+	}
+	if diff := cmp.Diff(map[string]bool{"password": true, "search": false}, got); diff != "" {
+		t.Errorf("ToolResult.Secret of fill (-want +got)\n%s", diff)
+	}
+	log, err := os.ReadFile(s.audit.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(log), "hunter2mcp") {
+		t.Errorf("audit log holds the password filled through MCP:\n%s", log)
+	}
+	if !strings.Contains(string(log), "kittens-visible") {
+		t.Errorf("audit log lost the value filled into an ordinary page:\n%s", log)
+	}
+}
+
+var mcpUIDRE = regexp.MustCompile(`uid=(\S+)`)
