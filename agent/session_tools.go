@@ -79,7 +79,7 @@ func (l locator) Locate(ctx context.Context, def ToolDef, args map[string]any) (
 	if err != nil || page.TabID == "" {
 		return page, err
 	}
-	page.Secret = l.secret(ctx, def, page.TabID, args)
+	page.Secret = l.secret(ctx, def, page, args)
 	return page, nil
 }
 
@@ -101,8 +101,10 @@ var mcpTypingTools = map[string]int{"fill": byPage, "fill_form": byPage, "type_t
 // secret asks the live page whether the call types into a secret field.
 // When the page cannot answer (a stale ref, a hung page, an MCP page that
 // is not one of our browser's tabs) the answer is yes: redacting a
-// harmless value costs little, logging a password cannot be undone.
-func (l locator) secret(ctx context.Context, def ToolDef, tab string, args map[string]any) bool {
+// harmless value costs little, logging a password cannot be undone. Pages
+// that are not web pages (chrome://, extensions, file:) are not asked at
+// all, since the guard may be about to refuse the call there.
+func (l locator) secret(ctx context.Context, def ToolDef, page Page, args map[string]any) bool {
 	how := 0
 	switch {
 	case def.Source == SourceBrowser:
@@ -113,8 +115,9 @@ func (l locator) secret(ctx context.Context, def ToolDef, tab string, args map[s
 	if how == 0 {
 		return false
 	}
-	b := l.s.Browser
-	if b == nil || strings.HasPrefix(tab, "mcp:") {
+	b, tab := l.s.Browser, page.TabID
+	web := strings.HasPrefix(page.URL, "http://") || strings.HasPrefix(page.URL, "https://")
+	if b == nil || strings.HasPrefix(tab, "mcp:") || !web {
 		return true
 	}
 	var ok bool
