@@ -157,6 +157,9 @@ func historyLine(line string, secret bool) string {
 // argument (the field's ref) and loses the rest.
 func maskTyped(line string) string {
 	f := strings.Fields(line)
+	if len(f) == 0 {
+		return line
+	}
 	if len(f) > 2 && f[0] == "/call" {
 		_, rest, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "/call")), " ")
 		var m map[string]any
@@ -172,29 +175,28 @@ func maskTyped(line string) string {
 	return f[0] + " ****"
 }
 
+// urlish is a word (also inside JSON strings) with an @ or a ?: a URL
+// that may carry a password or a token.
+var urlish = regexp.MustCompile(`[^\s"'<>{}\[\],]*[@?][^\s"'<>{}\[\],]*`)
+
 // redactURLs masks the password of user:password@ and the values of
 // token-like query parameters in every word that looks like a URL, with or
 // without a scheme. Words with nothing to mask stay as typed.
 func redactURLs(line string) string {
-	words := strings.Split(line, " ")
-	for i, w := range words {
-		if !strings.ContainsAny(w, "@?") {
-			continue
-		}
+	return urlish.ReplaceAllStringFunc(line, func(w string) string {
 		u, bare := w, !strings.Contains(w, "://")
 		if bare {
 			u = "http://" + w
 		}
 		r := guard.RedactURL(u)
 		if r == u || !strings.Contains(r, "redacted") {
-			continue
+			return w
 		}
 		if bare {
 			r = strings.TrimPrefix(r, "http://")
 		}
-		words[i] = r
-	}
-	return strings.Join(words, " ")
+		return r
+	})
 }
 
 // lineMark is how a command tells the loop that reads lines what its tool

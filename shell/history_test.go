@@ -28,6 +28,10 @@ func TestHistoryLine(t *testing.T) {
 		{"plain url kept as typed", "/fetch https://example.com/a?q=b&z=1 --select h1", false, "/fetch https://example.com/a?q=b&z=1 --select h1"},
 		{"bearer token in a message", "use Bearer abcdefghijklmnop1234 for the api", false, "use [redacted] for the api"},
 		{"question mark in prose", "what is this? an @mention", false, "what is this? an @mention"},
+		{"url inside /call JSON", `/call web_fetch {"url":"http://h/x?token=abc"}`, false, `/call web_fetch {"url":"http://h/x?token=redacted"}`},
+		{"url in a message", "summarise https://bob:pw@h.example/a, please", false, "summarise https://bob:redacted@h.example/a, please"},
+		{"email address kept", "mail alice@example.com about it", false, "mail alice@example.com about it"},
+		{"empty secret line", "", true, ""},
 		{"call secret-named argument", `/call login {"password":"pw","user":"bob"}`, false, `/call login {"password":"***","user":"bob"}`},
 	}
 	for _, tt := range tests {
