@@ -315,7 +315,20 @@ func (r *Registry) record(call guard.Call, secret bool, d guard.Decision, start 
 	case res != nil && res.IsError:
 		e.Error = firstLine(res.Text)
 	}
+	if secret {
+		e.Error = maskValues(e.Error, call.Args) // "no option <typed value>"
+	}
 	r.opts.Audit(e)
+}
+
+// maskValues hides every string argument's value where it appears in s.
+func maskValues(s string, args map[string]any) string {
+	for _, v := range args {
+		if str, ok := v.(string); ok && len(str) >= 3 {
+			s = strings.ReplaceAll(s, str, "[redacted]")
+		}
+	}
+	return s
 }
 
 func isNavigation(e guard.Effect) bool { return e == guard.Navigate || e == guard.Open }

@@ -91,3 +91,11 @@ func TestRegistrySecretCall(t *testing.T) {
 		})
 	}
 }
+
+func TestMaskValues(t *testing.T) {
+	args := map[string]any{"ref": "e2", "value": "hunter2secret", "n": 3.0}
+	got := maskValues(`browser_select: no option "hunter2secret" in e2`, args)
+	if want := `browser_select: no option "[redacted]" in e2`; got != want {
+		t.Errorf("maskValues = %q, want %q", got, want)
+	}
+}
