@@ -11,6 +11,7 @@ import (
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/shell"
 )
 
@@ -125,3 +126,14 @@ func (g shellGuard) Audit(n int) ([]string, error) {
 	printAudit(&b, entries)
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), nil
 }
+
+// The real parts fit the shell's interfaces; the shell finds /mcp
+// enable|disable through MCPToggler, so a mismatch would hide them silently.
+var (
+	_ shell.Tools      = (*agent.Registry)(nil)
+	_ shell.Agent      = (*agent.Agent)(nil)
+	_ shell.Browser    = (*modeSwitch)(nil)
+	_ shell.MCP        = (*mcpclient.Manager)(nil)
+	_ shell.MCPToggler = (*mcpclient.Manager)(nil)
+	_ shell.Guard      = shellGuard{}
+)
