@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -201,7 +202,10 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 // when the server died, the watcher's reason (exit status, stderr tail)
 // explains the failure better than "EOF".
 func (s *server) deathReason(callErr error) error {
-	if !errors.Is(callErr, mcp.ErrConnectionClosed) && !errors.Is(callErr, io.EOF) && !errors.Is(callErr, io.ErrUnexpectedEOF) {
+	// A dying stdio server shows up as any of these, depending on whether the
+	// reader saw EOF before or after the pipe was closed.
+	if !errors.Is(callErr, mcp.ErrConnectionClosed) && !errors.Is(callErr, io.EOF) &&
+		!errors.Is(callErr, io.ErrUnexpectedEOF) && !errors.Is(callErr, fs.ErrClosed) {
 		return nil
 	}
 	deadline := time.After(2 * time.Second)
