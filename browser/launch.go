@@ -120,9 +120,9 @@ func (p *process) waitEndpoint(ctx context.Context, wait time.Duration) (string,
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-p.exited:
-			return "", fmt.Errorf("chrome failed to start: %s", strings.TrimSpace(p.stderr.String()))
+			return "", fmt.Errorf("chrome failed to start: %s", chromeFailure(p.stderr.String()))
 		case <-deadline.C:
-			return "", fmt.Errorf("chrome did not open its debugging port within %s: %s", wait, strings.TrimSpace(p.stderr.String()))
+			return "", fmt.Errorf("chrome did not open its debugging port within %s: %s", wait, chromeFailure(p.stderr.String()))
 		case <-tick.C:
 		}
 	}
@@ -177,3 +177,29 @@ func (t *tailBuffer) String() string {
 }
 
 var errNoActivePort = errors.New("no DevToolsActivePort")
+
+// chromeFailure turns Chromium's stderr into one line a person can act on:
+// the known causes with what to do, else the last error line it printed.
+func chromeFailure(stderr string) string {
+	switch {
+	case strings.Contains(stderr, "Missing X server") || strings.Contains(stderr, "$DISPLAY"):
+		return "no display for a headed browser: set DISPLAY, or run without --headed"
+	case strings.Contains(stderr, "Running as root without --no-sandbox"):
+		return "running as root needs --no-sandbox"
+	}
+	var last string
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if i := strings.Index(line, "] "); strings.HasPrefix(line, "[") && i > 0 {
+			line = line[i+2:] // drop "[pid:tid:time:ERROR:file.cc(12)]"
+		}
+		last = line
+	}
+	if last == "" {
+		return "it printed nothing (try running it by hand with --headless)"
+	}
+	return last
+}

@@ -110,3 +110,17 @@ func TestLaunchAndClose(t *testing.T) {
 		t.Errorf("tabs = %+v, want one owned current blank tab", tabs)
 	}
 }
+
+func TestChromeFailure(t *testing.T) {
+	tests := []struct{ stderr, want string }{
+		{"[1:1:1130/080000.1:ERROR:ozone_platform_x11.cc(250)] Missing X server or $DISPLAY\n[1:1:ERROR:env.cc(257)] The platform failed to initialize.  Exiting.\n",
+			"no display for a headed browser: set DISPLAY, or run without --headed"},
+		{"line one\n[12:34:0101/000000.000:ERROR:foo.cc(1)] something broke\n\n", "something broke"},
+		{"", "it printed nothing (try running it by hand with --headless)"},
+	}
+	for _, tc := range tests {
+		if got := chromeFailure(tc.stderr); got != tc.want {
+			t.Errorf("chromeFailure(%q) = %q, want %q", tc.stderr, got, tc.want)
+		}
+	}
+}
