@@ -11,6 +11,27 @@ type ApprovalRequest struct {
 	Reason    string // why approval is needed, readable by a person
 	Args      string // argument summary, secrets masked
 	Sensitive bool   // on a sensitive page only Once or Deny may be offered
+	// Choices are the approvals the guard accepts for this call (AnswerOnce,
+	// and AnswerTool/AnswerServer where a standing grant is allowed); Deny is
+	// always possible. Empty means every answer on an ordinary page and only
+	// AnswerOnce on a sensitive one.
+	Choices []Answer
+}
+
+// Offers reports whether a is an answer the person may give.
+func (r ApprovalRequest) Offers(a Answer) bool {
+	if a == AnswerDeny || a == AnswerOnce {
+		return true
+	}
+	if len(r.Choices) == 0 {
+		return !r.Sensitive
+	}
+	for _, c := range r.Choices {
+		if c == a {
+			return true
+		}
+	}
+	return false
 }
 
 // Answer is the person's decision on an ApprovalRequest.

@@ -251,7 +251,8 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 		return d, nil
 	}
 	if err := r.policy.Grant(*call, scopeOf(answer)); err != nil {
-		return guard.Decision{Verdict: guard.Deny, Reason: err.Error(), DecidedBy: guard.ByPolicy}, nil
+		d.Verdict, d.Reason, d.DecidedBy = guard.Deny, err.Error(), guard.ByPolicy
+		return d, nil
 	}
 	// The page may have moved while the person read the question: judge the
 	// call again against where it is now.
@@ -334,10 +335,21 @@ func maskValues(s string, args map[string]any) string {
 func isNavigation(e guard.Effect) bool { return e == guard.Navigate || e == guard.Open }
 
 func approvalRequest(c guard.Call, secret bool, d guard.Decision) ApprovalRequest {
-	return ApprovalRequest{
+	req := ApprovalRequest{
 		Tool: c.Tool, Server: c.Server, PageURL: c.PageURL, Rule: d.Rule,
 		Reason: d.Reason, Args: summarizeArgs(c.Args, secret), Sensitive: d.Sensitive,
 	}
+	for _, sc := range d.Scopes { // only what the guard will accept
+		switch sc {
+		case guard.Once:
+			req.Choices = append(req.Choices, AnswerOnce)
+		case guard.ToolAlways:
+			req.Choices = append(req.Choices, AnswerTool)
+		case guard.ServerAlways:
+			req.Choices = append(req.Choices, AnswerServer)
+		}
+	}
+	return req
 }
 
 func scopeOf(a Answer) guard.Scope {

@@ -280,3 +280,34 @@ func TestRegistryUnknownToolAndBadArgs(t *testing.T) {
 		t.Errorf("Tools() (-want +got):\n%s", diff)
 	}
 }
+
+// TestRegistryOffersOnlyGrantableAnswers: the approval box offers only what
+// the guard accepts, so a person never picks an answer that then fails.
+func TestRegistryOffersOnlyGrantableAnswers(t *testing.T) {
+	tests := []struct {
+		name string
+		url  string
+		want []Answer
+	}{
+		{"native tool on an ordinary page: no server to trust", "https://example.test/", []Answer{AnswerOnce, AnswerTool}},
+		{"sensitive page: once only", "https://bank.test/pay", []Answer{AnswerOnce}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &scriptedApprover{answers: []Answer{AnswerDeny}}
+			r, _ := newTestRegistry(t, guard.Shared, newPageTool(tc.url), &RegistryOptions{Approver: a})
+			if _, err := r.Call(context.Background(), "browser_click", nil, OriginCommand); err != nil {
+				t.Fatal(err)
+			}
+			if len(a.asked) != 1 {
+				t.Fatalf("asked %d times", len(a.asked))
+			}
+			if diff := cmp.Diff(tc.want, a.asked[0].Choices); diff != "" {
+				t.Errorf("Choices (-want +got):\n%s", diff)
+			}
+			if a.asked[0].Offers(AnswerServer) {
+				t.Errorf("offers a server-wide grant for a native tool")
+			}
+		})
+	}
+}

@@ -54,7 +54,7 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 			s.p.Hint("not approved")
 			return agent.AnswerDeny, err
 		}
-		a, ok := parseAnswer(line, req.Sensitive)
+		a, ok := parseAnswer(line, req)
 		if s.tty == nil {
 			return s.scriptAnswer(line, a, ok), nil
 		}
@@ -64,7 +64,7 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 		if req.Sensitive {
 			s.p.Error("sensitive page (rule %s): answer y or n", orNone(req.Rule))
 		} else {
-			s.p.Error("answer y, t, s or n")
+			s.p.Error("answer %s", strings.Join(strings.Split(strings.Trim(offered(req), "[] "), "/"), ", "))
 		}
 	}
 }
@@ -96,19 +96,34 @@ func approvalBox(req agent.ApprovalRequest, p *printer) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "│ %-7s %s\n", r[0], r[1])
 	}
+	b.WriteString("╰─ [y] yes, once")
+	if req.Offers(agent.AnswerTool) {
+		b.WriteString("   [t] this tool always")
+	}
+	if req.Offers(agent.AnswerServer) {
+		b.WriteString("   [s] this server always")
+	}
+	b.WriteString("   [n] no")
 	if req.Sensitive {
-		b.WriteString("╰─ [y] yes, once   [n] no   (sensitive page: no standing grants)")
-	} else {
-		b.WriteString("╰─ [y] yes, once   [t] this tool always   [s] this server always   [n] no")
+		b.WriteString("   (sensitive page: no standing grants)")
 	}
 	return b.String()
 }
 
 func choicesLine(req agent.ApprovalRequest) string {
-	if req.Sensitive {
-		return "approve? [y/n] "
+	return "approve? " + offered(req) + " "
+}
+
+// offered lists the answer keys the guard accepts for req, e.g. "[y/t/n]".
+func offered(req agent.ApprovalRequest) string {
+	keys := []string{"y"}
+	if req.Offers(agent.AnswerTool) {
+		keys = append(keys, "t")
 	}
-	return "approve? [y/t/s/n] "
+	if req.Offers(agent.AnswerServer) {
+		keys = append(keys, "s")
+	}
+	return "[" + strings.Join(append(keys, "n"), "/") + "]"
 }
 
 func orNone(s string) string {
@@ -118,18 +133,18 @@ func orNone(s string) string {
 	return s
 }
 
-// parseAnswer reads y/t/s/n (and yes/no); t and s are refused on a
-// sensitive page.
-func parseAnswer(line string, sensitive bool) (agent.Answer, bool) {
+// parseAnswer reads y/t/s/n (and yes/no); t and s count only when the
+// guard offers them (never on a sensitive page).
+func parseAnswer(line string, req agent.ApprovalRequest) (agent.Answer, bool) {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return agent.AnswerOnce, true
 	case "n", "no":
 		return agent.AnswerDeny, true
 	case "t":
-		return agent.AnswerTool, !sensitive
+		return agent.AnswerTool, !req.Sensitive && req.Offers(agent.AnswerTool)
 	case "s":
-		return agent.AnswerServer, !sensitive
+		return agent.AnswerServer, !req.Sensitive && req.Offers(agent.AnswerServer)
 	}
 	return agent.AnswerDeny, false
 }
