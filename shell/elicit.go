@@ -33,6 +33,11 @@ func (s *Shell) Elicit(ctx context.Context, e *mcpclient.Elicitation) (*mcp.Elic
 	if s.p == nil {
 		return nil, fmt.Errorf("%w: the shell has not started", mcpclient.ErrDeclined)
 	}
+	ctx, done, err := s.formContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", mcpclient.ErrDeclined, err)
+	}
+	defer done()
 	s.p.SpinStop()
 	s.p.Hold(true)
 	defer s.p.Hold(false)
@@ -105,6 +110,40 @@ func elicitQuestion(e *mcpclient.Elicitation) string {
 		return "open the link? [y/n/c] "
 	}
 	return "fill in the form? [y/n/c] "
+}
+
+// formContext is the context a server's question is asked under. At a
+// terminal the question belongs to the running command: Ctrl-C cancels
+// that command, and with it the question, so its reader lets go of the
+// terminal before go-prompt takes it back (the server's own request
+// context may never end). With no command running the prompt owns the
+// terminal and the question is refused. Off a terminal ctx is kept: the
+// script's lines are read as answers.
+func (s *Shell) formContext(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if s.tty == nil {
+		return ctx, func() {}, nil
+	}
+	s.mu.Lock()
+	run := s.running
+	s.mu.Unlock()
+	if run == nil {
+		return nil, nil, errors.New("asked while no command was running (the prompt has the terminal)")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(run, cancel)
+	return ctx, func() { stop(); cancel() }, nil
+}
+
+// waitForms waits, at a terminal, until no approval box or server form is
+// open. runAsCommand calls it after cancelling its command, whose boxes
+// then end at once, so no reader is left on the terminal when the prompt
+// comes back.
+func (s *Shell) waitForms() {
+	if s.tty == nil {
+		return
+	}
+	approveMu.Lock()
+	approveMu.Unlock()
 }
 
 // fieldSummary is "string, required, default Paris: description".
@@ -244,6 +283,11 @@ func (s *Shell) ApproveSampling(ctx context.Context, r *mcpclient.SampleRequest)
 	if s.p == nil {
 		return false, errors.New("the shell has not started")
 	}
+	ctx, done, err := s.formContext(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer done()
 	s.p.SpinStop()
 	s.p.Hold(true)
 	defer s.p.Hold(false)

@@ -71,8 +71,9 @@ type Shell struct {
 	lines  chan string // non-terminal input, shared by the loop and approvals
 	events chan mcpclient.Event
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // cancels the running command or turn
+	mu      sync.Mutex
+	cancel  context.CancelFunc // cancels the running command or turn
+	running context.Context    // the running command's context; nil between commands
 	// idleInterrupt is what Ctrl-C does with nothing running: off a
 	// terminal it ends the script; at the prompt it is only a key.
 	idleInterrupt context.CancelFunc
@@ -326,17 +327,19 @@ func (s *Shell) execute(ctx context.Context, line string) {
 func (s *Shell) runAsCommand(ctx context.Context, fn func(context.Context) error) error {
 	cctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
-	s.cancel = cancel
+	s.cancel, s.running = cancel, cctx
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.cancel = nil
+		s.cancel, s.running = nil, nil
 		s.mu.Unlock()
 		cancel()
 		s.p.SpinStop()
 		s.p.EndStream()
 	}()
 	err := fn(cctx)
+	cancel()
+	s.waitForms()
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled) && ctx.Err() == nil:

@@ -58,6 +58,21 @@ func TestShellMCPHostInTerminal(t *testing.T) {
 		t.Errorf("defaults not sent:\n%s", sc)
 	}
 
+	// Ctrl-C at the question, then at the first field: the form ends,
+	// the server is told, and the prompt takes keys again.
+	for i, atField := range []bool{false, true} {
+		tm.keys("/call mcp__everything__trigger-elicitation-request {}", "Enter")
+		tm.waitForN("fill in the form? [y/n/c]", i+2, 30*time.Second)
+		if atField {
+			tm.keys("y", "Enter")
+			tm.waitForN("name*:", 3, 10*time.Second)
+		}
+		tm.keys("C-c")
+		tm.waitForN("cancelled: the server is told so", i+1, 10*time.Second)
+		tm.keys("/help", "Enter")
+		tm.waitForN("Ctrl-C cancels what is running", i+1, 10*time.Second)
+	}
+
 	tm.keys("/call mcp__everything__trigger-long-running-operation {\"duration\":30,\"steps\":30}", "Enter")
 	tm.waitFor("mcp everything: 2/30", 20*time.Second)
 	tm.keys("C-c")
@@ -111,19 +126,25 @@ func (tm *ttySession) keys(keys ...string) {
 }
 
 func (tm *ttySession) screen() string {
-	out, _ := exec.Command("tmux", "-S", tm.socket, "capture-pane", "-p", "-t", "t", "-S", "-300").CombinedOutput()
+	out, _ := exec.Command("tmux", "-S", tm.socket, "capture-pane", "-p", "-t", "t", "-S", "-").CombinedOutput()
 	return string(out)
 }
 
 // waitFor waits until the screen shows want; the timeout bounds a hang.
 func (tm *ttySession) waitFor(want string, timeout time.Duration) {
 	tm.t.Helper()
+	tm.waitForN(want, 1, timeout)
+}
+
+// waitForN waits until the screen shows want n times.
+func (tm *ttySession) waitForN(want string, n int, timeout time.Duration) {
+	tm.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if strings.Contains(tm.screen(), want) {
+		if strings.Count(tm.screen(), want) >= n {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	tm.t.Fatalf("screen never showed %q:\n%s", want, tm.screen())
+	tm.t.Fatalf("screen never showed %q %d times:\n%s", want, n, tm.screen())
 }
