@@ -15,6 +15,16 @@ import (
 // does not outlive it even then.
 func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGTERM }
 
+// groupLeader runs the server under a small sh that leads its process
+// group. The death signal reaches only that leader; sh passes it on to the
+// whole group, so a grandchild (npx starts the server as node, a child of
+// its own) dies with browseragent even after kill -9. sh keeps stdin for
+// the server explicitly: a background job would otherwise get /dev/null.
+func groupLeader(command string, args []string) (string, []string) {
+	const script = `trap 'trap - TERM; kill -TERM 0' TERM; exec 3<&0; "$@" 0<&3 3<&- & wait $!`
+	return "/bin/sh", append([]string{"-c", script, "sh", command}, args...)
+}
+
 // Pdeathsig fires when the OS thread that forked the child exits, not the
 // process (golang/go#27505). Every server is therefore started from one
 // goroutine locked to its own thread, which lives as long as the program.

@@ -22,3 +22,7 @@ func liveGroupMembers(pgid int) []int {
 	}
 	return []int{pgid}
 }
+
+// groupLeader runs the server directly: without a death signal there is
+// nothing for a leading sh to pass on.
+func groupLeader(command string, args []string) (string, []string) { return command, args }

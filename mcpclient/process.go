@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -58,7 +60,11 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, error) {
-	cmd := exec.Command(cfg.Command, cfg.Args...)
+	if err := findCommand(cfg); err != nil {
+		return nil, nil, err
+	}
+	name, args := groupLeader(cfg.Command, cfg.Args)
+	cmd := exec.Command(name, args...)
 	cmd.Dir = cfg.Cwd
 	cmd.Env = os.Environ()
 	for _, k := range sortedKeys(cfg.Env) {
@@ -80,7 +86,7 @@ func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, e
 	}
 	if err := startCmd(cmd); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("command %q (from %s) not found: install it (npx comes with Node.js 20+) or fix the command: %w", cfg.Command, cfg.Source, err)
+			return nil, nil, notFound(cfg, err)
 		}
 		return nil, nil, fmt.Errorf("start %q: %w", cfg.Command, err)
 	}
@@ -101,6 +107,23 @@ func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, e
 		close(p.done)
 	}()
 	return p, stdout, nil
+}
+
+// findCommand fails early, with what to do, when the server's command does
+// not exist (the group leader below would only report it as an exit).
+func findCommand(cfg *ServerConfig) error {
+	path := cfg.Command
+	if strings.Contains(path, "/") && !filepath.IsAbs(path) && cfg.Cwd != "" {
+		path = filepath.Join(cfg.Cwd, path)
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		return notFound(cfg, err)
+	}
+	return nil
+}
+
+func notFound(cfg *ServerConfig, err error) error {
+	return fmt.Errorf("command %q (from %s) not found: install it (npx comes with Node.js 20+) or fix the command: %w", cfg.Command, cfg.Source, err)
 }
 
 // PID is the leader's pid, which is also the process group id.
