@@ -39,6 +39,16 @@ func (m Mode) String() string {
 // crashed). In isolated mode the next call launches a new browser.
 var ErrLost = errors.New("lost the connection to the browser (was it closed?): run /connect again, or call the tool again for a fresh isolated browser")
 
+// errSharedLost is ErrLost when the person's browser went away: the Browser
+// is back in isolated mode by the time a caller sees it.
+var errSharedLost = lostError("lost the connection to the person's Chrome (closed or crashed): back in isolated mode with trust reset; call the tool again for a fresh isolated browser, or run /connect to attach again")
+
+// lostError is a loss message that matches ErrLost under errors.Is.
+type lostError string
+
+func (e lostError) Error() string        { return string(e) }
+func (e lostError) Is(target error) bool { return target == ErrLost }
+
 // Options configure a Browser; nil means defaults.
 type Options struct {
 	Launch        LaunchOptions
@@ -50,6 +60,12 @@ type Options struct {
 	// means ExtractDOM. ctx is the context the tool was called with, so a
 	// caller can pass values through to its extractor.
 	Extract func(ctx context.Context, html []byte, pageURL, selector string) (string, error)
+	// OnLost is called once when the person's browser goes away while
+	// connected, after the Browser switched back to isolated mode, so the
+	// owner can follow (guard mode, MCP servers, prompt). It runs on the
+	// goroutine that noticed the loss, with no Browser lock held, and may
+	// call the Browser.
+	OnLost func()
 }
 
 func (o *Options) withDefaults() Options {
@@ -78,9 +94,12 @@ func (o *Options) withDefaults() Options {
 type Browser struct {
 	opts Options
 
-	mu   sync.Mutex // guards s
+	mu   sync.Mutex // guards s, mode and lost
 	s    *session
 	mode Mode
+	// lost is the shared session that went away, until a tool call has
+	// reported the loss (ErrLost) once.
+	lost *session
 }
 
 // New returns a Browser in isolated mode; nothing starts yet.
@@ -105,30 +124,97 @@ func (b *Browser) Running() bool {
 // WSEndpoint returns the websocket URL of the current browser, launching the
 // isolated one when needed; chrome-devtools-mcp gets it as --wsEndpoint.
 func (b *Browser) WSEndpoint(ctx context.Context) (string, error) {
-	s, err := b.session(ctx)
+	s, err := b.live(ctx, false) // the loss is for the next tool call to report
 	if err != nil {
 		return "", err
 	}
 	return s.ws, nil
 }
 
-// session returns the live session, launching the isolated browser when none
-// runs. A shared session that died is reported, never replaced silently.
+// session returns the live session for a tool call, launching the isolated
+// browser when none runs. A shared session that died is never replaced
+// silently: the first call after the loss gets ErrLost.
 func (b *Browser) session(ctx context.Context) (*session, error) {
+	return b.live(ctx, true)
+}
+
+// live returns the live session; report says whether a pending loss of the
+// person's browser is reported (and so consumed) here.
+func (b *Browser) live(ctx context.Context, report bool) (*session, error) {
+	for {
+		s, dead, err := b.liveLocked(ctx, report)
+		if dead == nil {
+			return s, err
+		}
+		b.markLost(dead)
+	}
+}
+
+// liveLocked is one attempt of live; it returns a dead shared session
+// instead of handling it, since OnLost must run without the lock.
+func (b *Browser) liveLocked(ctx context.Context, report bool) (*session, *session, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.s != nil && b.s.dead() && b.mode == ModeShared {
+		return nil, b.s, nil
+	}
+	if report && b.lost != nil {
+		b.lost = nil
+		return nil, nil, errSharedLost
+	}
 	if b.s != nil && !b.s.dead() {
-		return b.s, nil
+		return b.s, nil, nil
 	}
 	if b.s != nil {
 		old := b.s
 		b.s = nil
 		old.close()
-		if b.mode == ModeShared {
-			b.mode = ModeIsolated
-			return nil, ErrLost
-		}
 	}
+	s, err := b.launchLocked(ctx)
+	return s, nil, err
+}
+
+// markLost switches to isolated mode when s, the shared session, is still
+// the current one, keeps the loss for the next tool call and tells OnLost.
+// A session that Connect, Disconnect or Close already replaced is ignored.
+func (b *Browser) markLost(s *session) {
+	b.mu.Lock()
+	if b.s != s || b.mode != ModeShared {
+		b.mu.Unlock()
+		return
+	}
+	b.s, b.mode, b.lost = nil, ModeIsolated, s
+	b.mu.Unlock()
+	s.close()
+	if b.opts.OnLost != nil {
+		b.opts.OnLost()
+	}
+}
+
+// lostErr is the error of a call whose session s died under it. A shared
+// loss counts as reported, so the next call starts the isolated browser.
+func (b *Browser) lostErr(s *session) error {
+	if s.mode != ModeShared || !s.dead() {
+		return ErrLost
+	}
+	b.markLost(s)
+	b.mu.Lock()
+	if b.lost == s {
+		b.lost = nil
+	}
+	b.mu.Unlock()
+	return errSharedLost
+}
+
+// watch notices the person's browser going away while nobody calls a tool,
+// so the mode is right at once (prompt, /mode, guard).
+func (b *Browser) watch(s *session) {
+	<-s.root.Done()
+	b.markLost(s)
+}
+
+// launchLocked starts the isolated browser; b.mu is held.
+func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 	p, err := launch(ctx, b.opts.Launch)
 	if err != nil {
 		return nil, err
@@ -156,8 +242,9 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	}
 	b.mu.Lock()
 	old := b.s
-	b.s, b.mode = s, ModeShared
+	b.s, b.mode, b.lost = s, ModeShared, nil
 	b.mu.Unlock()
+	go b.watch(s)
 	if old != nil {
 		old.close()
 	}
@@ -186,7 +273,7 @@ func (b *Browser) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old := b.s
-	b.s, b.mode = nil, ModeIsolated
+	b.s, b.mode, b.lost = nil, ModeIsolated, nil
 	if old != nil {
 		return old.close()
 	}

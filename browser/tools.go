@@ -185,7 +185,7 @@ func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*
 	res, err := h(ctx, c)
 	if err != nil {
 		if s.dead() {
-			return nil, ErrLost
+			return nil, b.lostErr(s)
 		}
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 	pctx, err := c.s.attach(t)
 	if err != nil {
 		if errors.Is(err, ErrLost) || c.s.dead() {
-			return nil, nil, ErrLost
+			return nil, nil, c.b.lostErr(c.s)
 		}
 		return nil, failf("%v", err), nil
 	}
