@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
@@ -50,6 +51,14 @@ type Session struct {
 
 	audit *guard.AuditLog
 	pages *mcpPages
+
+	// modeMu keeps the browser's mode and the guard policy's in step:
+	// Connect, Disconnect and a lost browser switch both under it.
+	modeMu  sync.Mutex
+	lost    bool             // the person's browser went away since the last Connect
+	onLost  func(msg string) // see OnBrowserLost
+	closing bool             // Close began: a loss restarts nothing
+	bg      sync.WaitGroup   // restarts after a loss, waited for by Close
 }
 
 // NewSession wires the parts; nothing is started yet (see Start).
@@ -74,6 +83,11 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	bo := opts.Browser
 	if bo.Extract == nil {
 		bo.Extract = extractRendered
+	}
+	if next := bo.OnLost; next != nil {
+		bo.OnLost = func() { s.browserLost(); next() }
+	} else {
+		bo.OnLost = s.browserLost
 	}
 	s.Browser = browser.New(&bo)
 	s.Registry = NewRegistry(s.Policy, ro)
@@ -106,26 +120,77 @@ func (s *Session) Start(ctx context.Context) {
 // "always" grant and owned tab, and restarts the browser MCP servers against
 // it. The returned message says what was reset.
 func (s *Session) Connect(ctx context.Context, t browser.Target) (string, error) {
+	s.modeMu.Lock()
 	if err := s.Browser.Connect(ctx, t); err != nil {
+		s.modeMu.Unlock()
 		return "", err
 	}
 	msg := s.Policy.SetMode(guard.Shared)
+	s.lost = false
+	s.modeMu.Unlock()
 	s.restartBrowserServers(ctx)
 	return msg, nil
 }
 
+// ErrAlreadyLost is Disconnect's answer after the person's browser went
+// away by itself: the session is already back in isolated mode.
+var ErrAlreadyLost = errors.New("not connected: the connection to your Chrome was already lost (closed or crashed), so browseragent is in isolated mode with trust reset; /connect attaches again")
+
 // Disconnect leaves the person's browser as it was and returns to isolated
 // mode, with the same trust reset.
 func (s *Session) Disconnect(ctx context.Context) (string, error) {
+	s.modeMu.Lock()
 	if s.Browser.Mode() != browser.ModeShared {
+		lost := s.lost
+		s.modeMu.Unlock()
+		if lost {
+			return "", ErrAlreadyLost
+		}
 		return "", errors.New("not connected: already in isolated mode")
 	}
-	if err := s.Browser.Disconnect(); err != nil {
+	err := s.Browser.Disconnect()
+	msg := s.Policy.SetMode(guard.Isolated)
+	s.modeMu.Unlock()
+	if err != nil {
 		return "", err
 	}
-	msg := s.Policy.SetMode(guard.Isolated)
 	s.restartBrowserServers(ctx)
 	return msg, nil
+}
+
+// OnBrowserLost sets fn to hear, once per loss, that the person's browser
+// went away while connected. By then Mode and Facts say isolated and the
+// trust is reset; msg says so in sentences the shell can print as it is.
+// fn runs on a background goroutine once chrome-devtools-mcp is being
+// restarted against the isolated browser.
+func (s *Session) OnBrowserLost(fn func(msg string)) {
+	s.modeMu.Lock()
+	s.onLost = fn
+	s.modeMu.Unlock()
+}
+
+// browserLost follows the Browser back to isolated mode (browser.Options.
+// OnLost): the guard policy at once, so the very call that reports the
+// loss already sees isolated mode, then the MCP restart and the notice in
+// the background, since the caller may be an MCP server's start (Adjust).
+func (s *Session) browserLost() {
+	s.modeMu.Lock()
+	if s.closing || s.Browser.Mode() == browser.ModeShared {
+		s.modeMu.Unlock() // closing, or a Connect already replaced the lost browser
+		return
+	}
+	msg := "Lost the connection to your Chrome (closed or crashed). " + s.Policy.SetMode(guard.Isolated)
+	s.lost = true
+	notify := s.onLost
+	s.bg.Add(1)
+	s.modeMu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		s.restartBrowserServers(context.Background())
+		if notify != nil {
+			notify(msg) // after the restart began, so /mcp no longer shows the dead one ready
+		}
+	}()
 }
 
 // Mode is the current browser mode.
@@ -134,6 +199,10 @@ func (s *Session) Mode() guard.Mode { return s.Policy.Mode() }
 // Close stops the MCP servers and the isolated browser (a shared browser is
 // only detached) and closes the audit log. No child process remains.
 func (s *Session) Close() error {
+	s.modeMu.Lock()
+	s.closing = true
+	s.modeMu.Unlock()
+	s.bg.Wait()
 	var errs []error
 	if s.MCP != nil {
 		errs = append(errs, s.MCP.Close())

@@ -63,6 +63,12 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	} else {
 		opts.NoLLMReason = st.Why()
 	}
+	// A lost Chrome switches the session back to isolated by itself: the
+	// prompt facts follow and the person reads why, with the trust reset.
+	sess.OnBrowserLost(func(msg string) {
+		b.refresh()
+		sh.Notice(msg)
+	})
 	if f.connect.on() {
 		t := f.connect.target()
 		opts.Connect = &t
