@@ -34,6 +34,7 @@ func (m *stubMCP) Resources(name string) ([]*mcp.Resource, []*mcp.ResourceTempla
 		[]*mcp.ResourceTemplate{{URITemplate: "file:///{path}", Name: "any file"}}, nil
 }
 func (m *stubMCP) ExpandMentions(_ context.Context, msg string) (string, error) { return msg, nil }
+func (m *stubMCP) WaitAll(context.Context) error                                { return nil }
 
 func newStubMCP() *stubMCP {
 	return &stubMCP{sts: []mcpclient.Status{

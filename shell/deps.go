@@ -60,6 +60,9 @@ type MCP interface {
 	Resources(name string) ([]*mcp.Resource, []*mcp.ResourceTemplate, error)
 	// ExpandMentions appends the resources named by @server:uri mentions.
 	ExpandMentions(ctx context.Context, msg string) (string, error)
+	// WaitAll waits until no server is starting, or ctx ends. A script
+	// waits for it before its first line, so its tools are there.
+	WaitAll(ctx context.Context) error
 }
 
 // MCPToggler is the optional part of MCP behind /mcp enable|disable.

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
@@ -55,6 +56,11 @@ type Options struct {
 	// HistoryFile is where typed lines are kept; "" means
 	// $XDG_STATE_HOME/browseragent/history, "-" means no history.
 	HistoryFile string
+	// MCPWait bounds how long a script (input that is not a terminal)
+	// waits for the MCP servers to start before its first line; 0 means
+	// DefaultMCPWait. The terminal prompt never waits.
+	MCPWait time.Duration
+
 	// ScreenshotDir is where /screenshot saves images when no file is
 	// given; "" means the current directory.
 	ScreenshotDir string
@@ -201,15 +207,55 @@ func (s *Shell) runLines(ctx context.Context) error {
 	defer stopSig()
 	go s.pumpEvents(ctx)
 	s.startup(ctx)
+	waited := false
 	for !s.isExiting() {
 		line, err := s.nextLine(ctx)
 		if err != nil {
 			break
 		}
+		if !waited && strings.TrimSpace(line) != "" {
+			waited = true
+			if s.waitMCP(ctx) != nil {
+				break // Ctrl-C while waiting ends the script
+			}
+		}
 		s.execute(ctx, line)
 	}
 	if s.failed > 0 {
 		return &ScriptError{Failed: s.failed, Ran: s.ran}
+	}
+	return nil
+}
+
+// DefaultMCPWait is how long a script waits for MCP servers to start, as
+// `browseragent run --mcp-wait` does.
+const DefaultMCPWait = 30 * time.Second
+
+// waitMCP waits, up to Options.MCPWait, until no MCP server is starting, so
+// a script's /call and its tasks find every server's tools. A server still
+// starting after that is named, and the script goes on without it. It
+// fails only when ctx ends.
+func (s *Shell) waitMCP(ctx context.Context) error {
+	if s.opts.MCP == nil {
+		return nil
+	}
+	d := s.opts.MCPWait
+	if d <= 0 {
+		d = DefaultMCPWait
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := s.opts.MCP.WaitAll(wctx) // a failed server is reported by its event
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		return nil
+	}
+	for _, st := range s.opts.MCP.Status() {
+		if st.State == mcpclient.StateStarting {
+			s.p.ErrHint("mcp %s: still starting after %s: going on without it (/mcp logs %s)", st.Name, d, st.Name)
+		}
 	}
 	return nil
 }

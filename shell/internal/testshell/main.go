@@ -137,3 +137,4 @@ func (m *fakeMCP) Resources(string) ([]*mcp.Resource, []*mcp.ResourceTemplate, e
 	return []*mcp.Resource{{URI: "file:///notes.txt", Name: "notes"}}, nil, nil
 }
 func (m *fakeMCP) ExpandMentions(_ context.Context, msg string) (string, error) { return msg, nil }
+func (m *fakeMCP) WaitAll(context.Context) error                                { return nil }

@@ -1,0 +1,77 @@
+package shell
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent"
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/mcpclient"
+)
+
+// slowShell runs script in a shell over a real agent.Session whose one
+// MCP server "slow" (tool echo) connects only once release is closed;
+// afterRun runs when the script has ended, before the session closes.
+func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time.Duration, script string) (string, string, int) {
+	t.Helper()
+	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: hi"}}}, nil
+		})
+	mo := mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
+		<-release // a server slow to start
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	opts := &Options{HistoryFile: "-", MCPWait: wait}
+	sh := New(opts)
+	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"slow": {Name: "slow", Command: "unused"}}}, MCPOptions: mo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	sess.Start(context.Background())
+	opts.Tools, opts.MCP = sess.Registry, sess.MCP
+	var out, errb syncBuffer
+	opts.Stdin = strings.NewReader(script)
+	opts.Stdout, opts.Stderr = &out, &errb
+	n := failures(t, sh.Run(context.Background()))
+	afterRun()
+	return out.String(), errb.String(), n
+}
+
+// TestScriptWaitsForMCP: a script's first line runs once the MCP servers
+// have started, so a /call of a server that is slow to start succeeds;
+// a server still starting after MCPWait is named and the script goes on.
+func TestScriptWaitsForMCP(t *testing.T) {
+	t.Run("slow server is waited for", func(t *testing.T) {
+		release := make(chan struct{})
+		timer := time.AfterFunc(300*time.Millisecond, func() { close(release) })
+		defer timer.Stop()
+		out, errs, failed := slowShell(t, release, func() {}, 0, "/call mcp__slow__echo {}\n")
+		if failed != 0 || !strings.Contains(out, "echo: hi") {
+			t.Errorf("failed %d\nstdout:\n%s\nstderr:\n%s", failed, out, errs)
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		release := make(chan struct{})
+		out, errs, failed := slowShell(t, release, func() { close(release) }, 50*time.Millisecond, "/call mcp__slow__echo {}\n")
+		if failed != 1 || !strings.Contains(errs, "mcp slow: still starting after 50ms: going on without it") {
+			t.Errorf("failed %d\nstdout:\n%s\nstderr:\n%s", failed, out, errs)
+		}
+	})
+}
