@@ -123,14 +123,23 @@ func (s *Shell) printResult(res *agent.ToolResult) error {
 	return nil
 }
 
-// saveImage writes img to file, or to a new name in ScreenshotDir.
+// saveImage writes img to file, or to a new name in ScreenshotDir (by
+// default where the browser keeps its screenshots), never in the working
+// directory.
 func (s *Shell) saveImage(file string, img agent.Image) (string, error) {
 	if file == "" {
 		ext := ".png"
 		if strings.Contains(img.MIME, "jpeg") {
 			ext = ".jpg"
 		}
-		file = filepath.Join(s.opts.ScreenshotDir, "screenshot-"+time.Now().Format("20060102-150405.000")+ext)
+		dir := s.opts.ScreenshotDir
+		if dir == "" {
+			dir = DefaultScreenshotDir()
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("save image: %w", err)
+		}
+		file = filepath.Join(dir, "screenshot-"+time.Now().Format("20060102-150405.000")+ext)
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -140,6 +149,12 @@ func (s *Shell) saveImage(file string, img agent.Image) (string, error) {
 		return "", fmt.Errorf("save screenshot: %w", err)
 	}
 	return abs, nil
+}
+
+// DefaultScreenshotDir is $TMPDIR/browseragent-screenshots, where the
+// browser saves screenshots too.
+func DefaultScreenshotDir() string {
+	return filepath.Join(os.TempDir(), "browseragent-screenshots")
 }
 
 func cmdScreenshot(ctx context.Context, s *Shell, c *call) error {

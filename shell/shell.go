@@ -61,8 +61,8 @@ type Options struct {
 	// DefaultMCPWait. The terminal prompt never waits.
 	MCPWait time.Duration
 
-	// ScreenshotDir is where /screenshot saves images when no file is
-	// given; "" means the current directory.
+	// ScreenshotDir is where images of tool results (/call, /screenshot
+	// without FILE) are saved; "" means DefaultScreenshotDir().
 	ScreenshotDir string
 }
 
