@@ -36,7 +36,7 @@ func cmdConnect(ctx context.Context, s *Shell, c *call) error {
 	if msg != "" {
 		s.p.Hint("%s", msg)
 	}
-	s.p.Hint("the agent asks before acting on tabs it did not open; /disconnect goes back")
+	s.p.Hint("%s; /disconnect goes back", sharedWrites(s.opts.Yes))
 	return nil
 }
 
@@ -59,6 +59,16 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 	return nil
 }
 
+// sharedWrites says what asks in shared mode: every write, on the
+// person's tabs and the agent's own alike (guard.Shared), unless --yes
+// approves them on ordinary pages.
+func sharedWrites(yes bool) string {
+	if yes {
+		return "--yes approves every write on ordinary pages; sensitive pages still ask"
+	}
+	return "every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own"
+}
+
 func cmdMode(_ context.Context, s *Shell, _ *call) error {
 	if s.opts.Browser == nil {
 		return errNoBrowser
@@ -66,7 +76,7 @@ func cmdMode(_ context.Context, s *Shell, _ *call) error {
 	switch s.opts.Browser.Mode() {
 	case guard.Shared:
 		s.p.Line("shared: the tools drive your own Chrome")
-		s.p.Hint("the agent asks before acting on your tabs; /disconnect returns to the isolated browser")
+		s.p.Hint("%s; /disconnect returns to the isolated browser", sharedWrites(s.opts.Yes))
 	default:
 		s.p.Line("isolated: the tools drive browseragent's own Chromium with a temporary profile")
 		s.p.Hint("/connect attaches to your running Chrome instead (shared mode)")

@@ -19,8 +19,9 @@ func browserCommands() []*command {
 		{name: "connect", args: "[--user-data-dir D | --browser-url U | --ws-endpoint W]",
 			summary: "attach to your running Chrome (shared mode)",
 			help: "With no flag, finds Chrome through DevToolsActivePort in the default profiles: allow remote\n" +
-				"debugging at chrome://inspect/#remote-debugging first. In shared mode the agent asks before\n" +
-				"acting on your tabs, and never on sensitive sites without a fresh yes.",
+				"debugging at chrome://inspect/#remote-debugging first. In shared mode every write (click, type,\n" +
+				"key, JavaScript) asks first, on your tabs and the agent's own alike; on sensitive sites no\n" +
+				"standing grant applies, each write needs a fresh yes.",
 			flags: []flagSpec{
 				{"user-data-dir", "DIR", "the Chrome profile directory whose DevToolsActivePort to read"},
 				{"browser-url", "URL", "http://127.0.0.1:9222 of a Chrome started with --remote-debugging-port"},

@@ -147,9 +147,9 @@ isolated: the tools drive browseragent's own Chromium with a temporary profile
 /connect attaches to your running Chrome instead (shared mode)
 connected to your Chrome: shared mode
 0 "always allow" grant(s) cleared
-the agent asks before acting on tabs it did not open; /disconnect goes back
+every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect goes back
 shared: the tools drive your own Chrome
-the agent asks before acting on your tabs; /disconnect returns to the isolated browser
+every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect returns to the isolated browser
 disconnected, your tabs untouched: isolated mode
 `
 	if diff := cmp.Diff(wantOut, out); diff != "" {
@@ -175,7 +175,7 @@ func TestConnectAtStart(t *testing.T) {
 		wantErr string
 	}{
 		{"connects", browser.Target{BrowserURL: "http://127.0.0.1:9222"}, "connected to your Chrome: shared mode\n" +
-			"0 \"always allow\" grant(s) cleared\nthe agent asks before acting on tabs it did not open; /disconnect goes back\n", ""},
+			"0 \"always allow\" grant(s) cleared\nevery write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect goes back\n", ""},
 		{"failure is printed, the shell runs on", browser.Target{}, "browser_tabs ok\n", "error: " + browser.ErrNotDebuggable.Error() + "\n"},
 	}
 	for _, tt := range tests {
