@@ -291,6 +291,7 @@ type session struct {
 
 	mu      sync.Mutex
 	tabs    map[target.ID]*tab
+	gone    map[target.ID]bool // closed tabs: a late event must not bring one back
 	short   map[string]target.ID
 	next    int
 	current target.ID
@@ -304,7 +305,7 @@ func openSession(ctx context.Context, ws string, mode Mode, p *process) (*sessio
 	s := &session{
 		mode: mode, ws: ws, proc: p, allocCancel: allocCancel,
 		root: root, rootCancel: rootCancel,
-		tabs: map[target.ID]*tab{}, short: map[string]target.ID{},
+		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.start() }()

@@ -76,7 +76,7 @@ func (s *session) onEvent(ev any) {
 
 func (s *session) upsertLocked(info *target.Info) {
 	// Only tabs: not workers, iframes, prerendered pages or DevTools windows.
-	if info == nil || info.Type != "page" || info.Subtype != "" || strings.HasPrefix(info.URL, "devtools://") {
+	if info == nil || info.Type != "page" || info.Subtype != "" || strings.HasPrefix(info.URL, "devtools://") || s.gone[info.TargetID] {
 		return
 	}
 	t := s.tabs[info.TargetID]
@@ -100,6 +100,7 @@ func (s *session) removeLocked(id target.ID) {
 	if t == nil {
 		return
 	}
+	s.gone[id] = true // target IDs are never reused
 	delete(s.tabs, id)
 	delete(s.short, t.short)
 	if t.cancel != nil {
