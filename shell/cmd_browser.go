@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 )
@@ -45,6 +46,12 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 		return errNoBrowser
 	}
 	if s.opts.Browser.Mode() != guard.Shared {
+		// The session knows why: never connected, or the person's Chrome
+		// was lost (it then says so), so ask it rather than guess.
+		if _, err := s.opts.Browser.Disconnect(ctx); errors.Is(err, agent.ErrAlreadyLost) {
+			s.p.Line("%s", err)
+			return nil
+		}
 		s.p.Line("not connected: already using the isolated browser")
 		return nil
 	}
