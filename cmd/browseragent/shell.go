@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ import (
 type shellFlags struct {
 	sites, mcpConfig, model string
 	noMCP, yes, headed      bool
+	mcpWait                 time.Duration
 	connect                 connectFlags
 	host                    hostFlags // --root (mcp_extra.go)
 }
@@ -29,6 +31,7 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config `FILE` (mcpServers JSON), merged over yours and .mcp.json")
 	fl.StringVar(&f.model, "model", "", "LLM `MODEL` (default $BROWSERAGENT_MODEL or the provider's default)")
 	fl.BoolVar(&f.noMCP, "no-mcp", false, "start no MCP server")
+	fl.DurationVar(&f.mcpWait, "mcp-wait", shell.DefaultMCPWait, "with piped input: how long to wait for MCP servers before the first command (the terminal prompt never waits)")
 	fl.BoolVar(&f.yes, "yes", false, "approve writes on ordinary pages without asking (never on sensitive pages)")
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser's window instead of running headless")
 	f.connect.addFlags(fl)
@@ -38,7 +41,7 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 // runShell starts the interactive shell: the session first (rules, MCP in
 // the background, the browser lazily), then the prompt at once.
 func runShell(ctx context.Context, s *streams, f *shellFlags) error {
-	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes}
+	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait}
 	sh := shell.New(opts)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
 		yes: f.yes, headed: f.headed, approver: sh, onMCP: sh.MCPEvent, mcpHost: shellHost(sh, &f.host, f.model)})
