@@ -618,7 +618,7 @@ func withServer(cmd *cobra.Command, s *streams, f *mcpFlags, args []string, want
 		return err
 	}
 	if (want >= 0 && len(rest) != want) || (want < 0 && len(rest) > -want) {
-		return exitCode(2, fmt.Sprintf("usage: browseragent %s", cmd.Use))
+		return exitCode(2, fmt.Sprintf("usage: %s %s", cmd.Parent().CommandPath(), cmd.Use))
 	}
 	cfg, err := f.loadConfig(name)
 	if err != nil {

@@ -196,21 +196,7 @@ server is started for the command, so use --wait to collect messages; in
 the shell, /mcp log-level NAME LEVEL keeps the level for the session.`,
 		Example: `  browseragent mcp log-level everything debug --wait 6s`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, rest, err := f.serverArgs(args)
-			if err != nil {
-				return err
-			}
-			if len(rest) != 1 {
-				return exitCode(2, "usage: browseragent mcp log-level NAME LEVEL")
-			}
-			cfg, err := f.loadConfig(name)
-			if err != nil {
-				return err
-			}
-			return withManager(cmd.Context(), s, f, cfg, func(ctx context.Context, m *mcpclient.Manager) error {
-				if err := ready(ctx, m, name); err != nil {
-					return err
-				}
+			return withServer(cmd, s, f, args, 1, func(ctx context.Context, m *mcpclient.Manager, name string, rest []string) error {
 				if err := m.SetLogLevel(ctx, name, rest[0]); err != nil {
 					return err
 				}
