@@ -132,14 +132,8 @@ func sameURL(a, b string) bool {
 // MarkOwned records that the agent opened a tab through another path (an MCP
 // new_page, or a page listed under "Opened pages" after an agent call).
 func (b *Browser) MarkOwned(tabID string) bool {
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil {
-		return false
-	}
-	t, err := s.lookup(tabID)
-	if err != nil {
+	s, t := b.knownTab(tabID)
+	if t == nil {
 		return false
 	}
 	s.mu.Lock()

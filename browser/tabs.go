@@ -330,19 +330,29 @@ func (b *Browser) Tabs() []Tab {
 
 // Owned reports whether the agent opened the tab (isolated tabs always are).
 func (b *Browser) Owned(tabID string) bool {
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil {
-		return false
-	}
-	t, err := s.lookup(tabID)
-	if err != nil {
+	s, t := b.knownTab(tabID)
+	if t == nil {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return t.owned
+}
+
+// knownTab finds tabID in the current session; nil when there is no
+// session or no such tab.
+func (b *Browser) knownTab(tabID string) (*session, *tab) {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil {
+		return nil, nil
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return nil, nil
+	}
+	return s, t
 }
 
 // CurrentTab returns the short id of the tab page tools act on, or "".
