@@ -115,20 +115,23 @@ func TestFitContextSummaryNamesTheCall(t *testing.T) {
 // way the registry offers MCP tools.
 func loadCDMTools(t *testing.T) []ToolDef {
 	t.Helper()
-	data, err := os.ReadFile("testdata/budget_chrome-devtools-mcp-1.11.0_tools.json")
+	// One capture serves both packages: mcpclient's golden tests own it.
+	data, err := os.ReadFile("../mcpclient/testdata/chrome-devtools-mcp-1.11.0.tools.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tools []struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description"`
-		InputSchema map[string]any `json:"inputSchema"`
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
 	}
-	if err := json.Unmarshal(data, &tools); err != nil {
+	if err := json.Unmarshal(data, &list); err != nil {
 		t.Fatal(err)
 	}
 	var defs []ToolDef
-	for _, tl := range tools {
+	for _, tl := range list.Tools {
 		defs = append(defs, ToolDef{Name: "mcp__chrome-devtools__" + tl.Name, RawName: tl.Name, Server: "chrome-devtools",
 			Source: SourceMCP, Description: tl.Description, Parameters: tl.InputSchema})
 	}
