@@ -15,7 +15,7 @@ import (
 
 // qualityBar is the mean word-level F1 that text extraction must reach
 // against Mozilla Readability's output on the shared test pages.
-const qualityBar = 0.95
+const qualityBar = 0.99
 
 // TestExtractionQuality serves every shared test page over HTTP, fetches it
 // as text, and scores its words against the page's expected.html. Run with
