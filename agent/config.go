@@ -7,11 +7,12 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // Defaults for the LLM settings; each can be changed in config.yaml and the
@@ -107,15 +108,7 @@ func LoadConfig(path string) (*FileConfig, error) {
 // ConfigPath is where the config file lives: $XDG_CONFIG_HOME/browseragent/config.yaml,
 // or ~/.config/browseragent/config.yaml.
 func ConfigPath(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "browseragent", "config.yaml")
+	return xdg.ConfigPath(getenv, "config.yaml")
 }
 
 // Overrides are the command-line flags; zero values mean "not given".

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // Retry policy for 429 and 5xx answers.
@@ -341,24 +343,13 @@ func describeLLMError(s Settings, err error) error {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return fmt.Errorf("LLM at %s refused the API key (%d): check OPENAI_API_KEY or the provider's key variable", s.BaseURL, status)
 	case http.StatusNotFound:
-		return fmt.Errorf("LLM at %s answered 404 for model %q: check the model name and that the base URL ends in /v1 (%s)", s.BaseURL, s.Model, oneLine(msg))
+		return fmt.Errorf("LLM at %s answered 404 for model %q: check the model name and that the base URL ends in /v1 (%s)", s.BaseURL, s.Model, textutil.FirstLine(msg, 300))
 	case http.StatusBadRequest:
 		if l := strings.ToLower(msg); strings.Contains(l, "tool") && (strings.Contains(l, "support") || strings.Contains(l, "not allowed")) {
-			return fmt.Errorf("model %q at %s does not support tool calls: choose one that does (%s)", s.Model, s.BaseURL, oneLine(msg))
+			return fmt.Errorf("model %q at %s does not support tool calls: choose one that does (%s)", s.Model, s.BaseURL, textutil.FirstLine(msg, 300))
 		}
 	case http.StatusTooManyRequests:
-		return fmt.Errorf("LLM at %s is rate limiting (429): wait a while and try again, or check the account's quota (%s)", s.BaseURL, oneLine(msg))
+		return fmt.Errorf("LLM at %s is rate limiting (429): wait a while and try again, or check the account's quota (%s)", s.BaseURL, textutil.FirstLine(msg, 300))
 	}
-	return fmt.Errorf("LLM at %s: %d: %s", s.BaseURL, status, oneLine(msg))
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return fmt.Errorf("LLM at %s: %d: %s", s.BaseURL, status, textutil.FirstLine(msg, 300))
 }

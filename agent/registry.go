@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // ErrUnknownTool is returned by Registry.Call for a name no provider offers.
@@ -314,7 +315,7 @@ func (r *Registry) record(call guard.Call, secret bool, d guard.Decision, start 
 	case err != nil:
 		e.Error = err.Error()
 	case res != nil && res.IsError:
-		e.Error = firstLine(res.Text)
+		e.Error = textutil.FirstLine(res.Text, 0)
 	}
 	if secret {
 		e.Error = maskValues(e.Error, call.Args) // "no option <typed value>"
@@ -380,7 +381,7 @@ func parseArgs(raw json.RawMessage) (map[string]any, error) {
 func (r *Registry) suggest(name string) string {
 	best, bestD := "", 1<<30
 	for _, d := range r.Tools() {
-		if dist := editDistance(name, d.Name); dist < bestD {
+		if dist := textutil.EditDistance(name, d.Name); dist < bestD {
 			best, bestD = d.Name, dist
 		}
 	}
@@ -388,35 +389,6 @@ func (r *Registry) suggest(name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // summarizeArgs renders arguments for the approval box, secrets masked (and

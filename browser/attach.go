@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // Target says which running browser Connect attaches to. The first field set
@@ -142,10 +144,7 @@ func profileDirs(getenv func(string) string, goos string) []string {
 			dirs = append(dirs, filepath.Join(base, d))
 		}
 	default:
-		base := getenv("XDG_CONFIG_HOME")
-		if base == "" {
-			base = filepath.Join(home, ".config")
-		}
+		base := xdg.ConfigHome(getenv)
 		for _, d := range []string{"google-chrome", "google-chrome-beta", "google-chrome-unstable", "google-chrome-canary", "chromium"} {
 			dirs = append(dirs, filepath.Join(base, d))
 		}

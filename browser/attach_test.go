@@ -174,17 +174,6 @@ func TestSharedMode(t *testing.T) {
 		t.Errorf("TabFor(browser_click) = %q, want current %q", b.TabFor("browser_click", nil), agent)
 	}
 
-	// fetch --render --connect: a logged-in page, rendered in a tab that is
-	// closed again.
-	n, cur := len(b.Tabs()), b.CurrentTab()
-	page, err := b.Render(context.Background(), site.URL+"/account", RenderOptions{WaitFor: "Welcome"})
-	if err != nil || !strings.Contains(page.Markdown(), "Welcome back, person") {
-		t.Errorf("Render in shared mode: %v", err)
-	}
-	if got := len(b.Tabs()); got != n || b.CurrentTab() != cur {
-		t.Errorf("Render left %d tabs (want %d), current %s (want %s)", got, n, b.CurrentTab(), cur)
-	}
-
 	// A popup opened by the agent's tab is the agent's too.
 	mustCall(t, b, "browser_navigate", map[string]any{"url": site.URL + "/form.html"})
 	snap := mustCall(t, b, "browser_snapshot", nil).Text

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // Entry is one line of the audit log: one tool call and what was decided.
@@ -56,15 +58,10 @@ type AuditLog struct {
 // DefaultAuditPath is $XDG_STATE_HOME/browseragent/audit.jsonl
 // (~/.local/state when XDG_STATE_HOME is unset).
 func DefaultAuditPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return filepath.Join(os.TempDir(), "browseragent-audit.jsonl")
-		}
-		dir = filepath.Join(home, ".local", "state")
+	if p := xdg.StatePath(nil, "audit.jsonl"); p != "" {
+		return p
 	}
-	return filepath.Join(dir, "browseragent", "audit.jsonl")
+	return filepath.Join(os.TempDir(), "browseragent-audit.jsonl")
 }
 
 // OpenAudit opens (creating it and its directory, private to the user) the

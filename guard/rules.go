@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // Action is what a sensitive-site rule demands.
@@ -256,15 +257,7 @@ func build(all []*Rule) *Rules {
 // UserRulesPath is $XDG_CONFIG_HOME/browseragent/sensitive-sites.yaml
 // (~/.config when XDG_CONFIG_HOME is unset).
 func UserRulesPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "browseragent", "sensitive-sites.yaml")
+	return xdg.ConfigPath(nil, "sensitive-sites.yaml")
 }
 
 // RuleFiles returns the files to layer over the defaults: the user's file

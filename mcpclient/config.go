@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // Transport kinds accepted in a server's "type" field.
@@ -166,15 +168,7 @@ func DefaultServer() *ServerConfig {
 // UserConfigPath is $XDG_CONFIG_HOME/browseragent/mcp.json (or
 // ~/.config/browseragent/mcp.json).
 func UserConfigPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = "."
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "browseragent", "mcp.json")
+	return xdg.ConfigPath(nil, "mcp.json")
 }
 
 // ConfigFile is one file to merge; a missing optional file is skipped.

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/browseragent/browseragent/agent"
 	"golang.org/x/sys/unix"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // approveMu makes approvals one at a time: two boxes at once could not be
@@ -89,7 +91,7 @@ func approvalBox(req agent.ApprovalRequest, p *printer) string {
 		rows = append(rows, [2]string{"why", req.Reason})
 	}
 	if req.Args != "" {
-		rows = append(rows, [2]string{"args", oneLine(req.Args, 200)})
+		rows = append(rows, [2]string{"args", textutil.OneLine(req.Args, 200)})
 	}
 	var b strings.Builder
 	b.WriteString(p.paint(ansiBold, "╭─ approve this tool call? ") + "\n")

@@ -8,6 +8,7 @@ import (
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 var errNoBrowser = &hintError{
@@ -102,7 +103,7 @@ func completeTabs(s *Shell, n int, _ []string) []suggestion {
 		if len(num) > 1 && num[0] == 't' {
 			num = num[1:]
 		}
-		desc := oneLine(t.Title+" "+t.URL, 60)
+		desc := textutil.OneLine(t.Title+" "+t.URL, 60)
 		if t.Current {
 			desc = "* " + desc
 		}

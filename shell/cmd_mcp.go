@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -131,7 +132,7 @@ func mcpList(s *Shell) error {
 	for _, st := range sts {
 		line := fmt.Sprintf("%-20s %-9s %3d tools %3d prompts %3d resources", st.Name, st.State, st.Tools, st.Prompts, st.Resources)
 		if st.Err != nil {
-			line += "  " + oneLine(st.Err.Error(), 80)
+			line += "  " + textutil.OneLine(st.Err.Error(), 80)
 		}
 		s.p.Line("%s", line)
 	}
@@ -196,7 +197,7 @@ func mcpTools(s *Shell, name string) error {
 	for _, d := range s.opts.Tools.Tools() {
 		if d.Server == name {
 			n++
-			fmt.Fprintf(&b, "%-40s %s\n", d.Name, oneLine(d.Description, 80))
+			fmt.Fprintf(&b, "%-40s %s\n", d.Name, textutil.OneLine(d.Description, 80))
 		}
 	}
 	if n == 0 {
@@ -218,10 +219,10 @@ func mcpResources(s *Shell, name string) error {
 	}
 	var b strings.Builder
 	for _, r := range res {
-		fmt.Fprintf(&b, "@%s:%s  %s\n", name, r.URI, oneLine(r.Name+" "+r.Description, 70))
+		fmt.Fprintf(&b, "@%s:%s  %s\n", name, r.URI, textutil.OneLine(r.Name+" "+r.Description, 70))
 	}
 	for _, t := range tmpls {
-		fmt.Fprintf(&b, "@%s:%s  (template) %s\n", name, t.URITemplate, oneLine(t.Name+" "+t.Description, 60))
+		fmt.Fprintf(&b, "@%s:%s  (template) %s\n", name, t.URITemplate, textutil.OneLine(t.Name+" "+t.Description, 60))
 	}
 	s.p.Text(b.String())
 	return nil
@@ -246,7 +247,7 @@ func mcpPrompts(s *Shell, name string) error {
 				args = append(args, "["+a.Name+"=…]")
 			}
 		}
-		fmt.Fprintf(&b, "/mcp__%s__%s %s  %s\n", name, p.Name, strings.Join(args, " "), oneLine(p.Description, 60))
+		fmt.Fprintf(&b, "/mcp__%s__%s %s  %s\n", name, p.Name, strings.Join(args, " "), textutil.OneLine(p.Description, 60))
 	}
 	s.p.Text(b.String())
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 func browserCommands() []*command {
@@ -285,7 +286,7 @@ func cmdTools(_ context.Context, s *Shell, c *call) error {
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "%-32s %s\n", d.Name, oneLine(d.Description, 90))
+		fmt.Fprintf(&b, "%-32s %s\n", d.Name, textutil.OneLine(d.Description, 90))
 		if strings.EqualFold(d.Name, filter) {
 			b.WriteString(paramsText(d.Parameters))
 		}
@@ -325,7 +326,7 @@ func paramsText(schema map[string]any) string {
 		if req[n] {
 			typ += " (required)"
 		}
-		fmt.Fprintf(&b, "    %s %s  %s\n", n, typ, oneLine(desc, 70))
+		fmt.Fprintf(&b, "    %s %s  %s\n", n, typ, textutil.OneLine(desc, 70))
 	}
 	return b.String()
 }

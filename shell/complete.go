@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	prompt "github.com/c-bata/go-prompt"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // complete is go-prompt's completer: commands and their flags, sub-commands,
@@ -90,7 +92,7 @@ func (s *Shell) promptSuggestions() []suggestion {
 			continue
 		}
 		for _, p := range ps {
-			out = append(out, suggestion{"/mcp__" + name + "__" + p.Name, oneLine("prompt: "+p.Description, 60)})
+			out = append(out, suggestion{"/mcp__" + name + "__" + p.Name, textutil.OneLine("prompt: "+p.Description, 60)})
 		}
 	}
 	return out
@@ -119,10 +121,10 @@ func (s *Shell) mentionSuggestions(word string) []suggestion {
 			return nil
 		}
 		for _, r := range res {
-			out = append(out, suggestion{"@" + st.Name + ":" + r.URI, oneLine(r.Name+" "+r.Description, 50)})
+			out = append(out, suggestion{"@" + st.Name + ":" + r.URI, textutil.OneLine(r.Name+" "+r.Description, 50)})
 		}
 		for _, t := range tmpls {
-			out = append(out, suggestion{"@" + st.Name + ":" + templatePrefix(t.URITemplate), oneLine("template "+t.URITemplate, 50)})
+			out = append(out, suggestion{"@" + st.Name + ":" + templatePrefix(t.URITemplate), textutil.OneLine("template "+t.URITemplate, 50)})
 		}
 		out = append(out, s.templateSuggestions(st.Name, tmpls, word)...) // complete_mcp.go
 	}
@@ -144,7 +146,7 @@ func completeToolNames(s *Shell, n int, _ []string) []suggestion {
 	}
 	var out []suggestion
 	for _, d := range s.opts.Tools.Tools() {
-		out = append(out, suggestion{d.Name, oneLine(d.Description, 60)})
+		out = append(out, suggestion{d.Name, textutil.OneLine(d.Description, 60)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].text < out[j].text })
 	return out

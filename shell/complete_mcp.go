@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -82,7 +83,7 @@ func (s *Shell) promptArgSuggestions(head, word string, done []string) []suggest
 				if a.Required {
 					desc = "required " + desc
 				}
-				out = append(out, suggestion{a.Name + "=", oneLine(desc, 50)})
+				out = append(out, suggestion{a.Name + "=", textutil.OneLine(desc, 50)})
 			}
 		}
 		return filterPrefix(out, word)
@@ -108,7 +109,7 @@ func (s *Shell) templateSuggestions(server string, tmpls []*mcp.ResourceTemplate
 		}
 		variable := strings.Trim(rest, "{}")
 		for _, v := range s.serverComplete(server, mcpclient.TemplateRef(t.URITemplate), variable, strings.TrimPrefix(typed, prefix), nil) {
-			out = append(out, suggestion{"@" + server + ":" + prefix + v, oneLine("from template "+t.URITemplate, 50)})
+			out = append(out, suggestion{"@" + server + ":" + prefix + v, textutil.OneLine("from template "+t.URITemplate, 50)})
 		}
 	}
 	return out

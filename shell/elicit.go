@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -99,7 +100,7 @@ func elicitBox(e *mcpclient.Elicitation, p *printer) string {
 		return b.String()
 	}
 	for _, f := range e.Fields {
-		fmt.Fprintf(&b, "│ %-8s %s\n", f.Name, oneLine(fieldSummary(f), maxFieldLine))
+		fmt.Fprintf(&b, "│ %-8s %s\n", f.Name, textutil.OneLine(fieldSummary(f), maxFieldLine))
 	}
 	b.WriteString("╰─ [y] fill in   [n] decline   [c] cancel")
 	return b.String()
@@ -157,7 +158,7 @@ func fieldSummary(f mcpclient.ElicitField) string {
 	}
 	out := strings.Join(parts, ", ")
 	if d := firstNonEmpty(f.Description, f.Title); d != "" {
-		out += ": " + oneLine(d, 120)
+		out += ": " + textutil.OneLine(d, 120)
 	}
 	return out
 }

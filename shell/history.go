@@ -12,6 +12,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // history keeps typed lines in a file, without secrets: what a command
@@ -36,15 +37,7 @@ func historyPath(opt string) string {
 	default:
 		return opt
 	}
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "browseragent", "history")
+	return xdg.StatePath(nil, "history")
 }
 
 // openHistory loads the last lines; a missing or unreadable file is an

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // dispatch routes one line: "/..." is a command, anything else goes to the
@@ -145,7 +146,7 @@ func didYouMean(name string, names []string) []string {
 	}
 	var cs []cand
 	for _, n := range names {
-		d := editDistance(name, n)
+		d := textutil.EditDistance(name, n)
 		switch {
 		case name != "" && strings.HasPrefix(n, name):
 			d = 0
@@ -160,28 +161,6 @@ func didYouMean(name string, names []string) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // sendAgent runs one agent turn for text, after @server:uri mentions are
@@ -223,7 +202,7 @@ func (s *Shell) agentEvent(ev agent.Event) {
 		s.p.Stream(ev.Text)
 	case agent.EventToolCall:
 		s.p.SpinStop()
-		s.p.Hint("→ %s %s", ev.Call.Name, oneLine(ev.Call.Args, 100))
+		s.p.Hint("→ %s %s", ev.Call.Name, textutil.OneLine(ev.Call.Args, 100))
 		s.p.SpinStart(ev.Call.Name)
 	case agent.EventToolResult:
 		s.p.SpinStop()
@@ -241,7 +220,7 @@ func (s *Shell) toolResultLine(ev agent.Event) {
 		s.p.Error("%s: %v", ev.Call.Name, ev.Err)
 	case ev.Result == nil:
 	case ev.Result.IsError:
-		s.p.Error("%s: %s", ev.Call.Name, oneLine(ev.Result.Text, 200))
+		s.p.Error("%s: %s", ev.Call.Name, textutil.OneLine(ev.Result.Text, 200))
 	default:
 		s.p.Hint("← %s: %s", ev.Call.Name, resultSummary(ev.Result))
 	}
@@ -257,15 +236,6 @@ func resultSummary(r *agent.ToolResult) string {
 		parts = append(parts, r.Path)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// oneLine shortens s to one line of at most n characters.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // plural is "1 tool", "3 tools".

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 func newAuditCmd(s *streams) *cobra.Command {
@@ -30,7 +31,7 @@ they are written.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n < 0 {
-				return exitCode(2, "-n must be 0 (all) or more")
+				return exitCode(exitUsage, "-n must be 0 (all) or more")
 			}
 			path := file
 			if path == "" {
@@ -87,7 +88,7 @@ func printAudit(w io.Writer, entries []guard.Entry) {
 			fmt.Fprintf(&b, "  %s", e.Duration.Round(time.Millisecond))
 		}
 		if e.Error != "" {
-			fmt.Fprintf(&b, "  error: %s", oneLine(e.Error))
+			fmt.Fprintf(&b, "  error: %s", textutil.FirstLine(e.Error, 0))
 		}
 		fmt.Fprintln(w, b.String())
 	}

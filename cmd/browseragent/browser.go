@@ -85,7 +85,7 @@ func (r *renderFlags) addFlags(fl *pflag.FlagSet) {
 // none depends on which tab is current.
 func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, format fetch.Format) error {
 	if !f.render.on {
-		return exitCode(2, "--wait-for, --screenshot, --sites and --connect need --render")
+		return exitCode(exitUsage, "--wait-for, --screenshot, --sites and --connect need --render")
 	}
 	r, err := newRenderer(ctx, f)
 	if err != nil {

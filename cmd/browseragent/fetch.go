@@ -90,10 +90,10 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	}
 	format, err := fetch.ParseFormat(f.format)
 	if err != nil {
-		return exitCode(2, err.Error())
+		return exitCode(exitUsage, err.Error())
 	}
 	if f.concurrency < 1 {
-		return exitCode(2, "--concurrency must be at least 1")
+		return exitCode(exitUsage, "--concurrency must be at least 1")
 	}
 	urls := args
 	if f.input != "" {
@@ -104,7 +104,7 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 		urls = append(urls, fromFile...)
 	}
 	if len(urls) == 0 {
-		return exitCode(2, "no URL given (see 'browseragent fetch --help')")
+		return exitCode(exitUsage, "no URL given (see 'browseragent fetch --help')")
 	}
 	if r := &f.render; r.on || r.waitFor != "" || r.screenshot != "" || r.headed || r.conn.on() {
 		return runRender(ctx, s, f, urls, format)
@@ -219,9 +219,9 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 	if r.err != nil {
 		fmt.Fprintf(s.err, "browseragent: %s\n", r.err)
 		if errors.Is(r.err, fetch.ErrBadURL) || errors.Is(r.err, fetch.ErrBadSelector) {
-			return 2
+			return exitUsage
 		}
-		return 1
+		return exitFailed
 	}
 	var out []byte
 	var err error
@@ -236,7 +236,7 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 	}
 	if err != nil {
 		fmt.Fprintf(s.err, "browseragent: %s: %v\n", r.url, err)
-		return 1
+		return exitFailed
 	}
 	s.out.Write(out)
 	for _, w := range r.res.Warnings {
@@ -246,9 +246,9 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 		fmt.Fprintf(s.err, "browseragent: note: %s\n", r.res.Hint)
 	}
 	if r.res.Truncated {
-		return 3
+		return exitFetchTruncated
 	}
-	return 0
+	return exitOK
 }
 
 // runBatch fetches urls with f.concurrency workers and writes one JSON line
@@ -339,7 +339,7 @@ func batchOutput(s *streams, path string) (io.Writer, func() error, error) {
 	}
 	file, err := os.Create(path)
 	if err != nil {
-		return nil, nil, exitCode(1, fmt.Sprintf("cannot write %s: %v", path, errors.Unwrap(err)))
+		return nil, nil, exitCode(exitFailed, fmt.Sprintf("cannot write %s: %v", path, errors.Unwrap(err)))
 	}
 	return file, file.Close, nil
 }
@@ -372,7 +372,7 @@ func readURLList(s *streams, path string) ([]string, error) {
 	if path != "-" {
 		file, err := os.Open(path)
 		if err != nil {
-			return nil, exitCode(2, fmt.Sprintf("cannot read the URL list %s: %v", path, errors.Unwrap(err)))
+			return nil, exitCode(exitUsage, fmt.Sprintf("cannot read the URL list %s: %v", path, errors.Unwrap(err)))
 		}
 		defer file.Close()
 		r = file
@@ -387,7 +387,7 @@ func readURLList(s *streams, path string) ([]string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, exitCode(2, fmt.Sprintf("cannot read the URL list %s: %v", path, err))
+		return nil, exitCode(exitUsage, fmt.Sprintf("cannot read the URL list %s: %v", path, err))
 	}
 	return urls, nil
 }

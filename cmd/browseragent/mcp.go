@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -91,7 +92,7 @@ func (f *mcpFlags) serverArgs(args []string) (string, []string, error) {
 		return f.name, args, nil
 	}
 	if len(args) == 0 {
-		return "", nil, exitCode(2, "name a configured server (see 'browseragent mcp list') or give --cmd/--url")
+		return "", nil, exitCode(exitUsage, "name a configured server (see 'browseragent mcp list') or give --cmd/--url")
 	}
 	return args[0], args[1:], nil
 }
@@ -117,7 +118,7 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 	for _, n := range names {
 		sc, ok := cfg.Servers[n]
 		if !ok {
-			return nil, exitCode(2, fmt.Sprintf("unknown MCP server %q; configured: %s (see 'browseragent mcp list')", n, strings.Join(cfg.Names(), ", ")))
+			return nil, exitCode(exitUsage, fmt.Sprintf("unknown MCP server %q; configured: %s (see 'browseragent mcp list')", n, strings.Join(cfg.Names(), ", ")))
 		}
 		out.Servers[n] = sc
 	}
@@ -126,7 +127,7 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 
 func (f *mcpFlags) adhocServer() (*mcpclient.ServerConfig, error) {
 	if f.url != "" && f.cmdLine != "" {
-		return nil, exitCode(2, "give --url or --cmd, not both")
+		return nil, exitCode(exitUsage, "give --url or --cmd, not both")
 	}
 	sc := &mcpclient.ServerConfig{Name: f.name, Source: "command line"}
 	if f.url != "" {
@@ -143,7 +144,7 @@ func (f *mcpFlags) adhocServer() (*mcpclient.ServerConfig, error) {
 	}
 	words, err := mcpclient.ParseCommandLine(f.cmdLine)
 	if err != nil {
-		return nil, exitCode(2, "--cmd: "+err.Error())
+		return nil, exitCode(exitUsage, "--cmd: "+err.Error())
 	}
 	sc.Command, sc.Args = words[0], words[1:]
 	env, err := parseEnv(f.env)
@@ -162,7 +163,7 @@ func parseHeaders(hs []string) (map[string]string, error) {
 	for _, h := range hs {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, exitCode(2, fmt.Sprintf("--header %q: want \"Key: Value\"", h))
+			return nil, exitCode(exitUsage, fmt.Sprintf("--header %q: want \"Key: Value\"", h))
 		}
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
@@ -177,7 +178,7 @@ func parseEnv(kvs []string) (map[string]string, error) {
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, exitCode(2, fmt.Sprintf("--env %q: want KEY=VALUE", kv))
+			return nil, exitCode(exitUsage, fmt.Sprintf("--env %q: want KEY=VALUE", kv))
 		}
 		out[k] = v
 	}
@@ -262,7 +263,7 @@ func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tTRANSPORT\tSOURCE\tERROR")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.Name, r.State, r.Tools, r.Transport, r.Source, oneLine(r.Error))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.Name, r.State, r.Tools, r.Transport, r.Source, textutil.FirstLine(r.Error, 0))
 	}
 	return tw.Flush()
 }
@@ -328,7 +329,7 @@ func printTools(s *streams, m *mcpclient.Manager, asJSON bool) error {
 	}
 	for _, t := range tools {
 		fmt.Fprintf(s.out, "%s%s\n", t.Name, hints(t))
-		if d := oneLine(t.Description); d != "" {
+		if d := textutil.FirstLine(t.Description, 0); d != "" {
 			fmt.Fprintf(s.out, "    %s\n", d)
 		}
 		if p := params(t.InputSchema); p != "" {
@@ -418,7 +419,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 		return err
 	}
 	if len(rest) < 1 || len(rest) > 2 {
-		return exitCode(2, "usage: browseragent mcp call NAME TOOL [JSON_ARGS]")
+		return exitCode(exitUsage, "usage: browseragent mcp call NAME TOOL [JSON_ARGS]")
 	}
 	argJSON, err := readArgs(s, rest[1:])
 	if err != nil {
@@ -483,7 +484,7 @@ func readArgs(s *streams, rest []string) (json.RawMessage, error) {
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, exitCode(2, fmt.Sprintf(`JSON_ARGS must be a JSON object such as '{"message":"hi"}': %v`, err))
+		return nil, exitCode(exitUsage, fmt.Sprintf(`JSON_ARGS must be a JSON object such as '{"message":"hi"}': %v`, err))
 	}
 	return raw, nil
 }
@@ -504,7 +505,7 @@ func resolveTool(m *mcpclient.Manager, server, tool string) (string, error) {
 	if len(names) > 12 {
 		names = append(names[:12], "…")
 	}
-	return "", exitCode(2, fmt.Sprintf("server %q has no tool %q; it has: %s", server, tool, strings.Join(names, ", ")))
+	return "", exitCode(exitUsage, fmt.Sprintf("server %q has no tool %q; it has: %s", server, tool, strings.Join(names, ", ")))
 }
 
 type imageJSON struct {
@@ -537,7 +538,7 @@ func printResult(s *streams, c *callFlags, text string, isError bool, images []m
 		}
 	}
 	if isError {
-		return exitCode(1, fmt.Sprintf("%s reported an error: %s", what, oneLine(text)))
+		return exitCode(exitFailed, fmt.Sprintf("%s reported an error: %s", what, textutil.FirstLine(text, 0)))
 	}
 	return nil
 }
@@ -618,7 +619,7 @@ func withServer(cmd *cobra.Command, s *streams, f *mcpFlags, args []string, want
 		return err
 	}
 	if (want >= 0 && len(rest) != want) || (want < 0 && len(rest) > -want) {
-		return exitCode(2, fmt.Sprintf("usage: %s %s", cmd.Parent().CommandPath(), cmd.Use))
+		return exitCode(exitUsage, fmt.Sprintf("usage: %s %s", cmd.Parent().CommandPath(), cmd.Use))
 	}
 	cfg, err := f.loadConfig(name)
 	if err != nil {
@@ -672,7 +673,7 @@ func newMCPPromptsCmd(s *streams, f *mcpFlags) *cobra.Command {
 						as = append(as, n)
 					}
 					fmt.Fprintf(s.out, "%s(%s)", p.Name, strings.Join(as, ", "))
-					if d := oneLine(p.Description); d != "" {
+					if d := textutil.FirstLine(p.Description, 0); d != "" {
 						fmt.Fprintf(s.out, "  %s", d)
 					}
 					fmt.Fprintln(s.out)
@@ -690,12 +691,12 @@ func newMCPPromptCmd(s *streams, f *mcpFlags) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withServer(cmd, s, f, args, -2, func(ctx context.Context, m *mcpclient.Manager, name string, rest []string) error {
 				if len(rest) == 0 {
-					return exitCode(2, "usage: browseragent mcp prompt NAME PROMPT [JSON_ARGS]")
+					return exitCode(exitUsage, "usage: browseragent mcp prompt NAME PROMPT [JSON_ARGS]")
 				}
 				pargs := map[string]string{}
 				if len(rest) == 2 {
 					if err := json.Unmarshal([]byte(rest[1]), &pargs); err != nil {
-						return exitCode(2, fmt.Sprintf(`JSON_ARGS must be an object of strings such as '{"city":"Paris"}': %v`, err))
+						return exitCode(exitUsage, fmt.Sprintf(`JSON_ARGS must be an object of strings such as '{"city":"Paris"}': %v`, err))
 					}
 				}
 				r, err := m.GetPrompt(ctx, name, rest[0], pargs)
@@ -719,7 +720,7 @@ func newMCPLogsCmd(s *streams, f *mcpFlags) *cobra.Command {
 				return err
 			}
 			if len(rest) != 0 {
-				return exitCode(2, "usage: browseragent mcp logs NAME")
+				return exitCode(exitUsage, "usage: browseragent mcp logs NAME")
 			}
 			cfg, err := f.loadConfig(name)
 			if err != nil {
@@ -770,7 +771,7 @@ func newMCPAddCmd(s *streams, f *mcpFlags) *cobra.Command {
 func runMCPAdd(cmd *cobra.Command, s *streams, f *mcpFlags, a *addFlags, args []string) error {
 	dash := cmd.ArgsLenAtDash()
 	if len(args) == 0 || dash == 0 {
-		return exitCode(2, "usage: browseragent mcp add NAME -- COMMAND ARGS... | mcp add NAME --url URL")
+		return exitCode(exitUsage, "usage: browseragent mcp add NAME -- COMMAND ARGS... | mcp add NAME --url URL")
 	}
 	name := args[0]
 	sc := &mcpclient.ServerConfig{Type: a.typ}
@@ -780,7 +781,7 @@ func runMCPAdd(cmd *cobra.Command, s *streams, f *mcpFlags, a *addFlags, args []
 	case f.cmdLine != "":
 		words, err := mcpclient.ParseCommandLine(f.cmdLine)
 		if err != nil {
-			return exitCode(2, "--cmd: "+err.Error())
+			return exitCode(exitUsage, "--cmd: "+err.Error())
 		}
 		sc.Command, sc.Args = words[0], words[1:]
 	case f.url != "":
@@ -789,10 +790,10 @@ func runMCPAdd(cmd *cobra.Command, s *streams, f *mcpFlags, a *addFlags, args []
 			sc.Type = mcpclient.TypeSSE
 		}
 	default:
-		return exitCode(2, "give the command after --, or --url URL")
+		return exitCode(exitUsage, "give the command after --, or --url URL")
 	}
 	if len(args) > 1 && (dash < 0 || dash > 1) {
-		return exitCode(2, "put the server's command after --: browseragent mcp add NAME -- COMMAND ARGS...")
+		return exitCode(exitUsage, "put the server's command after --: browseragent mcp add NAME -- COMMAND ARGS...")
 	}
 	var err error
 	if sc.Headers, err = parseHeaders(f.headers); err != nil {
@@ -843,7 +844,7 @@ func newMCPRemoveCmd(s *streams) *cobra.Command {
 				return nil
 			})
 			if errors.Is(err, errNoSuchServer) {
-				return exitCode(1, fmt.Sprintf("no MCP server %q in %s", args[0], path))
+				return exitCode(exitFailed, fmt.Sprintf("no MCP server %q in %s", args[0], path))
 			}
 			if err != nil {
 				return err

@@ -32,7 +32,7 @@ refresh it. Logging in again replaces it.`,
 				return err
 			}
 			if len(rest) != 0 {
-				return exitCode(2, "usage: browseragent mcp login NAME | mcp login --url URL")
+				return exitCode(exitUsage, "usage: browseragent mcp login NAME | mcp login --url URL")
 			}
 			cfg, err := f.loadConfig(name)
 			if err != nil {
@@ -42,7 +42,7 @@ refresh it. Logging in again replaces it.`,
 			defer stop()
 			err = mcpclient.Login(ctx, cfg.Servers[name], &mcpclient.OAuthOptions{OnPrompt: loginPrompter(s)})
 			if errors.Is(err, mcpclient.ErrNoOAuth) {
-				return exitCode(1, err.Error())
+				return exitCode(exitFailed, err.Error())
 			}
 			if err != nil {
 				return err
@@ -73,21 +73,21 @@ func newMCPLogoutCmd(s *streams, f *mcpFlags) *cobra.Command {
   browseragent mcp logout --url https://mcp.example.com/mcp`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.cmdLine != "" {
-				return exitCode(2, "--cmd servers do not use OAuth; give NAME or --url")
+				return exitCode(exitUsage, "--cmd servers do not use OAuth; give NAME or --url")
 			}
 			name, rest, err := f.serverArgs(args)
 			if err != nil {
 				return err
 			}
 			if len(rest) != 0 {
-				return exitCode(2, "usage: browseragent mcp logout NAME | mcp logout --url URL")
+				return exitCode(exitUsage, "usage: browseragent mcp logout NAME | mcp logout --url URL")
 			}
 			ok, err := mcpclient.Logout(name, f.url, "")
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return exitCode(1, fmt.Sprintf("no stored login for %q", name))
+				return exitCode(exitFailed, fmt.Sprintf("no stored login for %q", name))
 			}
 			fmt.Fprintf(s.out, "logged out of %q: its token is removed\n", name)
 			return nil

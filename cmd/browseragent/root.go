@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -60,7 +62,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) (code int) {
 	root.SetErr(errw)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -69,23 +71,14 @@ func Main(args []string, in io.Reader, out, errw io.Writer) (code int) {
 		}
 		return ee.code
 	}
-	msg := oneLine(err.Error())
+	msg := textutil.FirstLine(err.Error(), 0)
 	if strings.HasPrefix(msg, "unknown command") {
 		// cobra's usage errors: bad usage exits 2, like a bad flag.
 		fmt.Fprintf(errw, "browseragent: %s (see 'browseragent --help')\n", msg)
-		return 2
+		return exitUsage
 	}
 	fmt.Fprintf(errw, "browseragent: %s\n", msg)
-	return 1
-}
-
-// oneLine keeps an error message to a single readable line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	return exitFailed
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -116,7 +109,7 @@ there). Every subcommand also works without an LLM, for scripts.`,
 	sf.add(root)
 	root.RunE = func(cmd *cobra.Command, args []string) error { return runShell(cmd.Context(), s, &sf) }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitCode(2, fmt.Sprintf("%s (see '%s --help')", err, c.CommandPath()))
+		return exitCode(exitUsage, fmt.Sprintf("%s (see '%s --help')", err, c.CommandPath()))
 	})
 	root.SetVersionTemplate("browseragent {{.Version}}\n")
 	root.AddCommand(
@@ -146,7 +139,7 @@ func rejectUnknownSubcommands(c *cobra.Command) {
 		if len(args) == 0 {
 			return cmd.Help()
 		}
-		return exitCode(2, fmt.Sprintf("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath()))
+		return exitCode(exitUsage, fmt.Sprintf("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath()))
 	}
 }
 

@@ -16,14 +16,6 @@ import (
 	"github.com/browseragent/browseragent/agent"
 )
 
-// Exit codes of `browseragent run`, besides 0 (answered) and 1 (failed).
-const (
-	exitRunUsage       = 2   // bad flag or no task
-	exitRunStepLimit   = 3   // the model did not answer within --max-steps
-	exitRunNoLLM       = 4   // no LLM configured
-	exitRunInterrupted = 130 // Ctrl-C
-)
-
 type runFlags struct {
 	model, provider, baseURL string
 	maxSteps                 int

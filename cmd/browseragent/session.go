@@ -42,7 +42,7 @@ func loadRules(sitesFile string) (*guard.Rules, error) {
 	}
 	rules, err := guard.LoadRules(browseragent.DefaultSites, paths...)
 	if err != nil {
-		return nil, exitCode(2, fmt.Sprintf("%v; refusing to start without valid sensitive-site rules", err))
+		return nil, exitCode(exitUsage, fmt.Sprintf("%v; refusing to start without valid sensitive-site rules", err))
 	}
 	return rules, nil
 }
@@ -55,7 +55,7 @@ func loadMCPConfig(extra string) (*mcpclient.Config, error) {
 	}
 	cfg, err := mcpclient.LoadFiles(mcpclient.DefaultFiles(wd, extra))
 	if err != nil {
-		return nil, exitCode(2, err.Error())
+		return nil, exitCode(exitUsage, err.Error())
 	}
 	return cfg, nil
 }

@@ -12,14 +12,6 @@ import (
 	"github.com/browseragent/browseragent/guard"
 )
 
-// Exit codes of `sites check`: the decision, or bad input.
-const (
-	exitSitesAllow = 0
-	exitSitesAsk   = 1
-	exitSitesDeny  = 2
-	exitSitesBad   = 3
-)
-
 func newSitesCmd(s *streams) *cobra.Command {
 	var sitesFile string
 	cmd := &cobra.Command{

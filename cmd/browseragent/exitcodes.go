@@ -1,0 +1,24 @@
+package main
+
+// Exit codes, all in one place. Every command shares the first three;
+// some add their own, named after the command.
+const (
+	exitOK     = 0 // success
+	exitFailed = 1 // the work failed: a page, a server, a refusal
+	exitUsage  = 2 // bad usage: an unknown flag, a malformed URL, a broken config
+
+	// fetch
+	exitFetchTruncated = 3 // output cut at --max-bytes
+
+	// sites check: the decision, or bad input
+	exitSitesAllow = exitOK
+	exitSitesAsk   = 1
+	exitSitesDeny  = 2
+	exitSitesBad   = 3
+
+	// run, besides 0 (answered) and 1 (failed)
+	exitRunUsage       = exitUsage // bad flag or no task
+	exitRunStepLimit   = 3         // the model did not answer within --max-steps
+	exitRunNoLLM       = 4         // no LLM configured
+	exitRunInterrupted = 130       // Ctrl-C
+)

@@ -1,0 +1,56 @@
+// Package textutil holds the small string helpers every package wants one
+// copy of: a message cut to one line, and the edit distance behind "did you
+// mean". It imports nothing of ours.
+package textutil
+
+import "strings"
+
+// FirstLine is s trimmed to its first line, cut to at most n characters
+// (with "…") when n > 0. It is for error messages that must stay on one
+// line.
+func FirstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return Cut(s, n)
+}
+
+// OneLine is all of s on one line (runs of white space, newlines included,
+// become one space), cut to at most n characters when n > 0.
+func OneLine(s string, n int) string {
+	return Cut(strings.Join(strings.Fields(s), " "), n)
+}
+
+// Cut shortens s to at most n characters, the last one "…"; n <= 0 keeps s.
+func Cut(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// EditDistance is the Levenshtein distance between a and b, in characters.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
