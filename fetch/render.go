@@ -189,6 +189,7 @@ type jsonResult struct {
 	ContentBytes int      `json:"content_bytes"`
 	Warnings     []string `json:"warnings,omitempty"`
 	Error        string   `json:"error,omitempty"`
+	ErrorKind    string   `json:"error_kind,omitempty"`
 }
 
 // JSON is the result as one line of JSON with the content in format
@@ -199,6 +200,7 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 		Kind: r.Kind, Charset: r.Charset, Title: r.Title, Byline: r.Byline, Lang: r.Lang,
 		SiteName: r.SiteName, Excerpt: r.Excerpt, Links: r.Links, JSShell: r.JSShell,
 		Hint: r.Hint, Truncated: r.Truncated, RawBytes: r.RawBytes, Warnings: r.Warnings, Error: r.Error,
+		ErrorKind: r.ErrorKind,
 	}
 	if !r.Published.IsZero() {
 		j.Published = r.Published.Format(time.RFC3339)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +53,10 @@ type Result struct {
 	TotalBytes  int64     // body size the server announced, or -1
 	Warnings    []string  // things that were repaired (charset, truncation)
 	Error       string    // set by callers that report failures in JSON
+	ErrorKind   string    // FailureKind of Error, set with it
+	// RetryAfter is the wait a 429 or 503 answer asked for (its
+	// Retry-After header), or 0.
+	RetryAfter time.Duration
 
 	nodes    []*html.Node // main content, or the nodes --select matched
 	selected bool         // nodes came from a selector
@@ -68,6 +73,7 @@ func newResult(rawURL string, resp *http.Response, body []byte, truncated bool, 
 		Truncated:   truncated,
 		RawBytes:    len(body),
 		TotalBytes:  resp.ContentLength,
+		RetryAfter:  parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
 	if truncated {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
@@ -75,6 +81,21 @@ func newResult(rawURL string, resp *http.Response, body []byte, truncated bool, 
 			humanBytes(max), humanBytes(max)))
 	}
 	return r
+}
+
+// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // fill decodes and extracts body according to its media type.

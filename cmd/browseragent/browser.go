@@ -25,25 +25,29 @@ import (
 // connectFlags choose the person's browser to attach to (shared mode).
 type connectFlags struct {
 	connect     bool
-	wsEndpoint  string
+	wsEndpoints []string // several: a pool of browsers for fetch --render batches
 	browserURL  string
 	userDataDir string
 }
 
 func (c *connectFlags) addFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&c.connect, "connect", false, "use your running Chrome (shared mode) instead of an isolated browser")
-	fl.StringVar(&c.wsEndpoint, "ws-endpoint", "", "with --connect: the browser's DevTools websocket URL (also a remote CDP pool)")
+	fl.StringArrayVar(&c.wsEndpoints, "ws-endpoint", nil, "the browser's DevTools websocket URL (browserless, Selenium Grid, Chromium with remote debugging); repeat it for a pool in a fetch --render batch")
 	fl.StringVar(&c.browserURL, "browser-url", "", "with --connect: http://host:port of a Chrome started with --remote-debugging-port")
 	fl.StringVar(&c.userDataDir, "user-data-dir", "", "with --connect: the Chrome profile directory holding DevToolsActivePort")
 }
 
 // on reports whether shared mode was asked for; any target flag implies it.
 func (c *connectFlags) on() bool {
-	return c.connect || c.wsEndpoint != "" || c.browserURL != "" || c.userDataDir != ""
+	return c.connect || len(c.wsEndpoints) > 0 || c.browserURL != "" || c.userDataDir != ""
 }
 
 func (c *connectFlags) target() browser.Target {
-	return browser.Target{WSEndpoint: c.wsEndpoint, BrowserURL: c.browserURL, UserDataDir: c.userDataDir}
+	t := browser.Target{BrowserURL: c.browserURL, UserDataDir: c.userDataDir}
+	if len(c.wsEndpoints) > 0 {
+		t.WSEndpoint = c.wsEndpoints[0]
+	}
+	return t
 }
 
 // openBrowser returns an isolated browser, or the person's when asked. The
@@ -77,6 +81,12 @@ func (r *renderFlags) addFlags(fl *pflag.FlagSet) {
 	r.conn.addFlags(fl)
 }
 
+// wanted reports whether any browser flag was given: all of them need
+// --render, which runRender checks.
+func (r *renderFlags) wanted() bool {
+	return r.on || r.waitFor != "" || r.screenshot != "" || r.headed || r.conn.on()
+}
+
 // runRender is `fetch --render`. Every step is a tool call through the
 // session's registry, the one path the shell and the LLM use, so the guard
 // judges it like any other call (a deny-rule page is refused, also when a
@@ -87,7 +97,10 @@ func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, fo
 	if !f.render.on {
 		return exitCode(exitUsage, "--wait-for, --screenshot, --sites and --connect need --render")
 	}
-	r, err := newRenderer(ctx, f)
+	if len(f.render.conn.wsEndpoints) > 1 {
+		return exitCode(exitUsage, "several --ws-endpoint browsers are a pool for batches: add -i FILE or --out FILE")
+	}
+	r, err := newRenderer(ctx, f, f.render.conn.target())
 	if err != nil {
 		return err
 	}
@@ -110,33 +123,7 @@ func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, fo
 			}
 		})
 	}
-	if f.input != "" || f.out != "" {
-		return writeRenderBatch(s, f, results, format)
-	}
 	return printInOrder(s, f, results, format)
-}
-
-func writeRenderBatch(s *streams, f *fetchFlags, results []chan fetched, format fetch.Format) error {
-	out, closeOut, err := batchOutput(s, f.out)
-	if err != nil {
-		return err
-	}
-	lines := make(chan fetched)
-	go func() {
-		for _, ch := range results {
-			lines <- <-ch
-		}
-		close(lines)
-	}()
-	ok, failed, werr := writeLines(out, lines, format, newBar(s.err, len(results)))
-	if err := closeOut(); err != nil && werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return fmt.Errorf("writing results: %w", werr)
-	}
-	fmt.Fprintf(s.err, "browseragent: rendered %d URLs: %d ok, %d failed%s\n", len(results), ok, failed, outName(f.out))
-	return nil
 }
 
 // shotPath numbers the screenshot file when several URLs are rendered.
@@ -198,6 +185,7 @@ opened, changed or closed.`,
 // is safe for concurrent use: each page has its own tab and extraction.
 type renderer struct {
 	sess    *agent.Session
+	lost    atomic.Bool // the attached browser went away: no further call
 	waitFor string
 	wait    time.Duration
 	sel     string
@@ -206,30 +194,49 @@ type renderer struct {
 // newRenderer opens the session (isolated, or attached to the person's
 // browser with --connect) with the sensitive-site rules and no MCP server.
 // Nobody is asked anything: a call the guard would ask about is refused.
-func newRenderer(ctx context.Context, f *fetchFlags) (*renderer, error) {
+func newRenderer(ctx context.Context, f *fetchFlags, target browser.Target) (*renderer, error) {
 	rules, err := loadRules(f.render.sites)
 	if err != nil {
 		return nil, err
-	}
-	ex := &renderExtract{links: f.links}
-	sess, err := agent.NewSession(&agent.SessionOptions{
-		Rules:   rules,
-		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: f.render.headed}, Extract: ex.extract, NavTimeout: f.timeout},
-	})
-	if err != nil {
-		return nil, err
-	}
-	if f.render.conn.on() {
-		if _, err := sess.Connect(ctx, f.render.conn.target()); err != nil {
-			sess.Close()
-			return nil, err
-		}
 	}
 	wait := f.timeout
 	if wait <= 0 {
 		wait = 15 * time.Second
 	}
-	return &renderer{sess: sess, waitFor: f.render.waitFor, wait: wait, sel: f.selector}, nil
+	r := &renderer{waitFor: f.render.waitFor, wait: wait, sel: f.selector}
+	ex := &renderExtract{links: f.links}
+	attached := f.render.conn.on()
+	sess, err := agent.NewSession(&agent.SessionOptions{
+		Rules: rules,
+		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: f.render.headed}, Extract: ex.extract, NavTimeout: f.timeout,
+			OnLost: func() { r.lost.Store(attached) }},
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.sess = sess
+	if attached {
+		if _, err := sess.Connect(ctx, target); err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// errBrowserLost fails a call on a renderer whose attached browser went
+// away: the session would otherwise launch a local browser in its place.
+type errBrowserLost struct{}
+
+func (errBrowserLost) Error() string       { return "lost the connection to the browser" }
+func (errBrowserLost) FailureKind() string { return "browser-lost" }
+func (errBrowserLost) Retryable() bool     { return true }
+
+// isLost reports whether err came from the attached browser going away.
+func (r *renderer) isLost(err error) bool {
+	var l errBrowserLost
+	return r.lost.Load() || errors.As(err, &l) || errors.Is(err, browser.ErrLost) ||
+		strings.Contains(err.Error(), "lost the connection")
 }
 
 // renderExtract is the session's extractor for browser_extract: web_fetch's
@@ -281,6 +288,9 @@ func (x *extraction) take() (*fetch.Result, error) {
 // call runs one tool through the registry. A refusal or a tool failure
 // becomes an error of one sentence.
 func (r *renderer) call(ctx context.Context, tool string, args map[string]any) (*agent.ToolResult, error) {
+	if r.lost.Load() {
+		return nil, errBrowserLost{}
+	}
 	raw, _ := json.Marshal(args)
 	res, err := r.sess.Registry.Call(ctx, tool, raw, agent.OriginCommand)
 	if err != nil {

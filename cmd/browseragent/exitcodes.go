@@ -8,7 +8,8 @@ const (
 	exitUsage  = 2 // bad usage: an unknown flag, a malformed URL, a broken config
 
 	// fetch
-	exitFetchTruncated = 3 // output cut at --max-bytes
+	exitFetchTruncated   = 3   // output cut at --max-bytes
+	exitFetchInterrupted = 130 // a batch stopped by Ctrl-C: --resume goes on
 
 	// sites check: the decision, or bad input
 	exitSitesAllow = exitOK

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
@@ -38,6 +33,7 @@ type fetchFlags struct {
 	input          string
 	out            string
 	concurrency    int
+	batch          batchFlags
 }
 
 func newFetchCmd(s *streams) *cobra.Command {
@@ -77,6 +73,7 @@ selector); 3 the page was printed but cut at --max-bytes.`,
 	fl.StringVarP(&f.input, "input", "i", "", `read URLs from this file, one per line ("-" for stdin); output is JSON lines`)
 	fl.StringVarP(&f.out, "out", "o", "", "write JSON lines to this file instead of stdout")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", f.concurrency, "how many URLs to fetch at once")
+	f.batch.addFlags(fl)
 	f.render.addFlags(fl)
 	return cmd
 }
@@ -95,29 +92,24 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	if f.concurrency < 1 {
 		return exitCode(exitUsage, "--concurrency must be at least 1")
 	}
-	urls := args
-	if f.input != "" {
-		fromFile, err := readURLList(s, f.input)
-		if err != nil {
-			return err
-		}
-		urls = append(urls, fromFile...)
+	if f.input != "" || f.out != "" {
+		return runBatch(ctx, s, f, args, format)
 	}
-	if len(urls) == 0 {
+	if err := f.batch.check(); err != nil {
+		return err
+	}
+	if len(args) == 0 {
 		return exitCode(exitUsage, "no URL given (see 'browseragent fetch --help')")
 	}
-	if r := &f.render; r.on || r.waitFor != "" || r.screenshot != "" || r.headed || r.conn.on() {
-		return runRender(ctx, s, f, urls, format)
+	if f.render.wanted() {
+		return runRender(ctx, s, f, args, format)
 	}
 	get, done, err := guardedFetcher(ctx, f)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if f.input != "" || f.out != "" {
-		return runBatch(ctx, s, f, get, urls, format)
-	}
-	return printPages(ctx, s, f, get, urls, format)
+	return printPages(ctx, s, f, get, args, format)
 }
 
 // fetcher fetches one URL.
@@ -153,7 +145,7 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 		case err != nil:
 			return nil, err
 		case tr.IsError && res == nil && ferr == nil:
-			return nil, errors.New(tr.Text) // the guard refused it
+			return nil, refusedError(tr.Text) // the guard refused it
 		}
 		return res, ferr
 	}
@@ -249,147 +241,6 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 		return exitFetchTruncated
 	}
 	return exitOK
-}
-
-// runBatch fetches urls with f.concurrency workers and writes one JSON line
-// per URL, in the order they finish. One bad URL never stops the batch.
-func runBatch(ctx context.Context, s *streams, f *fetchFlags, get fetcher, urls []string, format fetch.Format) error {
-	out, closeOut, err := batchOutput(s, f.out)
-	if err != nil {
-		return err
-	}
-	bar := newBar(s.err, len(urls))
-	jobs := make(chan string)
-	lines := make(chan fetched)
-	var wg sync.WaitGroup
-	for range min(f.concurrency, len(urls)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for u := range jobs {
-				res, err := get(ctx, u)
-				lines <- fetched{u, res, err}
-			}
-		}()
-	}
-	go func() {
-		for _, u := range urls {
-			jobs <- u
-		}
-		close(jobs)
-		wg.Wait()
-		close(lines)
-	}()
-	ok, failed, werr := writeLines(out, lines, format, bar)
-	if bar != nil {
-		bar.Finish()
-	}
-	if err := closeOut(); err != nil && werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return fmt.Errorf("writing results: %w", werr)
-	}
-	fmt.Fprintf(s.err, "browseragent: fetched %d URLs: %d ok, %d failed%s\n", len(urls), ok, failed, outName(f.out))
-	return nil
-}
-
-func writeLines(out io.Writer, lines <-chan fetched, format fetch.Format, bar *progressbar.ProgressBar) (ok, failed int, werr error) {
-	w := bufio.NewWriter(out)
-	for r := range lines {
-		line := batchLine(r, format)
-		if r.err != nil {
-			failed++
-		} else {
-			ok++
-		}
-		if werr == nil {
-			_, werr = w.Write(append(line, '\n'))
-			if werr == nil {
-				werr = w.Flush() // a line is whole on disk as soon as it is done
-			}
-		}
-		if bar != nil {
-			bar.Add(1)
-		}
-	}
-	return ok, failed, werr
-}
-
-// batchLine is the JSON line of one URL; content is in format (json means
-// markdown), failures carry an "error" field.
-func batchLine(r fetched, format fetch.Format) []byte {
-	res := r.res
-	if res == nil {
-		res = &fetch.Result{URL: r.url}
-	}
-	if r.err != nil {
-		res.Error = r.err.Error()
-	}
-	line, err := res.JSON(format)
-	if err != nil {
-		line, _ = (&fetch.Result{URL: r.url, Error: "cannot encode result: " + err.Error()}).JSON(format)
-	}
-	return line
-}
-
-func batchOutput(s *streams, path string) (io.Writer, func() error, error) {
-	if path == "" || path == "-" {
-		return s.out, func() error { return nil }, nil
-	}
-	file, err := os.Create(path)
-	if err != nil {
-		return nil, nil, exitCode(exitFailed, fmt.Sprintf("cannot write %s: %v", path, errors.Unwrap(err)))
-	}
-	return file, file.Close, nil
-}
-
-func outName(path string) string {
-	if path == "" || path == "-" {
-		return ""
-	}
-	return " (written to " + path + ")"
-}
-
-// newBar returns a progress bar on w when w is a terminal, else nil.
-func newBar(w io.Writer, n int) *progressbar.ProgressBar {
-	file, ok := w.(*os.File)
-	if !ok || !(isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd())) {
-		return nil
-	}
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("fetching"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
-}
-
-// readURLList reads one URL per line; blank lines and # comments are skipped.
-func readURLList(s *streams, path string) ([]string, error) {
-	var r io.Reader = s.in
-	if path != "-" {
-		file, err := os.Open(path)
-		if err != nil {
-			return nil, exitCode(exitUsage, fmt.Sprintf("cannot read the URL list %s: %v", path, errors.Unwrap(err)))
-		}
-		defer file.Close()
-		r = file
-	}
-	var urls []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			urls = append(urls, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, exitCode(exitUsage, fmt.Sprintf("cannot read the URL list %s: %v", path, err))
-	}
-	return urls, nil
 }
 
 // byteSize is a flag value like "10MiB", "500k" or "1048576".

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
+
+	"github.com/browseragent/browseragent/fetch"
+)
+
+// batchFlags are the flags of `fetch -i FILE` for long jobs.
+type batchFlags struct {
+	resume  bool
+	perHost int
+	delay   time.Duration
+	retries int
+	robots  bool
+	shard   string
+}
+
+func (b *batchFlags) addFlags(fl *pflag.FlagSet) {
+	fl.BoolVar(&b.resume, "resume", false, "batch: skip the URLs that already have a line in --out and append the rest")
+	fl.IntVar(&b.perHost, "per-host", 0, "batch: at most this many URLs of one host at once (default: --concurrency)")
+	fl.DurationVar(&b.delay, "delay", 0, "batch: wait at least this long between two requests to one host (e.g. 500ms)")
+	fl.IntVar(&b.retries, "retries", fetch.DefaultBatchRetries, "batch: tries after the first on 429, 5xx and lost browsers, with backoff (Retry-After honoured)")
+	fl.BoolVar(&b.robots, "robots", false, "batch: obey each host's robots.txt (Disallow and Crawl-delay)")
+	fl.StringVar(&b.shard, "shard", "", "batch: do only shard `K/N` of the list (K from 0), split by URL hash")
+}
+
+// check refuses the batch flags outside a batch.
+func (b *batchFlags) check() error {
+	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != fetch.DefaultBatchRetries {
+		return exitCode(exitUsage, "--resume, --per-host, --delay, --retries, --robots and --shard are for batches: add -i FILE or --out FILE")
+	}
+	return nil
+}
+
+// refusedError is the guard's refusal of a URL, as one sentence.
+type refusedError string
+
+func (e refusedError) Error() string       { return string(e) }
+func (e refusedError) FailureKind() string { return "refused" }
+
+// runBatch is `fetch -i FILE` (or --out FILE): the URLs of args and then
+// of the list are fetched (or rendered) concurrently and each becomes one
+// JSON line, streamed so a list of millions needs no more memory than one
+// of ten. Ctrl-C stops it cleanly: every line already written is whole,
+// and --resume goes on from there.
+func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, format fetch.Format) error {
+	o, err := f.batchOptions(format)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 && f.input == "" {
+		return exitCode(exitUsage, "no URL given: --out needs URLs as arguments or a list with -i FILE")
+	}
+	out, err := openBatchOut(s, f, o)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	job, done, err := batchJob(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if f.batch.robots {
+		robots, rdone, err := guardedFetcher(ctx, f)
+		if err != nil {
+			return err
+		}
+		defer rdone()
+		o.Robots = func(ctx context.Context, u string, _ int) (*fetch.Result, error) { return robots(ctx, u) }
+	}
+	in, closeIn, err := openBatchIn(s, f.input, args)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	bar := batchBar(s, f, args, o)
+	if bar != nil {
+		o.Progress = func(p fetch.BatchProgress) { bar.Set(p.OK + p.Failed) }
+	}
+	sum, err := fetch.RunBatch(ctx, in, out, job.run, o)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return exitCode(exitFailed, err.Error())
+	}
+	fmt.Fprintln(s.err, "browseragent: "+summaryLine(f, sum, job))
+	if sum.Interrupted {
+		return exitCode(exitFetchInterrupted, "")
+	}
+	return nil
+}
+
+func (f *fetchFlags) batchOptions(format fetch.Format) (*fetch.BatchOptions, error) {
+	b := &f.batch
+	o := &fetch.BatchOptions{
+		Concurrency: f.concurrency, PerHost: b.perHost, Delay: b.delay, Retries: b.retries,
+		RobotsAgent: "browseragent", Format: format,
+	}
+	switch {
+	case b.perHost < 0:
+		return nil, exitCode(exitUsage, "--per-host must be at least 1")
+	case b.delay < 0:
+		return nil, exitCode(exitUsage, "--delay cannot be negative")
+	case b.retries < 0:
+		return nil, exitCode(exitUsage, "--retries cannot be negative (0 means no retry)")
+	case b.resume && (f.out == "" || f.out == "-"):
+		return nil, exitCode(exitUsage, "--resume needs --out FILE: the results already there are what it skips")
+	}
+	if b.retries == 0 {
+		o.Retries = -1
+	}
+	if b.shard != "" {
+		sh, err := fetch.ParseShard(b.shard)
+		if err != nil {
+			return nil, exitCode(exitUsage, err.Error())
+		}
+		o.Shard = sh
+	}
+	return o, nil
+}
+
+// batchOut is where the lines go: a file, or stdout.
+type batchOut struct {
+	io.Writer
+	file *os.File
+}
+
+func (b *batchOut) Close() error {
+	if b.file == nil {
+		return nil
+	}
+	return b.file.Close()
+}
+
+// openBatchOut creates --out, or with --resume reads the URLs it already
+// answers into o.Done, cuts a last line a crash left half written and
+// opens it for appending.
+func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, error) {
+	path := f.out
+	if path == "" || path == "-" {
+		return &batchOut{Writer: s.out}, nil
+	}
+	fail := func(err error) (*batchOut, error) {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, exitCode(exitFailed, fmt.Sprintf("cannot write %s: %v", path, err))
+	}
+	if !f.batch.resume {
+		file, err := os.Create(path)
+		if err != nil {
+			return fail(err)
+		}
+		return &batchOut{Writer: file, file: file}, nil
+	}
+	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fail(err)
+	}
+	done, whole, err := fetch.ReadDone(file)
+	if err == nil {
+		err = file.Truncate(whole)
+	}
+	if err == nil {
+		_, err = file.Seek(whole, io.SeekStart)
+	}
+	if err != nil {
+		file.Close()
+		return fail(err)
+	}
+	o.Done = done
+	return &batchOut{Writer: file, file: file}, nil
+}
+
+// openBatchIn streams the URLs of args and then of the list ("-" is stdin).
+func openBatchIn(s *streams, path string, args []string) (io.Reader, func(), error) {
+	head := strings.NewReader(strings.Join(args, "\n") + "\n")
+	switch path {
+	case "":
+		return head, func() {}, nil
+	case "-":
+		return io.MultiReader(head, s.in), func() {}, nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, nil, exitCode(exitUsage, fmt.Sprintf("cannot read the URL list %s: %v", path, err))
+	}
+	return io.MultiReader(head, file), func() { file.Close() }, nil
+}
+
+// batchBar is a progress bar with rate and ETA on stderr when it is a
+// terminal, or nil. The total is counted first when the list is a file;
+// from stdin the bar shows the count and the rate only.
+func batchBar(s *streams, f *fetchFlags, args []string, o *fetch.BatchOptions) *progressbar.ProgressBar {
+	file, ok := s.err.(*os.File)
+	if !ok || !(isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd())) {
+		return nil
+	}
+	total := -1
+	if f.input != "" && f.input != "-" {
+		if list, err := os.Open(f.input); err == nil {
+			n, err := fetch.CountBatch(io.MultiReader(strings.NewReader(strings.Join(args, "\n")+"\n"), list), o)
+			list.Close()
+			if err == nil {
+				total = n
+			}
+		}
+	}
+	verb := "fetching"
+	if f.render.on {
+		verb = "rendering"
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(s.err),
+		progressbar.OptionSetDescription(verb),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("URL"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// summaryLine is the batch's last word: "fetched 20000 URLs in 12.3 s
+// (1626/s): 19990 ok, 10 failed (6 http-404, 4 timeout); ...".
+func summaryLine(f *fetchFlags, sum *fetch.BatchSummary, job *batchRunner) string {
+	verb := "fetched"
+	if f.render.on {
+		verb = "rendered"
+	}
+	secs := sum.Elapsed.Seconds()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d URLs in %.1f s", verb, sum.Done(), secs)
+	if secs > 0 && sum.Done() > 0 {
+		fmt.Fprintf(&b, " (%.1f/s)", float64(sum.Done())/secs)
+	}
+	fmt.Fprintf(&b, ": %d ok, %s", sum.OK, sum.FailedText())
+	if sum.Retried > 0 {
+		fmt.Fprintf(&b, "; %d retries", sum.Retried)
+	}
+	if sum.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d already in %s", sum.Skipped, f.out)
+	}
+	if sum.OtherShards > 0 {
+		fmt.Fprintf(&b, "; %d in other shards", sum.OtherShards)
+	}
+	if e := job.endpointsText(); e != "" {
+		b.WriteString("; " + e)
+	}
+	if f.out != "" && f.out != "-" {
+		fmt.Fprintf(&b, "; written to %s", f.out)
+	}
+	if sum.Interrupted {
+		b.WriteString("; interrupted: run again with --resume to do the rest")
+	}
+	return b.String()
+}

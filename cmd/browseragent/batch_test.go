@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// batchLine is the part of a result line the batch tests look at.
+type batchLineJSON struct {
+	URL       string `json:"url"`
+	Status    int    `json:"status"`
+	Title     string `json:"title"`
+	Error     string `json:"error"`
+	ErrorKind string `json:"error_kind"`
+}
+
+// readBatchOut parses every line of a batch output; a line that is not
+// whole JSON fails the test.
+func readBatchOut(t *testing.T, path string) []batchLineJSON {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []batchLineJSON
+	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var j batchLineJSON
+		if err := json.Unmarshal([]byte(l), &j); err != nil {
+			t.Fatalf("%s line %d is not whole JSON (%v): %.80q", path, i+1, err, l)
+		}
+		lines = append(lines, j)
+	}
+	return lines
+}
+
+// pageServer serves /p/N as a small article, slowly enough that a batch
+// is still running when the test acts on it.
+func pageServer(t *testing.T, delay time.Duration) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><article><h1>Page %s</h1>
+<p>This is page %s of the batch, with a paragraph long enough to be the main content of it.</p></article></body></html>`,
+			r.URL.Path, r.URL.Path, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func writeList(t *testing.T, dir string, urls []string) string {
+	t.Helper()
+	path := filepath.Join(dir, "urls.txt")
+	if err := os.WriteFile(path, []byte("# a comment\n\n"+strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func pageURLs(base string, n int) []string {
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s/p/%d", base, i)
+	}
+	return urls
+}
+
+// TestBatchResumeAfterKill: a batch process killed with SIGKILL half way
+// and run again with --resume leaves every URL in --out exactly once, each
+// line whole.
+func TestBatchResumeAfterKill(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "browseragent")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	srv := pageServer(t, 15*time.Millisecond)
+	urls := pageURLs(srv.URL, 300)
+	list := writeList(t, dir, urls)
+	out := filepath.Join(dir, "out.jsonl")
+	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+
+	first := exec.Command(bin, "fetch", "-i", list, "--out", out, "-c", "4")
+	first.Env = env
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		data, _ := os.ReadFile(out)
+		if n := strings.Count(string(data), "\n"); n >= 100 {
+			break
+		}
+		if time.Now().After(deadline) {
+			first.Process.Kill()
+			t.Fatalf("the first run wrote fewer than 100 lines in 60 s")
+		}
+	}
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	killedAt := len(readBatchOut(t, out))
+	if killedAt >= len(urls) {
+		t.Fatalf("the first run finished (%d lines) before it was killed", killedAt)
+	}
+
+	second := exec.Command(bin, "fetch", "-i", list, "--out", out, "-c", "4", "--resume")
+	second.Env = env
+	stderr, err := second.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resumed run: %v\n%s", err, stderr)
+	}
+	seen := map[string]int{}
+	for _, l := range readBatchOut(t, out) {
+		seen[l.URL]++
+		if l.Error != "" {
+			t.Errorf("%s failed: %s", l.URL, l.Error)
+		}
+	}
+	var wrong []string
+	for _, u := range urls {
+		if seen[u] != 1 {
+			wrong = append(wrong, fmt.Sprintf("%s %d times", u, seen[u]))
+		}
+	}
+	if len(seen) != len(urls) || len(wrong) > 0 {
+		t.Errorf("after kill at %d lines and --resume: %d distinct URLs of %d; not once: %v", killedAt, len(seen), len(urls), wrong)
+	}
+	if want := fmt.Sprintf("already in %s", out); !strings.Contains(string(stderr), want) {
+		t.Errorf("resumed run's summary lacks %q:\n%s", want, stderr)
+	}
+}
+
+// TestBatchResumeCutLine: a last line a crash left half written is
+// replaced, not kept beside a second copy.
+func TestBatchResumeCutLine(t *testing.T) {
+	srv := pageServer(t, 0)
+	dir := t.TempDir()
+	urls := pageURLs(srv.URL, 3)
+	list := writeList(t, dir, urls)
+	out := filepath.Join(dir, "out.jsonl")
+	os.WriteFile(out, []byte(`{"url":"`+urls[0]+`","status":200}`+"\n"+`{"url":"`+urls[1]+`","sta`), 0o644)
+	code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--resume")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []string
+	for _, l := range readBatchOut(t, out) {
+		got = append(got, l.URL)
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff(urls, got); diff != "" {
+		t.Errorf("URLs in out (-want +got):\n%s", diff)
+	}
+}
+
+// TestBatchShards: four shards of one list are disjoint and cover it, and
+// each run says how many URLs it left to the others.
+func TestBatchShards(t *testing.T) {
+	srv := pageServer(t, 0)
+	dir := t.TempDir()
+	urls := pageURLs(srv.URL, 200)
+	list := writeList(t, dir, urls)
+	owner := map[string]int{}
+	for k := range 4 {
+		out := filepath.Join(dir, fmt.Sprintf("out-%d.jsonl", k))
+		code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--shard", fmt.Sprintf("%d/4", k), "-c", "8")
+		if code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", k, code, stderr)
+		}
+		lines := readBatchOut(t, out)
+		if len(lines) == 0 || len(lines) == len(urls) {
+			t.Errorf("shard %d has %d of %d URLs: not a partition", k, len(lines), len(urls))
+		}
+		if want := fmt.Sprintf("%d in other shards", len(urls)-len(lines)); !strings.Contains(stderr, want) {
+			t.Errorf("shard %d summary lacks %q: %s", k, want, stderr)
+		}
+		for _, l := range lines {
+			if prev, ok := owner[l.URL]; ok {
+				t.Errorf("%s is in shards %d and %d", l.URL, prev, k)
+			}
+			owner[l.URL] = k
+		}
+	}
+	var missing []string
+	for _, u := range urls {
+		if _, ok := owner[u]; !ok {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("no shard has %v", missing)
+	}
+}
+
+// TestBatchRetries: 429 with Retry-After: 1 is tried again after that
+// second and succeeds, a 503 is retried with backoff, a 404 is not, and the
+// summary counts the failure by kind.
+func TestBatchRetries(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string][]time.Time{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path] = append(hits[r.URL.Path], time.Now())
+		n := len(hits[r.URL.Path])
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/busy" && n == 1:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		case r.URL.Path == "/flaky" && n <= 2:
+			http.Error(w, "try later", http.StatusServiceUnavailable)
+		case r.URL.Path == "/gone":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprintf(w, "<title>%s</title><p>Fine at last, after %d tries.</p>", r.URL.Path, n)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	list := writeList(t, dir, []string{srv.URL + "/busy", srv.URL + "/flaky", srv.URL + "/gone"})
+	out := filepath.Join(dir, "out.jsonl")
+	code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := map[string]batchLineJSON{}
+	for _, l := range readBatchOut(t, out) {
+		got[strings.TrimPrefix(l.URL, srv.URL)] = batchLineJSON{Status: l.Status, ErrorKind: l.ErrorKind}
+	}
+	want := map[string]batchLineJSON{
+		"/busy": {Status: 200}, "/flaky": {Status: 200}, "/gone": {Status: 404, ErrorKind: "http-404"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	tries := map[string]int{}
+	for p, h := range hits {
+		tries[p] = len(h)
+	}
+	if diff := cmp.Diff(map[string]int{"/busy": 2, "/flaky": 3, "/gone": 1}, tries); diff != "" {
+		t.Errorf("requests per path (-want +got):\n%s", diff)
+	}
+	if b := hits["/busy"]; len(b) == 2 && b[1].Sub(b[0]) < 950*time.Millisecond {
+		t.Errorf("the retry of /busy came %s after the 429, before its Retry-After: 1", b[1].Sub(b[0]))
+	}
+	for _, w := range []string{": 2 ok, 1 failed (1 http-404); 3 retries; written to " + out} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("summary lacks %q: %s", w, stderr)
+		}
+	}
+}
+
+// TestBatchRobots: with --robots a disallowed path is never requested and
+// its line says why; other paths are fetched.
+func TestBatchRobots(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			return
+		}
+		fmt.Fprintf(w, "<title>%s</title><p>Some public text.</p>", r.URL.Path)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	list := writeList(t, dir, []string{srv.URL + "/public/a", srv.URL + "/private/b", srv.URL + "/public/c"})
+	out := filepath.Join(dir, "out.jsonl")
+	code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--robots", "-c", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := map[string]string{}
+	for _, l := range readBatchOut(t, out) {
+		got[strings.TrimPrefix(l.URL, srv.URL)] = l.ErrorKind + " " + l.Error
+	}
+	want := map[string]string{
+		"/public/a":  " ",
+		"/private/b": "robots robots.txt of " + strings.TrimPrefix(srv.URL, "http://") + " disallows " + srv.URL + "/private/b",
+		"/public/c":  " ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	sort.Strings(paths)
+	if diff := cmp.Diff([]string{"/public/a", "/public/c", "/robots.txt"}, paths); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// TestBatchPerHostDelay: --per-host 1 --delay keeps one request at a time
+// on a host, each starting at least the delay after the one before.
+func TestBatchPerHostDelay(t *testing.T) {
+	var mu sync.Mutex
+	var starts []time.Time
+	inflight, most := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		inflight++
+		most = max(most, inflight)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		fmt.Fprint(w, "<title>x</title><p>A page of text for the batch.</p>")
+		mu.Lock()
+		inflight--
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	list := writeList(t, dir, pageURLs(srv.URL, 5))
+	code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", filepath.Join(dir, "out.jsonl"), "-c", "4", "--per-host", "1", "--delay", "150ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 {
+		t.Errorf("%d requests at once on one host with --per-host 1", most)
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(starts[i-1]); gap < 140*time.Millisecond {
+			t.Errorf("request %d started %s after the one before, under --delay 150ms", i, gap)
+		}
+	}
+}
+
+// TestBatchUsage: the batch flags' mistakes are usage errors that say what
+// to write.
+func TestBatchUsage(t *testing.T) {
+	dir := t.TempDir()
+	list := writeList(t, dir, []string{"http://127.0.0.1:1/"})
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"resume without out", []string{"-i", list, "--resume"}, "browseragent: --resume needs --out FILE: the results already there are what it skips\n"},
+		{"shard out of range", []string{"-i", list, "--shard", "4/4", "--out", filepath.Join(dir, "o")}, "browseragent: --shard \"4/4\": K must be 0 to 3 (shards count from 0, like $JOB_COMPLETION_INDEX)\n"},
+		{"shard malformed", []string{"-i", list, "--shard", "half", "--out", filepath.Join(dir, "o")}, "browseragent: --shard \"half\": write it as K/N, e.g. 0/4 for the first of four shards\n"},
+		{"batch flag without a batch", []string{"http://127.0.0.1:1/", "--per-host", "2"}, "browseragent: --resume, --per-host, --delay, --retries, --robots and --shard are for batches: add -i FILE or --out FILE\n"},
+		{"pool without a batch", []string{"http://127.0.0.1:1/", "--render", "--ws-endpoint", "ws://127.0.0.1:1/a", "--ws-endpoint", "ws://127.0.0.1:1/b"}, "browseragent: several --ws-endpoint browsers are a pool for batches: add -i FILE or --out FILE\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", append([]string{"fetch"}, tc.args...)...)
+			if diff := cmp.Diff(fmt.Sprintf("%d %s", 2, tc.want), fmt.Sprintf("%d %s", code, stderr)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// scanLines counts the lines of r; used by the pool test to wait.
+func scanLines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,300 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// task is one URL of a batch on its way through.
+type task struct {
+	url       string
+	host      string
+	attempt   int
+	notBefore time.Time
+}
+
+// outcome is what a worker made of a task.
+type outcome struct {
+	t          *task
+	line       []byte // the JSON line, unless the task is to be tried again
+	err        error
+	retry      bool
+	retryAfter time.Duration
+	crawlDelay time.Duration // from the host's robots.txt
+	cancelled  bool          // cut short by the batch's context: no line
+}
+
+// hostState is what the scheduler knows of one host.
+type hostState struct {
+	active int
+	next   time.Time // no start on this host before then
+	delay  time.Duration
+}
+
+// batch is one RunBatch. Its fields are the scheduler's, used from the
+// goroutine that runs it; workers see only tasks and the robots cache.
+type batch struct {
+	in     *urlScanner
+	out    io.Writer
+	job    Job
+	o      BatchOptions
+	robots *robotsCache
+
+	window  []*task // URLs read and waiting for a worker
+	eof     bool
+	hosts   map[string]*hostState
+	active  int
+	sum     BatchSummary
+	start   time.Time
+	werr    error
+	work    chan *task
+	results chan outcome
+}
+
+func newBatch(in io.Reader, out io.Writer, job Job, o *BatchOptions) *batch {
+	b := &batch{in: newURLScanner(in), out: out, job: job, hosts: map[string]*hostState{}}
+	if o != nil {
+		b.o = *o
+	}
+	if b.o.Concurrency < 1 {
+		b.o.Concurrency = 4
+	}
+	if b.o.PerHost < 1 {
+		b.o.PerHost = b.o.Concurrency
+	}
+	switch {
+	case b.o.Retries == 0:
+		b.o.Retries = DefaultBatchRetries
+	case b.o.Retries < 0:
+		b.o.Retries = 0
+	}
+	if b.o.RetryBase <= 0 {
+		b.o.RetryBase = DefaultRetryBase
+	}
+	if b.o.MaxWait <= 0 {
+		b.o.MaxWait = DefaultMaxRetryWait
+	}
+	if b.o.Robots != nil {
+		b.robots = newRobotsCache(b.o.Robots, b.o.RobotsAgent)
+	}
+	b.sum.Failed = map[string]int{}
+	return b
+}
+
+// windowSize is how many URLs are read ahead: enough to find work for a
+// free worker when the next URLs wait on a busy host, few enough to keep
+// memory flat.
+func (b *batch) windowSize() int { return max(256, 16*b.o.Concurrency) }
+
+func (b *batch) run(ctx context.Context) (*BatchSummary, error) {
+	b.start = time.Now()
+	b.work = make(chan *task)
+	b.results = make(chan outcome, b.o.Concurrency)
+	defer close(b.work) // the workers are idle by then: active is 0
+	for range b.o.Concurrency {
+		go b.worker(ctx)
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		b.fill()
+		stopping := ctx.Err() != nil || b.werr != nil
+		if stopping {
+			b.sum.Interrupted = ctx.Err() != nil
+			b.window = nil
+		}
+		if b.active == 0 && (stopping || b.eof && len(b.window) == 0) {
+			break
+		}
+		var send chan *task
+		next, wait := b.pick()
+		if next != nil {
+			send = b.work
+		}
+		timer.Reset(wait)
+		select {
+		case send <- next:
+			b.started(next)
+		case r := <-b.results:
+			b.finished(ctx, r)
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	b.sum.Elapsed = time.Since(b.start)
+	if b.werr != nil {
+		return &b.sum, b.werr
+	}
+	if b.in.err != nil {
+		return &b.sum, fmt.Errorf("reading the URL list: %w", b.in.err)
+	}
+	return &b.sum, nil
+}
+
+// fill reads URLs into the window until it is full or the list ends,
+// skipping those of other shards and those already answered.
+func (b *batch) fill() {
+	for !b.eof && len(b.window) < b.windowSize() {
+		u, ok := b.in.next()
+		if !ok {
+			b.eof = true
+			return
+		}
+		switch {
+		case !b.o.Shard.Has(u):
+			b.sum.OtherShards++
+		case b.o.Done.Has(u):
+			b.sum.Skipped++
+		default:
+			b.window = append(b.window, &task{url: u, host: hostOf(u)})
+		}
+	}
+}
+
+// pick returns the first waiting task whose host has room now, or how long
+// until one may have.
+func (b *batch) pick() (*task, time.Duration) {
+	now := time.Now()
+	wait := time.Hour
+	for _, t := range b.window {
+		h := b.hosts[t.host]
+		if h != nil && h.active >= b.o.PerHost {
+			continue
+		}
+		ready := t.notBefore
+		if h != nil && h.next.After(ready) {
+			ready = h.next
+		}
+		if !ready.After(now) {
+			return t, wait
+		}
+		wait = min(wait, ready.Sub(now))
+	}
+	return nil, wait
+}
+
+// started books a task handed to a worker.
+func (b *batch) started(t *task) {
+	for i, w := range b.window {
+		if w == t {
+			b.window = append(b.window[:i], b.window[i+1:]...)
+			break
+		}
+	}
+	h := b.hosts[t.host]
+	if h == nil {
+		h = &hostState{delay: b.o.Delay}
+		b.hosts[t.host] = h
+	}
+	h.active++
+	h.next = time.Now().Add(h.delay)
+	b.active++
+}
+
+// finished records a worker's outcome: a retry goes back to the front of
+// the window with its backoff, anything else is written.
+func (b *batch) finished(ctx context.Context, r outcome) {
+	b.active--
+	h := b.hosts[r.t.host]
+	h.active--
+	if r.crawlDelay > h.delay {
+		h.delay = r.crawlDelay
+		h.next = time.Now().Add(h.delay)
+	}
+	switch {
+	case r.cancelled || ctx.Err() != nil && r.err != nil:
+		// cut short: no line, so a resumed run tries it again
+	case r.retry && ctx.Err() == nil:
+		wait := backoff(r.t.attempt, r.retryAfter, b.o.RetryBase, b.o.MaxWait)
+		r.t.attempt++
+		r.t.notBefore = time.Now().Add(wait)
+		if r.retryAfter > 0 && r.t.notBefore.After(h.next) {
+			h.next = r.t.notBefore // the host asked everyone to wait
+		}
+		b.sum.Retried++
+		b.window = append([]*task{r.t}, b.window...)
+	case r.retry:
+	default:
+		b.write(r)
+	}
+	if h.active == 0 && !h.next.After(time.Now()) && h.delay == b.o.Delay {
+		delete(b.hosts, r.t.host) // nothing to remember: keep the map small
+	}
+}
+
+// write appends one whole line and counts it.
+func (b *batch) write(r outcome) {
+	if b.werr != nil {
+		return
+	}
+	if _, err := b.out.Write(r.line); err != nil {
+		b.werr = fmt.Errorf("writing results: %w", err)
+		return
+	}
+	if r.err != nil {
+		b.sum.Failed[FailureKind(r.err)]++
+	} else {
+		b.sum.OK++
+	}
+	if b.o.Progress != nil {
+		b.o.Progress(BatchProgress{OK: b.sum.OK, Failed: b.sum.Done() - b.sum.OK, Elapsed: time.Since(b.start)})
+	}
+}
+
+// worker runs tasks until the batch closes work. Every task's outcome is
+// sent, a cancelled one too: the scheduler counts what is in flight.
+func (b *batch) worker(ctx context.Context) {
+	for t := range b.work {
+		b.results <- b.do(ctx, t)
+	}
+}
+
+// do runs one try of a task and makes its line unless it is to be tried
+// again.
+func (b *batch) do(ctx context.Context, t *task) outcome {
+	r := outcome{t: t}
+	var res *Result
+	var err error
+	if b.robots != nil {
+		var allowed bool
+		allowed, r.crawlDelay, err = b.robots.allowed(ctx, t.url)
+		if err == nil && !allowed {
+			err = newError(ErrRobots, t.url, nil, "robots.txt of %s disallows %s", t.host, t.url)
+		}
+	}
+	if err == nil {
+		res, err = b.job(ctx, t.url, t.attempt)
+	}
+	if err != nil && ctx.Err() != nil {
+		r.cancelled = true
+		return r
+	}
+	r.err = err
+	if err != nil && retryable(err) && t.attempt < b.o.Retries {
+		r.retry = true
+		if res != nil {
+			r.retryAfter = res.RetryAfter
+		}
+		return r
+	}
+	r.line = batchLine(t.url, res, err, b.o.Format)
+	return r
+}
+
+// batchLine is the JSON line of one URL with its newline; failures carry
+// "error" and "error_kind".
+func batchLine(u string, res *Result, err error, format Format) []byte {
+	if res == nil {
+		res = &Result{URL: u}
+	}
+	if err != nil {
+		res.Error, res.ErrorKind = err.Error(), FailureKind(err)
+	}
+	line, jerr := res.JSON(format)
+	if jerr != nil {
+		line, _ = (&Result{URL: u, Error: "cannot encode result: " + jerr.Error(), ErrorKind: "error"}).JSON(format)
+	}
+	return append(line, '\n')
+}
