@@ -201,7 +201,7 @@ func TestFetchBatch(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("lines (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(stderr, "fetched 4 URLs: 2 ok, 2 failed") || strings.Contains(stderr, "\r") {
+			if !strings.HasPrefix(stderr, "browseragent: fetched 4 URLs in ") || !strings.Contains(stderr, ": 2 ok, 2 failed (1 bad-url, 1 http-404)") || strings.Contains(stderr, "\r") {
 				t.Errorf("stderr = %q, want a summary and no progress bar (not a terminal)", stderr)
 			}
 		})
