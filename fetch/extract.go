@@ -59,16 +59,27 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		r.Links = collectLinks(goquery.NewDocumentFromNode(doc).Selection, base)
 	}
 	pageTitle := documentTitle(doc)
+	// The second opinion is copied before readability changes the tree.
+	var second *html.Node
+	if c := findContainer(doc); c != nil {
+		second = cloneTree(c)
+		cleanContainer(second)
+	}
 	parser := readability.NewParser()
 	art, err := parser.ParseAndMutate(doc, base)
 	if err != nil || art.Node == nil {
-		// Readability found nothing it calls an article: keep the body,
-		// minus what is never content.
+		// Readability found nothing it calls an article: keep the page's
+		// own article body, or the body minus what is never content.
 		r.Title = pageTitle
-		r.nodes = fallbackBody(doc)
+		if second != nil {
+			r.nodes = []*html.Node{second}
+		} else {
+			r.nodes = fallbackBody(doc)
+		}
 		return nil
 	}
-	r.nodes = []*html.Node{art.Node}
+	pruneArticle(art.Node)
+	r.nodes = []*html.Node{chooseArticle(art.Node, second)}
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
 	r.Lang = firstNonEmpty(art.Language(), r.Lang)

@@ -1,0 +1,198 @@
+package fetch
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Readability picks the right part of most pages but keeps what sits
+// inside it: share bars, "read more" links, related-article lists, author
+// boxes, captions, newsletter and subscription prompts. pruneArticle takes
+// those out of the chosen subtree. Every rule is about the kind of block
+// (its class or id, its share of link text, its opening words), never about
+// a site, and no rule removes a block holding a large part of the text.
+
+// textStats are the letters and digits under a node, and how many of them
+// are inside links.
+type textStats struct{ text, link int }
+
+// measure fills stats for n and every element under it in one pass.
+func measure(n *html.Node, stats map[*html.Node]textStats) textStats {
+	var s textStats
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			s.text += countLetters(c.Data)
+		case html.ElementNode:
+			cs := measure(c, stats)
+			if c.DataAtom == atom.A && !isAnchorLink(c) {
+				cs.link = cs.text
+			}
+			s.text += cs.text
+			s.link += cs.link
+		}
+	}
+	stats[n] = s
+	return s
+}
+
+// isAnchorLink says a points into the same page ("#section"): tables of
+// contents are part of the article.
+func isAnchorLink(a *html.Node) bool {
+	href, _ := attr(a, "href")
+	return strings.HasPrefix(strings.TrimSpace(href), "#")
+}
+
+func countLetters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// boilerplateName matches a class or id token naming a block that is not
+// the article's text. Tokens are the class and id split at anything that
+// is not a letter or digit, lower-cased; the pattern must match a whole
+// token's start.
+var boilerplateName = regexp.MustCompile(`^(?:` +
+	`comment|disqus|respond|repl(?:y|ies)|discussion|` +
+	`share|sharing|shariff|social|sociable|syndication|addthis|` +
+	`related|relatedposts|recommend|more(?:stories|articles|news)|mostpopular|popular|trending|readmore|seealso|teaser|` +
+	`newsletter|subscri|signup|paywall|premium|promo|cookie|consent|gdpr|` +
+	`tags?$|taglist|tagcloud|keywords$|categor|` +
+	`sidebar|widget|banner|advert|ads?$|adsense|sponsor|outbrain|taboola|` +
+	`breadcrumb|pagination|pager$|nav|menu|toolbar|tools$|print$|rating|vote|` +
+	`author|byline|bio$|meta$|metadata|postmeta|entrymeta|dateline|timestamp|date$|posted|` +
+	`caption|credit|copyright|footer|donat|login` +
+	`)`)
+
+// boilerplateTags are the elements pruneArticle judges by name.
+var boilerplateTags = map[atom.Atom]bool{
+	atom.Div: true, atom.Section: true, atom.Aside: true, atom.Ul: true, atom.Ol: true,
+	atom.P: true, atom.Span: true, atom.Footer: true, atom.Header: true, atom.Nav: true,
+	atom.Form: true, atom.Dl: true, atom.Li: true, atom.Table: true, atom.Figure: true,
+}
+
+func hasBoilerplateName(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace != "" || (a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role") {
+			continue
+		}
+		v := strings.ToLower(a.Val)
+		if a.Key == "role" {
+			if v == "navigation" || v == "complementary" || v == "contentinfo" {
+				return true
+			}
+			continue
+		}
+		for _, tok := range strings.FieldsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if boilerplateName.MatchString(tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seeAlso matches the opening words of a cross-reference to another
+// article ("Read more: …", "Lesen Sie auch …"), in the languages most
+// pages are written in.
+var seeAlso = regexp.MustCompile(`(?i)^\W*(?:` +
+	`read (?:more|also|next)|see also|related|more on this|recommended|also read|` +
+	`lesen sie (?:auch|mehr|hier)|mehr zum thema|mehr dazu|auch interessant|das könnte sie|weitere artikel|` +
+	`lea (?:también|más)|lee (?:también|más)|le puede interesar|vea también|te puede interesar|mira|mire|` +
+	`(?:à )?lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także)|przeczytaj` +
+	`)\b`)
+
+// callToAction matches the sentences a site puts around every article:
+// subscribe, share, follow, comment, newsletter, app, copyright and ad
+// labels.
+var callToAction = regexp.MustCompile(`(?i)(?:` +
+	`\bsubscri(?:be|ption|bers?)\b|\bsign(?:ing)? up\b|\bnewsletter|\bfollow (?:us|me|the)\b|\bshare (?:this|the|on)\b|` +
+	`\bjoin our\b|\bnever miss\b|\bdownload (?:the|our)\b.*\bapp|\ball rights reserved|\bcopyright\b|` +
+	`\bwritten permission\b|\bclick here\b|\bkeep up with\b|\bwe want to hear\b|\bleave a (?:comment|reply)\b|` +
+	`\babonnier|\bteilen\b|\bfolgen sie\b|\bkommentare? (?:schreiben|geschlossen|insgesamt)|\balle rechte vorbehalten|` +
+	`^\W*(?:anzeige|werbung|advertisement|reklama|publicidad)\b|\bverpasse keine\b|\bauf dem laufenden\b|` +
+	`\bsuscr[ií]b|\b[uú]nete\b|\bs[ií]guenos\b|\bcanal de (?:youtube|telegram|whatsapp)|\bhazte miembro\b|` +
+	`\babonnez|\binscrivez|\bpour lire la suite\b|\biscriviti\b|\bzapisz si[eę]\b` +
+	`)`)
+
+// pruneArticle removes boilerplate blocks from the subtree at root and
+// returns them.
+func pruneArticle(root *html.Node) []*html.Node {
+	stats := map[*html.Node]textStats{}
+	total := measure(root, stats).text
+	if total == 0 {
+		return nil
+	}
+	// A block holding more than this much of the text is the article (or
+	// wraps it), whatever it is called.
+	maxShare := total * 2 / 5
+	var drop []*html.Node
+	walk(root, func(n *html.Node) bool {
+		if n == root || n.Type != html.ElementNode {
+			return true
+		}
+		s := stats[n]
+		if s.text > maxShare {
+			return true
+		}
+		if isBoilerplateBlock(n, s) {
+			drop = append(drop, n)
+			return false
+		}
+		return true
+	})
+	for _, n := range drop {
+		if n.Parent != nil {
+			n.Parent.RemoveChild(n)
+		}
+	}
+	return drop
+}
+
+// figureText is the length from which a figure's text counts as content.
+var figureText = 100000
+
+func isBoilerplateBlock(n *html.Node, s textStats) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside, atom.Form, atom.Button:
+		return true
+	case atom.Figure, atom.Figcaption, atom.Picture:
+		// Captions and credits are not the article's text, unless the
+		// figure holds a table or paragraphs of its own.
+		return s.text < figureText && findFirst(n, atom.Table) == nil
+	}
+	if boilerplateTags[n.DataAtom] && hasBoilerplateName(n) {
+		return true
+	}
+	if s.text == 0 {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.P, atom.Li, atom.Div, atom.Section, atom.Dd, atom.Dt, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		// A short block that is mostly link: "Read more: <a>…</a>".
+		if s.link > 0 && s.text < 200 && seeAlso.MatchString(textOf(n)) {
+			return true
+		}
+		if s.text < 100 && s.link*10 > s.text*8 && n.DataAtom != atom.Li {
+			return true
+		}
+		if s.text < 160 && callToAction.MatchString(textOf(n)) {
+			return true
+		}
+	case atom.Ul, atom.Ol, atom.Table:
+		// A list of links is navigation or "related".
+		if s.link*10 > s.text*7 {
+			return true
+		}
+	}
+	return false
+}

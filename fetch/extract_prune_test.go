@@ -1,0 +1,105 @@
+package fetch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// articlePage is a news page whose article holds extra, between its second
+// and third paragraphs.
+func articlePage(extra string) string {
+	para := func(i int) string {
+		return fmt.Sprintf("<p>Paragraph %d of the story tells, in plain and long sentences, what happened in the valley "+
+			"after the river rose, who was there, and what the people who live by it said about the water, the roads and the harvest.</p>\n", i)
+	}
+	return `<html><head><title>The river</title></head><body>
+<nav><a href="/">Home</a> <a href="/world">World</a></nav>
+<div class="story"><h1>The river</h1>` + para(1) + para(2) + extra + para(3) + para(4) + para(5) + `</div>
+<footer>Contact us</footer></body></html>`
+}
+
+// TestPruneArticle checks each boilerplate rule on the block it is for, and
+// that the article around it stays.
+func TestPruneArticle(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra string
+		probe string // text of the extra block
+		keep  bool   // whether the probe must stay
+	}{
+		{"share bar by class", `<div class="share-buttons"><span>Share on Facebook</span> <span>Share on X</span></div>`, "Share on Facebook", false},
+		{"related list by class", `<div id="related-articles"><h3>More</h3><p>Another river story with its own words.</p></div>`, "Another river story", false},
+		{"author box by class", `<div class="author-box">Jane Doe writes about rivers and weather.</div>`, "Jane Doe writes", false},
+		{"read more link", `<p>Read more: <a href="/other">Floods across the region last year</a></p>`, "Floods across the region", false},
+		{"lesen sie auch", `<p>Lesen Sie auch: <a href="/x">Hochwasser im Tal</a></p>`, "Hochwasser im Tal", false},
+		{"list of links", `<ul><li><a href="/a">First other story</a></li><li><a href="/b">Second other story</a></li><li><a href="/c">Third one</a></li></ul>`, "Second other story", false},
+		{"short link line", `<p><a href="/live">Live: the river hour by hour</a></p>`, "the river hour by hour", false},
+		{"caption", `<figure><img src="r.jpg" alt=""><figcaption>Photo: Agency</figcaption></figure>`, "Photo: Agency", false},
+		{"newsletter prompt", `<p>Sign up for our newsletter to get the news every morning.</p>`, "Sign up for our newsletter", false},
+		{"german share prompt", `<p>Diesen Artikel teilen</p>`, "Diesen Artikel teilen", false},
+		{"heading with an anchor link stays", `<h2><a href="#after">What came after the flood</a></h2>`, "What came after the flood", true},
+		{"plain sentence with a link stays", `<p>The mayor's full statement, published on <a href="/s">the town's site</a>, asks everyone living near the banks to keep away from the water until Friday.</p>`, "asks everyone living near the banks", true},
+		{"quote stays", `<blockquote><p>We have never seen the water this high, not in fifty years.</p></blockquote>`, "never seen the water this high", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(articlePage(tc.extra)), "https://news.test/river", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Text()
+			type seen struct{ Probe, First, Last bool }
+			want := seen{Probe: tc.keep, First: true, Last: true}
+			got := seen{strings.Contains(text, tc.probe), strings.Contains(text, "Paragraph 1 "), strings.Contains(text, "Paragraph 5 ")}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+			}
+		})
+	}
+}
+
+// A block named like boilerplate that holds most of the text is the
+// article's wrapper (a blog theme's "comments-open" body class, say): kept.
+func TestPruneArticleKeepsLargeBlocks(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader(`<div><div class="post has-comments sidebar-right"><p>` +
+		strings.Repeat("A sentence of the article itself. ", 30) + `</p></div><p>Short tail.</p></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := findFirst(doc, atom.Div)
+	dropped := pruneArticle(root)
+	if len(dropped) != 0 {
+		t.Errorf("pruneArticle dropped %d blocks, want none; first: %q", len(dropped), textOf(dropped[0]))
+	}
+}
+
+// When readability takes one block of an article split into many, the
+// page's own article body (here itemprop=articleBody) is the answer.
+func TestSecondOpinion(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Split</title></head><body>`)
+	b.WriteString(`<div class="top"><div><div><p>A box of the kind readability loves, long, comma-rich, with words, and more words.</p></div></div></div>`)
+	b.WriteString(`<div class="main"><div itemprop="articleBody">`)
+	for i := 1; i <= 20; i++ {
+		// Each block is shorter than readability's 25-character minimum.
+		fmt.Fprintf(&b, `<div class="row"><p>Section %d: up %d cm.</p></div>`, i, i*10)
+	}
+	b.WriteString(`<div class="social-share">Share this page</div><div style="display:none">hidden text</div></div></div></body></html>`)
+	res, err := Extract([]byte(b.String()), "https://split.test/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	type seen struct{ Section1, Section20, Share, Hidden bool }
+	want := seen{Section1: true, Section20: true}
+	got := seen{strings.Contains(text, "Section 1:"), strings.Contains(text, "Section 20:"),
+		strings.Contains(text, "Share this page"), strings.Contains(text, "hidden text")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+	}
+}

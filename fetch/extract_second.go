@@ -1,0 +1,184 @@
+package fetch
+
+import (
+	"regexp"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Readability scores paragraphs and picks the best-scoring ancestor; on a
+// page whose article is split into many small blocks, or that carries a
+// big table or list beside it, it can pick the wrong part. The second
+// opinion is the element the page itself names as its article body (by
+// its class, id, itemprop or tag), cleaned the same way. chooseArticle
+// takes it when readability's pick is much smaller than it, or is mostly
+// links.
+
+// containerNames are class/id values naming the article's body, most
+// specific first: a page is judged by the first tier that matches.
+var containerTiers = []*regexp.Regexp{
+	regexp.MustCompile(`(?:^|[^a-z])(?:article|entry|post|story|blog|news|single)[-_]{0,2}(?:body|content|text|entry|inner)|articlebody|` +
+		`(?:^|[^a-z])(?:body|content)[-_]?(?:text|copy)(?:$|[^a-z])|fulltext|rich[-_]?text|field[-_]body`),
+	regexp.MustCompile(`(?:^|[^a-z])(?:main|page|site)[-_]?content|content[-_]?(?:main|body|area|wrapper|inner)|(?:^|[^a-z])content(?:$|[^a-z])|(?:^|[^a-z])(?:article|post|entry|story)(?:$|[^a-z])`),
+}
+
+// findContainer returns the element the page names as its article body,
+// or nil.
+func findContainer(doc *html.Node) *html.Node {
+	var byTier [3][]*html.Node // the tiers, then <article>/<main>
+	walk(doc, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		switch n.DataAtom {
+		case atom.Script, atom.Style, atom.Head, atom.Nav, atom.Footer, atom.Aside, atom.Form:
+			return false
+		case atom.Div, atom.Section, atom.Article, atom.Main, atom.Td:
+		default:
+			return true
+		}
+		if v, _ := attr(n, "itemprop"); strings.EqualFold(v, "articleBody") {
+			byTier[0] = append(byTier[0], n)
+			return true
+		}
+		names := strings.ToLower(attrOr(n, "class") + " " + attrOr(n, "id"))
+		for i, re := range containerTiers {
+			if re.MatchString(names) {
+				byTier[i] = append(byTier[i], n)
+				return true
+			}
+		}
+		if n.DataAtom == atom.Article || n.DataAtom == atom.Main {
+			byTier[2] = append(byTier[2], n)
+		}
+		return true
+	})
+	for _, cands := range byTier {
+		var best *html.Node
+		bestLen := 0
+		for _, c := range cands {
+			if l := plainTextLen(c); l > bestLen {
+				best, bestLen = c, l
+			}
+		}
+		if best != nil && bestLen >= 200 {
+			return best
+		}
+	}
+	return nil
+}
+
+func attrOr(n *html.Node, key string) string {
+	v, _ := attr(n, key)
+	return v
+}
+
+// plainTextLen is the letters under n outside links and outside what is
+// never content.
+func plainTextLen(n *html.Node) int {
+	l := 0
+	walk(n, func(c *html.Node) bool {
+		switch c.Type {
+		case html.TextNode:
+			l += countLetters(c.Data)
+		case html.ElementNode:
+			if nonContent[c.DataAtom] || (c.DataAtom == atom.A && !isAnchorLink(c)) {
+				return false
+			}
+		}
+		return true
+	})
+	return l
+}
+
+// cloneTree deep-copies n (without parent or siblings).
+func cloneTree(n *html.Node) *html.Node {
+	root := shallowClone(n)
+	type pair struct{ src, dst *html.Node }
+	stack := []pair{{n, root}}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for c := p.src.FirstChild; c != nil; c = c.NextSibling {
+			cc := shallowClone(c)
+			p.dst.AppendChild(cc)
+			if c.FirstChild != nil {
+				stack = append(stack, pair{c, cc})
+			}
+		}
+	}
+	return root
+}
+
+func shallowClone(n *html.Node) *html.Node {
+	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace}
+	if len(n.Attr) > 0 {
+		c.Attr = append([]html.Attribute(nil), n.Attr...)
+	}
+	return c
+}
+
+// cleanContainer drops from a container what is never its text: scripts
+// and the like, navigation, hidden elements, then pruneArticle's
+// boilerplate.
+func cleanContainer(root *html.Node) {
+	var drop []*html.Node
+	walk(root, func(n *html.Node) bool {
+		if n == root {
+			return true
+		}
+		switch n.Type {
+		case html.CommentNode:
+			drop = append(drop, n)
+			return false
+		case html.ElementNode:
+		default:
+			return true
+		}
+		if nonContent[n.DataAtom] || n.DataAtom == atom.Nav || n.DataAtom == atom.Footer ||
+			n.DataAtom == atom.Aside || n.DataAtom == atom.Form || n.DataAtom == atom.Button ||
+			n.DataAtom == atom.Select || n.DataAtom == atom.Input || isHidden(n) {
+			drop = append(drop, n)
+			return false
+		}
+		return true
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+	pruneArticle(root)
+}
+
+// isHidden says n is not shown: the hidden attribute, aria-hidden, or an
+// inline display:none / visibility:hidden.
+func isHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if a.Val == "true" {
+				return true
+			}
+		case "style":
+			s := strings.ReplaceAll(strings.ToLower(a.Val), " ", "")
+			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chooseArticle is readability's pick, or the second opinion when that
+// holds more than twice its text outside links: readability then took one
+// part of a page whose article is split into many blocks (or a table or a
+// list beside it).
+func chooseArticle(first, second *html.Node) *html.Node {
+	if second != nil && plainTextLen(second) > 2*plainTextLen(first) {
+		return second
+	}
+	return first
+}
