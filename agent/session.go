@@ -232,20 +232,29 @@ func (s *Session) isBrowserServer(name string) bool {
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,
 // launched on demand, or the person's), so native and MCP tools see the
-// same tabs, unless its config already names a browser.
+// same tabs, unless its config already names a browser. Whatever the
+// config says, it gets the safety arguments (header redaction, get_tab_id
+// for tab identity) and get_tab_id stays hidden from the model.
 func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
-	if !s.isBrowserServer(name) || sc.URL != "" || namesBrowser(sc.Args) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	ws, err := s.Browser.WSEndpoint(ctx)
-	if err != nil {
-		sc.Err = fmt.Errorf("no browser for chrome-devtools-mcp: %w", err)
+	if !s.isBrowserServer(name) || sc.URL != "" {
 		return
 	}
 	args := slices.Clone(sc.Args)
-	for _, a := range browser.ChromeDevtoolsMCPArgs(ws) {
+	if !slices.Contains(sc.ExcludeTools, browser.TabIDTool) {
+		sc.ExcludeTools = append(slices.Clone(sc.ExcludeTools), browser.TabIDTool)
+	}
+	want := browser.ChromeDevtoolsMCPSafetyArgs()
+	if !namesBrowser(sc.Args) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		ws, err := s.Browser.WSEndpoint(ctx)
+		if err != nil {
+			sc.Err = fmt.Errorf("no browser for chrome-devtools-mcp: %w", err)
+			return
+		}
+		want = browser.ChromeDevtoolsMCPArgs(ws)
+	}
+	for _, a := range want {
 		if !slices.Contains(args, a) {
 			args = append(args, a)
 		}

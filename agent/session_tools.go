@@ -30,7 +30,7 @@ func (t browserTools) Call(ctx context.Context, def ToolDef, args json.RawMessag
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &ToolResult{Text: r.Text, IsError: r.IsError, Path: r.Path}
+	out := &ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path}
 	for _, im := range r.Images {
 		out.Images = append(out.Images, Image{MIME: im.MIME, Data: im.Data})
 	}
@@ -60,6 +60,11 @@ func (t mcpTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (
 		return nil, err
 	}
 	out := &ToolResult{Text: r.Text, IsError: r.IsError}
+	if def.Server == mcpclient.DefaultServerName {
+		// Belt and braces to --redactNetworkHeaders: no browser result
+		// carries the person's cookies or tokens.
+		out.Text = browser.RedactHeaders(out.Text)
+	}
 	for _, im := range r.Images {
 		out.Images = append(out.Images, Image{MIME: im.MIME, Data: im.Data})
 	}
@@ -194,11 +199,15 @@ func (p *mcpPages) locate(ctx context.Context, server string, args map[string]an
 	return Page{}, nil
 }
 
-// page describes an MCP page as one of our browser's tabs when it can be
-// matched, so native and MCP tools share one idea of which tabs the agent
-// owns and the URL comes from our own browser; otherwise by its MCP id.
+// page describes an MCP page as one of our browser's tabs when it is one,
+// so native and MCP tools share one idea of which tabs the agent owns and
+// the URL comes from our own browser; otherwise by its MCP id.
 func (p *mcpPages) page(ctx context.Context, server string, pg browser.MCPPage, all []browser.MCPPage) (Page, error) {
-	if tab := p.b.MapMCPPages(all)[pg.ID]; tab != "" {
+	tab, err := p.tabOf(ctx, server, pg, all)
+	if err != nil {
+		return Page{}, err
+	}
+	if tab != "" {
 		u, err := p.b.CurrentURL(ctx, tab)
 		if err != nil {
 			return Page{}, err
@@ -212,6 +221,37 @@ func (p *mcpPages) page(ctx context.Context, server string, pg browser.MCPPage, 
 	return Page{TabID: "mcp:" + key, URL: pg.URL, Owned: owned}, nil
 }
 
+// tabOf finds which of our tabs MCP page pg is, by identity: the server's
+// get_tab_id names the page's CDP tab target and the browser says which
+// of its tabs that is. "" means none of ours (the server drives another
+// browser). A server without get_tab_id (configured by hand) is matched by
+// URL only when that is unambiguous; two tabs on one URL refuse the call
+// rather than guess, since list order is no identity: after /connect
+// restarted the server, a guess once closed the person's tab.
+func (p *mcpPages) tabOf(ctx context.Context, server string, pg browser.MCPPage, all []browser.MCPPage) (string, error) {
+	args, _ := json.Marshal(map[string]int{"pageId": pg.ID})
+	r, err := p.mgr.CallServerTool(ctx, server, browser.TabIDTool, args)
+	if err != nil && ctx.Err() != nil {
+		return "", err
+	}
+	if err == nil && !r.IsError {
+		if id := browser.ParseTabID(r.Text); id != "" {
+			return p.b.TabOfTabTarget(ctx, id)
+		}
+	}
+	for i := range all {
+		if all[i].ID != pg.ID {
+			continue
+		}
+		tab, n := p.b.MatchMCPPageByURL(all, i)
+		if n > 1 {
+			return "", fmt.Errorf("cannot tell which of %d tabs showing %s is pageId %d: this chrome-devtools-mcp does not name its tabs (%s), and browseragent refuses rather than guess; navigate one of them elsewhere, or start the server with --experimentalInteropTools", n, pg.URL, pg.ID, browser.TabIDTool)
+		}
+		return tab, nil
+	}
+	return "", nil
+}
+
 // ownSelected records the page new_page just opened (it becomes selected)
 // as the agent's, in the browser's tab list too.
 func (p *mcpPages) ownSelected(ctx context.Context, server string) {
@@ -219,12 +259,11 @@ func (p *mcpPages) ownSelected(ctx context.Context, server string) {
 	if err != nil {
 		return
 	}
-	ids := p.b.MapMCPPages(pages)
 	for _, pg := range pages {
 		if !pg.Selected && !pg.Opened {
 			continue
 		}
-		if tab := ids[pg.ID]; tab != "" && p.b.MarkOwned(tab) {
+		if tab, err := p.tabOf(ctx, server, pg, pages); err == nil && tab != "" && p.b.MarkOwned(tab) {
 			continue
 		}
 		p.mu.Lock()

@@ -293,6 +293,7 @@ type session struct {
 	tabs    map[target.ID]*tab
 	gone    map[target.ID]bool // closed tabs: a late event must not bring one back
 	short   map[string]target.ID
+	tabPage map[target.ID]target.ID // CDP tab target -> its page target (TabOfTabTarget)
 	next    int
 	current target.ID
 	closed  bool
@@ -301,11 +302,11 @@ type session struct {
 // openSession connects to ws and starts tracking page targets.
 func openSession(ctx context.Context, ws string, mode Mode, p *process) (*session, error) {
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), ws, remote.NoModifyURL)
-	root, rootCancel := chromedp.NewContext(allocCtx)
+	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(chromedpErrorf)))
 	s := &session{
 		mode: mode, ws: ws, proc: p, allocCancel: allocCancel,
 		root: root, rootCancel: rootCancel,
-		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{},
+		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{}, tabPage: map[target.ID]target.ID{},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.start() }()

@@ -9,10 +9,21 @@ import (
 
 // ChromeDevtoolsMCPArgs returns the arguments to add to the default
 // chrome-devtools MCP server so it drives the browser at ws (ours, or the
-// person's in shared mode) and sends nothing anywhere. On a mode switch the
-// server must be restarted with the new endpoint.
+// person's in shared mode) and sends nothing anywhere, plus
+// ChromeDevtoolsMCPSafetyArgs. On a mode switch the server must be
+// restarted with the new endpoint.
 func ChromeDevtoolsMCPArgs(ws string) []string {
-	return []string{"--wsEndpoint", ws, "--no-performance-crux", "--no-usage-statistics"}
+	return append([]string{"--wsEndpoint", ws, "--no-performance-crux", "--no-usage-statistics"}, ChromeDevtoolsMCPSafetyArgs()...)
+}
+
+// ChromeDevtoolsMCPSafetyArgs are the arguments the browser's MCP server
+// always gets, whatever browser its configuration names:
+// --redactNetworkHeaders keeps cookies and authorization out of
+// get_network_request (chrome-devtools-mcp 1.11 sends them unless told),
+// and --experimentalInteropTools offers get_tab_id, which names the tab
+// behind a pageId, so pages are matched to tabs by identity.
+func ChromeDevtoolsMCPSafetyArgs() []string {
+	return []string{"--redactNetworkHeaders", "--experimentalInteropTools"}
 }
 
 // ChromeDevtoolsMCPEnv returns the environment settings that keep
@@ -100,33 +111,55 @@ func ParsePagesJSON(structured []byte) ([]MCPPage, error) {
 	return append(v.Pages, v.OpenedPages...), nil
 }
 
-// MapMCPPages maps chrome-devtools-mcp page ids to our tab ids by URL, in
-// order: both list pages in the order the browser made them, so the k-th
-// MCP page with a URL is the k-th of our tabs with that URL. A page with no
-// match maps to "" (the guard then asks the browser nothing and treats the
-// page as unknown).
-func (b *Browser) MapMCPPages(pages []MCPPage) map[int]string {
-	return mapPages(pages, b.Tabs())
+// MatchMCPPageByURL is the fallback when a chrome-devtools-mcp server
+// cannot name the tab behind a page (no get_tab_id): it finds our tab for
+// pages[i] by URL, but only when exactly one MCP page and exactly one of
+// our tabs show that URL. n is 0 when none of our tabs shows it, and
+// above 1 (tab "") when several pages or tabs do: list order is no identity (after a restart the server lists pages in
+// another order), so an ambiguous page is never guessed.
+func (b *Browser) MatchMCPPageByURL(pages []MCPPage, i int) (tab string, n int) {
+	return matchByURL(pages, i, b.Tabs())
 }
 
-func mapPages(pages []MCPPage, tabs []Tab) map[int]string {
-	used := map[string]bool{}
-	out := map[int]string{}
+func matchByURL(pages []MCPPage, i int, tabs []Tab) (string, int) {
+	same := 0
 	for _, p := range pages {
-		out[p.ID] = ""
-		for _, t := range tabs {
-			if !used[t.ID] && sameURL(t.URL, p.URL) {
-				used[t.ID] = true
-				out[p.ID] = t.ID
-				break
-			}
+		if sameURL(p.URL, pages[i].URL) {
+			same++
 		}
 	}
-	return out
+	var found []string
+	for _, t := range tabs {
+		if sameURL(t.URL, pages[i].URL) {
+			found = append(found, t.ID)
+		}
+	}
+	switch {
+	case same == 1 && len(found) == 1:
+		return found[0], 1
+	case len(found) == 0:
+		return "", 0 // not one of our tabs
+	}
+	return "", max(same, len(found))
 }
 
 func sameURL(a, b string) bool {
 	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// TabIDTool is chrome-devtools-mcp's tool that names the CDP tab target of
+// a page (offered with --experimentalInteropTools); browseragent calls it
+// itself and hides it from the model.
+const TabIDTool = "get_tab_id"
+
+var tabIDRE = regexp.MustCompile(`(?m)^Tab ID: ([0-9A-Fa-f]+)\s*$`)
+
+// ParseTabID reads the tab target id from get_tab_id's text ("Tab ID: X").
+func ParseTabID(text string) string {
+	if m := tabIDRE.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // MarkOwned records that the agent opened a tab through another path (an MCP

@@ -42,21 +42,54 @@ func TestParseListPages(t *testing.T) {
 	}
 }
 
-func TestMapPages(t *testing.T) {
-	tabs := []Tab{{ID: "t1", URL: "http://a/"}, {ID: "t2", URL: "http://b/x"}, {ID: "t3", URL: "http://a/"}}
-	pages := []MCPPage{{ID: 1, URL: "http://a"}, {ID: 2, URL: "http://a/"}, {ID: 3, URL: "http://b/x"}, {ID: 4, URL: "http://c/"}}
-	want := map[int]string{1: "t1", 2: "t3", 3: "t2", 4: ""}
-	if diff := cmp.Diff(want, mapPages(pages, tabs)); diff != "" {
+func TestMatchByURL(t *testing.T) {
+	tabs := []Tab{{ID: "t1", URL: "http://a/"}, {ID: "t2", URL: "http://b/x"}, {ID: "t3", URL: "http://a/"}, {ID: "t4", URL: "http://d/"}}
+	pages := []MCPPage{{ID: 1, URL: "http://a"}, {ID: 2, URL: "http://a/"}, {ID: 3, URL: "http://b/x"}, {ID: 4, URL: "http://c/"}, {ID: 5, URL: "http://d"}, {ID: 6, URL: "http://d/"}}
+	type match struct {
+		Tab string
+		N   int
+	}
+	want := []match{
+		{"", 2},   // two tabs and two pages show http://a/: no guess
+		{"", 2},   //
+		{"t2", 1}, // unique on both sides
+		{"", 0},   // not one of our tabs
+		{"", 2},   // one tab, two pages: still ambiguous
+		{"", 2},
+	}
+	var got []match
+	for i := range pages {
+		tab, n := matchByURL(pages, i, tabs)
+		got = append(got, match{tab, n})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
 
+func TestParseTabID(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"# get_tab_id response\nTab ID: 030F7106EF0DF201FF5AA916756A09F0", "030F7106EF0DF201FF5AA916756A09F0"},
+		{"Tab ID: 030F7106EF0DF201FF5AA916756A09F0\n## Pages\n1: about:blank", "030F7106EF0DF201FF5AA916756A09F0"},
+		{"Error: No page found", ""},
+		{"Tab ID: undefined", ""},
+	} {
+		if got := ParseTabID(tc.text); got != tc.want {
+			t.Errorf("ParseTabID(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
 // TestChromeDevtoolsMCP starts the pinned chrome-devtools-mcp against our
-// isolated browser and takes a snapshot of a page our native tools opened.
+// isolated browser, tells apart two tabs showing the same URL by identity
+// (get_tab_id, then TabOfTabTarget) and takes a snapshot of a page our
+// native tools opened.
 func TestChromeDevtoolsMCP(t *testing.T) {
 	npx := testutil.RequireProgram(t, "npx")
 	site := newSite(t)
 	b := newTestBrowser(t, nil)
+	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
+	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
 	ws, err := b.WSEndpoint(context.Background())
 	if err != nil {
@@ -86,15 +119,31 @@ func TestChromeDevtoolsMCP(t *testing.T) {
 		t.Fatalf("list_pages: %v", err)
 	}
 	pages := ParseListPages(toolText(res))
-	ids := b.MapMCPPages(pages)
+	ids := map[int]string{}
+	seen := map[string]bool{}
 	pageID := -1
 	for _, p := range pages {
-		if ids[p.ID] == b.CurrentTab() {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: TabIDTool, Arguments: map[string]any{"pageId": p.ID}})
+		if err != nil || r.IsError {
+			t.Fatalf("%s of page %d: %v %s", TabIDTool, p.ID, err, toolText(r))
+		}
+		tab, err := b.TabOfTabTarget(ctx, ParseTabID(toolText(r)))
+		if err != nil || tab == "" || seen[tab] {
+			t.Fatalf("page %d (%s) is tab %q (%v); seen before: %v", p.ID, p.URL, tab, err, seen[tab])
+		}
+		seen[tab], ids[p.ID] = true, tab
+		if tab == b.CurrentTab() {
 			pageID = p.ID
 		}
 	}
+	if len(seen) != 3 {
+		t.Errorf("want the 3 tabs showing the same article told apart, got %v", ids)
+	}
 	if pageID < 0 {
 		t.Fatalf("our tab %s not found among MCP pages %+v (map %v)", b.CurrentTab(), pages, ids)
+	}
+	if tab, err := b.TabOfTabTarget(ctx, "0123456789ABCDEF0123456789ABCDEF"); tab != "" || err != nil {
+		t.Errorf("an unknown tab target: %q, %v; want \"\", nil", tab, err)
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "select_page", Arguments: map[string]any{"pageId": pageID}}); err != nil {
 		t.Fatalf("select_page: %v", err)

@@ -133,3 +133,19 @@ func TestSnapshotFormat(t *testing.T) {
 		t.Errorf("empty page: %q", empty)
 	}
 }
+
+func TestRedactHeaders(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"### Request Headers\n- cookie: session=abc; other=1\n- accept: */*", "### Request Headers\n- cookie: <redacted>\n- accept: */*"},
+		{"Set-Cookie: id=42; HttpOnly\r\nAuthorization: Bearer xyz\r\n", "Set-Cookie: <redacted>\r\nAuthorization: <redacted>\r\n"},
+		{"  Proxy-Authorization:Basic dXNlcg==", "  Proxy-Authorization:<redacted>"},
+		{`{"Cookie":"a=\"b\"","x":"cookie: a header in a string","authorization": "t"}`, `{"Cookie":"<redacted>","x":"cookie: <redacted>","authorization": "<redacted>"}`},
+		{"The cookie: a recipe\nno header here", "The cookie: a recipe\nno header here"},
+		{"cookies: plural is not a header", "cookies: plural is not a header"},
+		{`"Authorization: Bearer t\"k\nSet-Cookie: x=1\nok: 2"`, `"Authorization: <redacted>\nSet-Cookie: <redacted>\nok: 2"`},
+	} {
+		if diff := cmp.Diff(tc.want, RedactHeaders(tc.in)); diff != "" {
+			t.Errorf("RedactHeaders(%q) (-want +got)\n%s", tc.in, diff)
+		}
+	}
+}

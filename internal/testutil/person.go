@@ -93,9 +93,12 @@ func (p *PersonsBrowser) openTab(url string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// PageURLs lists the URLs of the browser's pages (tabs) as its /json/list
-// gives them, or nil when it does not answer.
-func (p *PersonsBrowser) PageURLs() []string {
+// Page is one tab of the person's browser as its /json/list gives it.
+type Page struct{ ID, URL, Title string }
+
+// Pages lists the browser's pages (tabs) as its /json/list gives them, or
+// nil when it does not answer.
+func (p *PersonsBrowser) Pages() []Page {
 	port := p.Port()
 	if port == "" {
 		return nil
@@ -105,13 +108,23 @@ func (p *PersonsBrowser) PageURLs() []string {
 		return nil
 	}
 	defer resp.Body.Close()
-	var list []struct{ Type, URL string }
+	var list []struct{ ID, Type, URL, Title string }
 	json.NewDecoder(resp.Body).Decode(&list)
-	var urls []string
+	var pages []Page
 	for _, pg := range list {
 		if pg.Type == "page" {
-			urls = append(urls, pg.URL)
+			pages = append(pages, Page{ID: pg.ID, URL: pg.URL, Title: pg.Title})
 		}
+	}
+	return pages
+}
+
+// PageURLs lists the URLs of the browser's pages (tabs) as its /json/list
+// gives them, or nil when it does not answer.
+func (p *PersonsBrowser) PageURLs() []string {
+	var urls []string
+	for _, pg := range p.Pages() {
+		urls = append(urls, pg.URL)
 	}
 	return urls
 }
