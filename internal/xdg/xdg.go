@@ -43,9 +43,12 @@ func base(getenv func(string) string, env, fallback string) string {
 	if dir := getenv(env); dir != "" {
 		return dir
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return ""
+	home := getenv("HOME") // the caller's environment first, as for env
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil || home == "" {
+			return ""
+		}
 	}
 	return filepath.Join(home, fallback)
 }
