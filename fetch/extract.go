@@ -84,7 +84,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	r.Byline = strings.TrimSpace(art.Byline())
 	r.Lang = firstNonEmpty(art.Language(), r.Lang)
 	r.SiteName = art.SiteName()
-	r.Excerpt = art.Excerpt()
+	r.Excerpt = firstParagraph(art.Excerpt(), r.Byline, art.Node)
 	if t, err := art.PublishedTime(); err == nil {
 		r.Published = t.UTC().Truncate(time.Second)
 	}
@@ -99,6 +99,7 @@ func (r *Result) selectNodes(doc *html.Node, base *url.URL, opts *ExtractOptions
 	}
 	r.Title = documentTitle(doc)
 	r.selected = true
+	r.selectedMetadata(doc, base)
 	sel := goquery.NewDocumentFromNode(doc).Find(opts.Select)
 	absolutize(sel, base)
 	r.nodes = sel.Nodes

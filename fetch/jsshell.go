@@ -48,7 +48,7 @@ func detectJSShell(doc *html.Node) (bool, string) {
 		why = append(why, plural(st.scripts, "script"))
 	}
 	return true, "This page looks like a JavaScript app shell (" + strings.Join(why, ", ") +
-		"): its content is drawn by scripts, so open it in the browser to read it."
+		"): its content is drawn by scripts, which plain HTTP does not run."
 }
 
 func measureShell(doc *html.Node) shellStats {

@@ -64,7 +64,7 @@ func (r *Result) Render(f Format) ([]byte, error) {
 	case FormatJSON:
 		return r.JSON(FormatMarkdown)
 	case FormatText:
-		return withNewline(r.Text()), nil
+		return withNewline(r.titledText()), nil
 	case FormatHTML:
 		return withNewline(r.HTML()), nil
 	}
@@ -130,6 +130,24 @@ func (r *Result) Text() string {
 	txt := tidyBlankLines(strings.Join(parts, "\n\n"))
 	r.txt = &txt
 	return txt
+}
+
+// titledText is Text under the title line, as Markdown puts its title
+// heading first: what `-f text` prints. A --select result has no title line,
+// nor an article whose text already starts with its title.
+func (r *Result) titledText() string {
+	txt := r.Text()
+	if r.Kind != KindHTML || r.selected || r.Title == "" {
+		return txt
+	}
+	first, _, _ := strings.Cut(txt, "\n")
+	if strings.TrimSpace(first) == strings.TrimSpace(r.Title) {
+		return txt
+	}
+	if txt == "" {
+		return r.Title
+	}
+	return r.Title + "\n\n" + txt
 }
 
 // HTML is the outer HTML of the content nodes, one after another.
@@ -212,7 +230,7 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 		j.Format = content
 		switch content {
 		case FormatText:
-			j.Content = r.Text()
+			j.Content = r.titledText()
 		case FormatHTML:
 			j.Content = r.HTML()
 		default:

@@ -184,11 +184,13 @@ opened, changed or closed.`,
 // renderer renders pages for `fetch --render` through an agent.Session. It
 // is safe for concurrent use: each page has its own tab and extraction.
 type renderer struct {
-	sess    *agent.Session
-	lost    atomic.Bool // the attached browser went away: no further call
-	waitFor string
-	wait    time.Duration
-	sel     string
+	sess     *agent.Session
+	lost     atomic.Bool // the attached browser went away: no further call
+	waitFor  string
+	wait     time.Duration
+	sel      string
+	links    bool
+	maxBytes int64
 }
 
 // newRenderer opens the session (isolated, or attached to the person's
@@ -203,7 +205,7 @@ func newRenderer(ctx context.Context, f *fetchFlags, target browser.Target) (*re
 	if wait <= 0 {
 		wait = 15 * time.Second
 	}
-	r := &renderer{waitFor: f.render.waitFor, wait: wait, sel: f.selector}
+	r := &renderer{waitFor: f.render.waitFor, wait: wait, sel: f.selector, links: f.links, maxBytes: int64(f.maxBytes)}
 	ex := &renderExtract{links: f.links}
 	attached := f.render.conn.on()
 	sess, err := agent.NewSession(&agent.SessionOptions{
@@ -255,7 +257,7 @@ type extractionKey struct{}
 func (e *renderExtract) extract(ctx context.Context, html []byte, pageURL, selector string) (string, error) {
 	r, err := browser.ExtractDOM(html, pageURL, &fetch.ExtractOptions{Select: selector, Links: e.links})
 	if x, ok := ctx.Value(extractionKey{}).(*extraction); ok {
-		x.set(r, err)
+		x.set(r, err, html)
 	}
 	if err != nil {
 		return "", err
@@ -268,12 +270,20 @@ type extraction struct {
 	mu  sync.Mutex
 	res *fetch.Result
 	err error
+	dom []byte // the DOM it was made from, kept after take
 }
 
-func (x *extraction) set(r *fetch.Result, err error) {
+func (x *extraction) set(r *fetch.Result, err error, dom []byte) {
 	x.mu.Lock()
-	x.res, x.err = r, err
+	x.res, x.err, x.dom = r, err, dom
 	x.mu.Unlock()
+}
+
+// lastDOM is the DOM of the last extraction.
+func (x *extraction) lastDOM() []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.dom
 }
 
 // take returns and forgets what the last extraction produced.
@@ -313,6 +323,9 @@ type renderPage struct {
 // render opens url in a new tab, waits for it, extracts it, takes the
 // screenshot and closes the tab again.
 func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result, error) {
+	if _, err := fetch.ParseURL(url); err != nil {
+		return nil, err // refused as plain fetch refuses it, before any browser starts
+	}
 	p := &renderPage{r: r}
 	ctx = context.WithValue(ctx, extractionKey{}, &p.ex)
 	opened, err := r.call(ctx, "browser_open", map[string]any{"url": url})
@@ -335,12 +348,18 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 	if err != nil {
 		return nil, err
 	}
-	res.URL = url
-	if m := httpStatusRE.FindStringSubmatch(opened.Text); m != nil {
-		res.Status, _ = strconv.Atoi(m[1])
+	doc := p.document(ctx)
+	if doc.Status == 0 {
+		if m := httpStatusRE.FindStringSubmatch(opened.Text); m != nil {
+			doc.Status, _ = strconv.Atoi(m[1])
+		}
 	}
-	if res.FinalURL == "" {
-		res.FinalURL = url
+	res, err = fetch.FromRendered(&fetch.Rendered{
+		URL: url, FinalURL: res.FinalURL, Status: doc.Status, ContentType: doc.Type,
+		Size: doc.Size, DOM: p.ex.lastDOM(), Extracted: res,
+	}, r.maxBytes, &fetch.ExtractOptions{Select: r.sel, Links: r.links})
+	if err != nil {
+		return nil, err
 	}
 	if shot != "" {
 		if err := p.screenshot(ctx, shot); err != nil {
@@ -470,6 +489,30 @@ func (p *renderPage) extract(ctx context.Context) (*fetch.Result, error) {
 		err = errors.New("browser_extract returned no page")
 	}
 	return res, err
+}
+
+// documentInfo is what the tab's document says of itself.
+type documentInfo struct {
+	Type   string `json:"type"`
+	Status int    `json:"status"`
+	Size   int64  `json:"size"`
+}
+
+// documentJS asks the page for its media type and the
+// navigation's status and body size (Navigation Timing).
+const documentJS = `(() => { const n = performance.getEntriesByType('navigation')[0] || {};
+return {type: document.contentType || '', status: n.responseStatus || 0,
+size: n.decodedBodySize || n.encodedBodySize || -1}; })()`
+
+// document asks, through browser_eval, what the tab holds. It is best
+// effort: without an answer the page is taken as HTML of unknown status.
+func (p *renderPage) document(ctx context.Context) documentInfo {
+	info := documentInfo{Size: -1}
+	res, err := p.call(ctx, "browser_eval", map[string]any{"js": documentJS})
+	if err == nil {
+		json.Unmarshal([]byte(res.Text), &info)
+	}
+	return info
 }
 
 // screenshot saves a full-page capture where --screenshot asked.

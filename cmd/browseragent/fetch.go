@@ -136,6 +136,9 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 		args, _ := json.Marshal(map[string]string{"url": u})
 		tr, err := sess.Registry.Run(ctx, agent.WebFetchName, args, agent.OriginScript, func(ctx context.Context) (*agent.ToolResult, error) {
 			res, ferr = client.Fetch(ctx, u)
+			if res != nil && res.JSShell {
+				res.Hint += " Add --render to read it in the browser."
+			}
 			if ferr != nil {
 				return &agent.ToolResult{IsError: true, Text: ferr.Error()}, nil
 			}

@@ -100,7 +100,7 @@ func TestFetchCommand(t *testing.T) {
 		{"cut at max-bytes", []string{srv.URL + "/article", "--max-bytes", "300", "-f", "text"},
 			outcome{3, "", "browseragent: warning: " + srv.URL + "/article: the page is larger than 300 B; only the first 300 B were read (raise --max-bytes to get more)\n"}},
 		{"javascript shell note", []string{srv.URL + "/shell"},
-			outcome{0, "# App", "browseragent: note: This page looks like a JavaScript app shell (0 characters of text, an empty app root #root, 1 script): its content is drawn by scripts, so open it in the browser to read it.\n"}},
+			outcome{0, "# App", "browseragent: note: This page looks like a JavaScript app shell (0 characters of text, an empty app root #root, 1 script): its content is drawn by scripts, which plain HTTP does not run. Add --render to read it in the browser.\n"}},
 		{"two URLs, one bad", []string{srv.URL + "/article", srv.URL + "/missing"},
 			outcome{1, "==> " + srv.URL + "/article <==\n# Valley Notes", "browseragent: " + srv.URL + "/missing answered 404 Not Found\n"}},
 	}
