@@ -20,6 +20,7 @@ import (
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/guard"
 )
 
 // connectFlags choose the person's browser to attach to (shared mode).
@@ -348,7 +349,7 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 	if err != nil {
 		return nil, err
 	}
-	doc := p.document(ctx)
+	doc := p.document(ctx, res.FinalURL)
 	if doc.Status == 0 {
 		if m := httpStatusRE.FindStringSubmatch(opened.Text); m != nil {
 			doc.Status, _ = strconv.Atoi(m[1])
@@ -506,9 +507,17 @@ size: n.decodedBodySize || n.encodedBodySize || -1}; })()`
 
 // document asks, through browser_eval, what the tab holds. It is best
 // effort: without an answer the page is taken as HTML of unknown status.
-func (p *renderPage) document(ctx context.Context) documentInfo {
+func (p *renderPage) document(ctx context.Context, pageURL string) documentInfo {
 	info := documentInfo{Size: -1}
-	res, err := p.call(ctx, "browser_eval", map[string]any{"js": documentJS})
+	args := map[string]any{"js": documentJS}
+	// A page the guard would not let a script run on (one it would ask
+	// about) is not asked: nobody is there to answer, and the refusal
+	// would only fill the audit log.
+	pre := guard.Call{Tool: "browser_eval", Name: "browser_eval", Args: args, PageURL: pageURL}
+	if d := p.r.sess.Policy.Check(pre); d.Verdict != guard.Allow {
+		return info
+	}
+	res, err := p.call(ctx, "browser_eval", args)
 	if err == nil {
 		json.Unmarshal([]byte(res.Text), &info)
 	}
