@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
@@ -96,6 +97,15 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		fo = *opts.Fetch
 	}
 	fo.AllowRedirect = func(to string) error { return s.Registry.Recheck(WebFetchName, to) }
+	// The guard judges the resolved address of every connection; a
+	// caller's own control (tests) runs after it.
+	own := fo.DialControl
+	fo.DialControl = func(ctx context.Context, network, address string, c syscall.RawConn) error {
+		if err := s.Policy.DialControl(ctx, network, address, c); err != nil || own == nil {
+			return err
+		}
+		return own(ctx, network, address, c)
+	}
 	s.Registry.Add(NewWebFetch(&fo))
 	s.Registry.Add(browserTools{s.Browser})
 	if opts.MCP != nil {

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -49,6 +50,14 @@ type Options struct {
 	// error refuses that hop and fails the fetch with ErrRedirectRefused, so
 	// a redirect cannot carry a request somewhere the first URL could not go.
 	AllowRedirect func(to string) error
+	// DialControl, when set, is asked with the resolved "ip:port" of every
+	// connection just before it is made (net.Dialer.ControlContext); an
+	// error refuses it before any byte is sent and fails the fetch with
+	// ErrAddressRefused. The guard uses it so that a name resolving to a
+	// denied address (cloud metadata) is refused, redirects included.
+	DialControl func(ctx context.Context, network, address string, c syscall.RawConn) error
+	// Resolver looks names up (nil: the system's).
+	Resolver *net.Resolver
 }
 
 func (o *Options) withDefaults() Options {
@@ -87,7 +96,15 @@ type Client struct {
 // NewClient returns a Client with opts (nil means defaults).
 func NewClient(opts *Options) *Client {
 	o := opts.withDefaults()
-	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: o.Resolver}
+	if ctl := o.DialControl; ctl != nil {
+		dialer.ControlContext = func(ctx context.Context, network, address string, c syscall.RawConn) error {
+			if err := ctl(ctx, network, address, c); err != nil {
+				return &refusedDial{address: address, err: err}
+			}
+			return nil
+		}
+	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
@@ -264,8 +281,11 @@ func (c *Client) classify(err error, u *url.URL) error {
 		recErr  tls.RecordHeaderError
 		alert   tls.AlertError
 		opErr   *net.OpError
+		refused *refusedDial
 	)
 	switch {
+	case errors.As(err, &refused):
+		return newError(ErrAddressRefused, raw, err, "refused to connect to %s at %s: %v", u.Hostname(), refused.address, refused.err)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		return newError(ErrTimeout, raw, err, "timed out fetching %s (limit %s)", raw, c.opts.Timeout)
 	case errors.Is(err, context.Canceled):
@@ -294,6 +314,17 @@ func (c *Client) classifyBody(err error, u *url.URL) error {
 	}
 	return newError(ErrBody, u.String(), err, "reading the body of %s failed: %s", u, lastPart(err))
 }
+
+// refusedDial is DialControl's refusal, kept apart from network failures.
+type refusedDial struct {
+	address string
+	err     error
+}
+
+func (e *refusedDial) Error() string {
+	return "connection to " + e.address + " refused: " + e.err.Error()
+}
+func (e *refusedDial) Unwrap() error { return e.err }
 
 func isTimeout(err error) bool {
 	var ne net.Error

@@ -18,6 +18,7 @@ var (
 	ErrTooManyRedirects = errors.New("too many redirects")
 	ErrRedirectLoop     = errors.New("redirect loop")
 	ErrRedirectRefused  = errors.New("redirect refused")
+	ErrAddressRefused   = errors.New("address refused")
 	ErrEmptyBody        = errors.New("empty body")
 	ErrBadSelector      = errors.New("invalid CSS selector")
 	ErrNoMatch          = errors.New("selector matched nothing")

@@ -61,6 +61,17 @@ var specialSchemes = map[string]string{
 	"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21", "file": "",
 }
 
+// standardSchemes are the schemes Chromium registers as "standard" with a
+// host (url::AddStandardScheme): chrome:, devtools:, extension pages and the
+// forks' aliases of chrome:. Chromium parses them as it parses http: slashes
+// and backslashes after the colon are skipped and the host is decoded and
+// lower-cased, so "chrome:/%73ettings" loads chrome://settings. They have no
+// default port.
+var standardSchemes = map[string]bool{
+	"chrome": true, "chrome-untrusted": true, "chrome-extension": true, "chrome-search": true,
+	"devtools": true, "isolated-app": true, "edge": true, "brave": true, "opera": true, "vivaldi": true,
+}
+
 // wrapperSchemes carry another URL inside; the inner one is what loads.
 var wrapperSchemes = map[string]bool{"blob": true, "view-source": true, "filesystem": true}
 
@@ -95,6 +106,7 @@ func normalize(raw string, depth int) (URL, error) {
 		return unwrap(scheme, rest, depth)
 	}
 	_, special := specialSchemes[scheme]
+	special = special || standardSchemes[scheme]
 	if special {
 		rest = slashify(rest)
 		if scheme != "file" {
@@ -159,6 +171,8 @@ func parseHierarchical(scheme, rest string, special bool) (URL, error) {
 		} else if host == "" {
 			return URL{}, errors.New("no host")
 		}
+	} else if special && host == "" {
+		return URL{}, errors.New("no host")
 	}
 	if i := strings.IndexAny(tail, "?#"); i >= 0 {
 		tail = tail[:i]

@@ -74,6 +74,25 @@ func TestNormalize(t *testing.T) {
 		{`file:c:\windows`, "file:///c:/windows"},
 		{"chrome://Settings/passwords", "chrome://settings/passwords"},
 		{"chrome-extension://abcdef/popup.html", "chrome-extension://abcdef/popup.html"},
+		// chrome: is a standard scheme in Chromium: parsed like http.
+		{"chrome://%73ettings/passwords", "chrome://settings/passwords"},
+		{"chrome:password-manager/passwords", "chrome://password-manager/passwords"},
+		{"chrome:/settings/autofill", "chrome://settings/autofill"},
+		{`chrome:\\settings\passwords`, "chrome://settings/passwords"},
+		{"CHROME:SETTINGS", "chrome://settings/"},
+		{"chrome://%53ETTINGS%2F", "error"},
+		{"chrome://ｓｅｔｔｉｎｇｓ/", "chrome://settings/"},
+		{"chrome://settings./", "chrome://settings/"},
+		{"chrome://", "error"},
+		{"edge:settings/passwords", "edge://settings/passwords"},
+		{"devtools://devtools/bundled/inspector.html", "devtools://devtools/bundled/inspector.html"},
+		{"chrome-extension:%61bcdef/popup.html", "chrome-extension://abcdef/popup.html"},
+		{"http://0.0.0.0:8080/", "http://0.0.0.0:8080/"},
+		{"http://0/", "http://0.0.0.0/"},
+		{"http://[::]/", "http://[::]/"},
+		{"http://[0:0:0:0:0:0:0:0]/", "http://[::]/"},
+		{"http://[::ffff:0.0.0.0]/", "http://0.0.0.0/"},
+		{"http://[FD00:EC2:0::254]/", "http://[fd00:ec2::254]/"},
 	}
 	for _, c := range cases {
 		u, err := Normalize(c.in)

@@ -3,6 +3,8 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"net/netip"
 	"os"
 	"regexp"
 	"slices"
@@ -42,7 +44,11 @@ type Rule struct {
 	Name     string
 	Category string
 	// Hosts are lower-case ASCII host names; "*.example.com" matches every
-	// subdomain (not example.com itself), "*" matches every host.
+	// subdomain (not example.com itself), "*" matches every host. A host
+	// may end in ":port" ("127.0.0.1:8765", "*:8080"): then it matches that
+	// port only (a URL without a port has its scheme's default one). Every
+	// spelling of this machine (localhost, *.localhost, 127.0.0.0/8, ::1,
+	// 0.0.0.0, ::) is one host: a rule naming one matches them all.
 	Hosts []string
 	// Paths are globs on the normalised path, matched without regard to
 	// case; "*" matches any run of characters including "/". A pattern
@@ -56,6 +62,9 @@ type Rule struct {
 	// embedded defaults) and Line its line there.
 	Source string
 	Line   int
+	// Replaces is "file:line" of the earlier rule of the same name this
+	// one replaced when files were layered ("" when it replaced nothing).
+	Replaces string
 
 	order    int
 	patterns []string // lower-cased Paths
@@ -69,12 +78,21 @@ var defaultSchemes = []string{"http", "https", "ws", "wss"}
 // Rules is an immutable, indexed set of rules: later layers replace earlier
 // rules of the same name. It is safe for concurrent use.
 type Rules struct {
-	sources []string // the files layered, in order
-	list    []*Rule
-	exact   map[string][]*Rule // host → rules naming it exactly
-	wild    map[string][]*Rule // "example.com" → rules with "*.example.com"
-	any     []*Rule            // rules with "*"
+	sources  []string // the files layered, in order
+	list     []*Rule
+	exact    map[string][]*Rule // hostKey (":port" added when the rule names one) → rules naming it exactly
+	wild     map[string][]*Rule // "example.com" (or "example.com:8080") → rules with "*.example.com"
+	any      []*Rule            // rules with "*"
+	anyPort  map[string][]*Rule // "8080" → rules with "*:8080"
+	ports    bool               // some rule names a port
+	warnings []string
 }
+
+// Warnings are things about the files that lose no rule but that the person
+// should know, one sentence each with file and line: a rule that replaces
+// or turns off an earlier one of the same name (a built-in, usually), a
+// "disabled" entry that names no rule.
+func (rs *Rules) Warnings() []string { return slices.Clone(rs.warnings) }
 
 // List returns the effective rules in file order.
 func (rs *Rules) List() []Rule {
@@ -106,7 +124,15 @@ func (rs *Rules) Match(u URL) *Rule {
 			}
 		}
 	}
-	consider(rs.exact[u.Host])
+	key := hostKey(u.Host)
+	consider(rs.exact[key])
+	port := ""
+	if rs.ports {
+		port = effectivePort(u)
+	}
+	if port != "" {
+		consider(rs.exact[key+":"+port])
+	}
 	for h := u.Host; ; {
 		i := strings.IndexByte(h, '.')
 		if i < 0 {
@@ -114,9 +140,52 @@ func (rs *Rules) Match(u URL) *Rule {
 		}
 		h = h[i+1:]
 		consider(rs.wild[h])
+		if port != "" {
+			consider(rs.wild[h+":"+port])
+		}
 	}
 	consider(rs.any)
+	if port != "" {
+		consider(rs.anyPort[port])
+	}
 	return best
+}
+
+// effectivePort is u's port, or its scheme's default one.
+func effectivePort(u URL) string {
+	if u.Port != "" {
+		return u.Port
+	}
+	return specialSchemes[u.Scheme]
+}
+
+// loopbackKey is the one index key of every spelling of this machine.
+const loopbackKey = "localhost"
+
+// hostKey folds every name and address of this machine into one key, so a
+// rule written for 127.0.0.1 or localhost also holds for 0.0.0.0, [::],
+// [::1], 127.0.0.2 and app.localhost, which all reach it (Chrome resolves
+// *.localhost to loopback itself; 0.0.0.0 and :: connect to this host).
+func hostKey(h string) string {
+	if isLoopbackHost(h) {
+		return loopbackKey
+	}
+	return h
+}
+
+func isLoopbackHost(h string) bool {
+	switch h {
+	case "localhost", "0.0.0.0", "[::1]", "[::]":
+		return true
+	}
+	if strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	if !strings.HasPrefix(h, "127.") {
+		return false
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Is4() && a.IsLoopback()
 }
 
 // stricter reports whether r should win over best.
@@ -202,6 +271,11 @@ func LoadRules(defaults []byte, paths ...string) (*Rules, error) {
 	if err != nil {
 		return nil, err
 	}
+	index := make(map[string]int, len(all))
+	for i, r := range all {
+		index[r.Name] = i
+	}
+	var warnings []string
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -211,29 +285,59 @@ func LoadRules(defaults []byte, paths ...string) (*Rules, error) {
 		if err != nil {
 			return nil, err
 		}
-		all = overlay(all, layer)
+		if len(layer) > len(index) {
+			grown := make(map[string]int, len(index)+len(layer))
+			maps.Copy(grown, index)
+			index = grown
+		}
+		var w []string
+		all, w = overlay(all, index, layer)
+		warnings = append(warnings, w...)
 	}
 	rs := build(all)
 	rs.sources = append([]string{BuiltinSource}, paths...)
+	rs.warnings = warnings
 	return rs, nil
 }
 
 // overlay puts layer over base: same name replaces in place, new names go
-// at the end.
-func overlay(base, layer []*Rule) []*Rule {
+// at the end. index maps names to their place in base and is kept up to
+// date, so layering n rules costs O(n). Every replacement is a warning.
+func overlay(base []*Rule, index map[string]int, layer []*Rule) ([]*Rule, []string) {
+	var warnings []string
 	for _, r := range layer {
-		i := slices.IndexFunc(base, func(b *Rule) bool { return b.Name == r.Name })
-		if i >= 0 {
-			base[i] = r
-		} else {
+		i, ok := index[r.Name]
+		if !ok {
+			if r.Action == 0 {
+				warnings = append(warnings, fmt.Sprintf("%s: rule %q is disabled, but no earlier rule has that name: nothing is turned off (see `browseragent sites list`)", r.Where(), r.Name))
+			}
+			index[r.Name] = len(base)
 			base = append(base, r)
+			continue
 		}
+		old := base[i]
+		what := "the built-in rule"
+		if old.Source != BuiltinSource {
+			what = "the rule"
+		}
+		if r.Action == 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: rule %q turns off %s of the same name (%s)", r.Where(), r.Name, what, old.Where()))
+		} else {
+			warnings = append(warnings, fmt.Sprintf("%s: rule %q replaces %s of the same name (%s); give it another name to keep both", r.Where(), r.Name, what, old.Where()))
+		}
+		r.Replaces = old.Where()
+		base[i] = r
 	}
-	return base
+	return base, warnings
 }
 
 func build(all []*Rule) *Rules {
-	rs := &Rules{exact: map[string][]*Rule{}, wild: map[string][]*Rule{}}
+	nhosts := 0
+	for _, r := range all {
+		nhosts += len(r.Hosts)
+	}
+	rs := &Rules{exact: make(map[string][]*Rule, nhosts), wild: make(map[string][]*Rule, nhosts/4), anyPort: map[string][]*Rule{}}
+	rs.list = make([]*Rule, 0, len(all))
 	for _, r := range all {
 		if r.Action == 0 { // disabled
 			continue
@@ -241,17 +345,41 @@ func build(all []*Rule) *Rules {
 		r.order = len(rs.list)
 		rs.list = append(rs.list, r)
 		for _, h := range r.Hosts {
+			h, port := splitRuleHost(h)
+			suffix := ""
+			if port != "" {
+				rs.ports, suffix = true, ":"+port
+			}
 			switch {
+			case h == "*" && port != "":
+				rs.anyPort[port] = append(rs.anyPort[port], r)
 			case h == "*":
 				rs.any = append(rs.any, r)
 			case strings.HasPrefix(h, "*."):
-				rs.wild[h[2:]] = append(rs.wild[h[2:]], r)
+				k := h[2:] + suffix
+				rs.wild[k] = append(rs.wild[k], r)
 			default:
-				rs.exact[h] = append(rs.exact[h], r)
+				k := hostKey(h) + suffix
+				rs.exact[k] = append(rs.exact[k], r)
 			}
 		}
 	}
 	return rs
+}
+
+// splitRuleHost splits a compiled hosts entry into host and port ("" for
+// any port).
+func splitRuleHost(h string) (host, port string) {
+	if strings.HasPrefix(h, "[") {
+		if i := strings.Index(h, "]:"); i >= 0 {
+			return h[:i+1], h[i+2:]
+		}
+		return h, ""
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		return h[:i], h[i+1:]
+	}
+	return h, ""
 }
 
 // UserRulesPath is $XDG_CONFIG_HOME/browseragent/sensitive-sites.yaml
@@ -299,22 +427,36 @@ func (e *RuleError) Unwrap() error { return ErrBadRules }
 var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // compileHost checks and normalises one hosts entry.
-func compileHost(h string) (string, error) {
+func compileHost(entry string) (string, error) {
+	h, port, hasPort := entry, "", false
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && (!strings.HasPrefix(h, "[") || strings.HasSuffix(h[:i], "]")) {
+		h, port, hasPort = h[:i], h[i+1:], true
+	}
+	if hasPort {
+		if !isDigits(port) {
+			return "", fmt.Errorf("%q is not a host name (write example.com, *.example.com or host:port; no scheme or path)", entry)
+		}
+		p, err := canonPort(port)
+		if err != nil || p == "" || p == "0" {
+			return "", fmt.Errorf("%q: port %q is not a number from 1 to 65535", entry, port)
+		}
+		port = ":" + p
+	}
 	if h == "*" {
-		return h, nil
+		return h + port, nil
 	}
 	prefix := ""
 	if strings.HasPrefix(h, "*.") {
 		prefix, h = "*.", h[2:]
 	}
 	if h == "" || strings.ContainsAny(h, "*/:@?#% ") && !strings.HasPrefix(h, "[") {
-		return "", fmt.Errorf("%q is not a host name (write example.com or *.example.com, no scheme, port or path)", prefix+h)
+		return "", fmt.Errorf("%q is not a host name (write example.com, *.example.com or host:port; no scheme or path)", entry)
 	}
 	c, err := canonHost(h, true)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a host name: %v", prefix+h, err)
+		return "", fmt.Errorf("%q is not a host name: %v", entry, err)
 	}
-	return prefix + c, nil
+	return prefix + c + port, nil
 }
 
 func compilePath(p string) (string, error) {

@@ -32,6 +32,15 @@ func TestParseRulesErrors(t *testing.T) {
 		{"opaque scheme", "version: 1\nrules:\n  - name: js\n    hosts: [\"*\"]\n    schemes: [javascript]\n    action: deny\n", `rule "js": schemes: "javascript" cannot be matched`},
 		{"hosts wrong type", "version: 1\nrules:\n  - name: a\n    hosts: {x: y}\n    action: ask\n", `my.yaml:4: rule "a": hosts: expected a list`},
 		{"duplicate name", "version: 1\nrules:\n  - name: a\n    hosts: [a.example]\n    action: ask\n  - name: a\n    hosts: [b.example]\n    action: ask\n", `my.yaml:6: rule "a": name already used at line 3`},
+		{"duplicate key in rule", "version: 1\nrules:\n  - name: a\n    hosts: [a.example]\n    action: deny\n    action: ask\n", `my.yaml:6: rule "a": field "action" is given twice (first at line 5)`},
+		{"duplicate key in flow rule", "version: 1\nrules: [{name: a, hosts: [a.example], hosts: [b.example], action: ask}]\n", `my.yaml:2: rule "a": field "hosts" is given twice`},
+		{"duplicate top-level rules", "version: 1\nrules:\n  - name: a\n    hosts: [a.example]\n    action: deny\nrules:\n  - name: b\n    hosts: [b.example]\n    action: ask\n", `my.yaml:6: "rules" is given a second time (first at line 2)`},
+		{"duplicate version", "version: 1\nversion: 1\nrules: []\n", `my.yaml:2: "version" is given a second time`},
+		{"second document", "version: 1\nrules:\n  - name: a\n    hosts: [a.example]\n    action: ask\n---\nversion: 1\nrules:\n  - name: b\n    hosts: [b.example]\n    action: deny\n", `my.yaml:7: a second YAML document starts here`},
+		{"bad second document", "version: 1\nrules: []\n---\nrules: [\n", `my.yaml:4: not valid YAML`},
+		{"port not a number", "version: 1\nrules:\n  - name: p\n    hosts: [\"127.0.0.1:http\"]\n    action: ask\n", `rule "p": hosts: "127.0.0.1:http" is not a host name`},
+		{"port too big", "version: 1\nrules:\n  - name: p\n    hosts: [\"127.0.0.1:70000\"]\n    action: ask\n", `rule "p": hosts: "127.0.0.1:70000": port "70000" is not a number from 1 to 65535`},
+		{"empty port", "version: 1\nrules:\n  - name: p\n    hosts: [\"a.example:\"]\n    action: ask\n", `hosts: "a.example:" is not a host name`},
 		{"disabled not bool", "version: 1\nrules:\n  - name: a\n    disabled: maybe\n", `my.yaml:4: rule "a": disabled:`},
 	}
 	for _, c := range cases {

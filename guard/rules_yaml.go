@@ -1,8 +1,10 @@
 package guard
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -26,22 +28,39 @@ import (
 //	    note: why               # optional
 //	    disabled: true          # optional: removes an earlier rule of this name
 func parseFile(data []byte, source string) ([]*Rule, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil // an empty file has no rules
+		}
 		return nil, &RuleError{Source: source, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
 	}
+	if err := extraDocument(dec, source); err != nil {
+		return nil, err
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil // an empty file has no rules
+		return nil, nil
 	}
 	top := doc.Content[0]
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return nil, nil // only comments
+	}
 	if top.Kind != yaml.MappingNode {
 		return nil, &RuleError{Source: source, Line: top.Line, Msg: "expected a mapping with version and rules"}
 	}
 	var rules []*Rule
 	version := 0
 	var errs []error
+	seen := map[string]int{}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
+		if first, dup := seen[k.Value]; dup {
+			errs = append(errs, &RuleError{Source: source, Line: k.Line,
+				Msg: fmt.Sprintf("%q is given a second time (first at line %d); YAML would keep only one: put everything under one %q", k.Value, first, k.Value)})
+			continue
+		}
+		seen[k.Value] = k.Line
 		switch k.Value {
 		case "version":
 			if err := v.Decode(&version); err != nil || version != 1 {
@@ -65,6 +84,27 @@ func parseFile(data []byte, source string) ([]*Rule, error) {
 	return rules, nil
 }
 
+// extraDocument refuses a second YAML document ("---" then more rules):
+// only the first would be read, and the rules after it lost. An empty one
+// (a trailing "---") holds nothing to lose.
+func extraDocument(dec *yaml.Decoder, source string) error {
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &RuleError{Source: source, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null" {
+			continue
+		}
+		return &RuleError{Source: source, Line: doc.Content[0].Line,
+			Msg: "a second YAML document starts here (after ---); only one is read: put every rule in the first document"}
+	}
+}
+
 func parseRuleList(n *yaml.Node, source string) ([]*Rule, []error) {
 	if n.Kind != yaml.SequenceNode {
 		if n.Tag == "!!null" {
@@ -74,7 +114,7 @@ func parseRuleList(n *yaml.Node, source string) ([]*Rule, []error) {
 	}
 	var rules []*Rule
 	var errs []error
-	seen := map[string]int{}
+	seen := make(map[string]int, len(n.Content))
 	for _, item := range n.Content {
 		r, err := parseRule(item, source)
 		if err != nil {
@@ -106,8 +146,15 @@ func parseRule(n *yaml.Node, source string) (*Rule, error) {
 	}
 	var action string
 	disabled := false
+	var seen [8]int // line of each of ruleFields, 0 until given
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if f := slices.Index(ruleFields, k.Value); f >= 0 {
+			if first := seen[f]; first != 0 {
+				return nil, fail(k.Line, "field %q is given twice (first at line %d); keep one", k.Value, first)
+			}
+			seen[f] = k.Line
+		}
 		var err error
 		switch k.Value {
 		case "name", "category", "note", "action":

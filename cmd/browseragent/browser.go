@@ -198,7 +198,7 @@ type renderer struct {
 // browser with --connect) with the sensitive-site rules and no MCP server.
 // Nobody is asked anything: a call the guard would ask about is refused.
 func newRenderer(ctx context.Context, f *fetchFlags, target browser.Target) (*renderer, error) {
-	rules, err := loadRules(f.render.sites)
+	rules, err := loadRules(f.render.sites, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -126,6 +126,7 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 	}
 	opts := f.options()
 	opts.AllowRedirect = func(to string) error { return sess.Registry.Recheck(agent.WebFetchName, to) }
+	opts.DialControl = sess.Policy.DialControl
 	client := fetch.NewClient(opts)
 	get := func(ctx context.Context, u string) (*fetch.Result, error) {
 		if _, err := fetch.ParseURL(u); err != nil {

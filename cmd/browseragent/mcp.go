@@ -429,7 +429,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if err != nil {
 		return err
 	}
-	rules, err := loadRules(c.sites)
+	rules, err := loadRules(c.sites, s.err)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -24,11 +25,13 @@ type sessionConfig struct {
 	approver  agent.Approver
 	onMCP     func(mcpclient.Event)
 	mcpHost   func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
+	warn      io.Writer                // where load warnings go (nil: nowhere)
 }
 
 // loadRules reads the embedded rules, the user's file when present and
 // --sites. Any error refuses the start: browseragent never runs without them.
-func loadRules(sitesFile string) (*guard.Rules, error) {
+// Warnings (a rule replacing a built-in of the same name) go to warn.
+func loadRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
 	var paths []string
 	if p := guard.UserRulesPath(); p != "" {
 		if _, err := os.Stat(p); err == nil {
@@ -43,6 +46,11 @@ func loadRules(sitesFile string) (*guard.Rules, error) {
 	rules, err := guard.LoadRules(browseragent.DefaultSites, paths...)
 	if err != nil {
 		return nil, exitCode(exitUsage, fmt.Sprintf("%v; refusing to start without valid sensitive-site rules", err))
+	}
+	if warn != nil {
+		for _, w := range rules.Warnings() {
+			fmt.Fprintf(warn, "browseragent: warning: %s\n", w)
+		}
 	}
 	return rules, nil
 }
@@ -63,7 +71,7 @@ func loadMCPConfig(extra string) (*mcpclient.Config, error) {
 // openSession builds a Session and starts its MCP servers in the
 // background. The caller must Close it.
 func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
-	rules, err := loadRules(c.sitesFile)
+	rules, err := loadRules(c.sitesFile, c.warn)
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,9 @@ exists, then --sites FILE; a later rule replaces an earlier one of the same name
 }
 
 // sitesRules loads the effective rules; a bad rules file is bad input (3).
-func sitesRules(sitesFile string) (*guard.Rules, error) {
-	rules, err := loadRules(sitesFile)
+// Warnings go to warn.
+func sitesRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
+	rules, err := loadRules(sitesFile, warn)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -104,6 +105,8 @@ type sitesRuleJSON struct {
 	Schemes  []string `json:"schemes"`
 	Note     string   `json:"note,omitempty"`
 	Source   string   `json:"source"`
+	// Replaces is where the rule of the same name it replaced was.
+	Replaces string `json:"replaces,omitempty"`
 }
 
 func runSitesCheck(s *streams, sitesFile, raw string, f sitesCheckFlags) error {
@@ -114,7 +117,7 @@ func runSitesCheck(s *streams, sitesFile, raw string, f sitesCheckFlags) error {
 	if _, err := guard.Normalize(raw); err != nil {
 		return exitCode(exitSitesBad, err.Error())
 	}
-	rules, err := sitesRules(sitesFile)
+	rules, err := sitesRules(sitesFile, s.err)
 	if err != nil {
 		return err
 	}
@@ -185,7 +188,7 @@ func newCheckResult(raw string, c guard.Call, d guard.Decision, rules *guard.Rul
 
 func ruleJSON(r guard.Rule) *sitesRuleJSON {
 	return &sitesRuleJSON{Name: r.Name, Category: r.Category, Action: r.Action.String(), Hosts: r.Hosts,
-		Paths: r.Paths, Schemes: r.Schemes, Note: r.Note, Source: r.Where()}
+		Paths: r.Paths, Schemes: r.Schemes, Note: r.Note, Source: r.Where(), Replaces: r.Replaces}
 }
 
 func printCheck(w io.Writer, res sitesCheckResult) {
@@ -228,7 +231,7 @@ func newSitesListCmd(s *streams, sitesFile *string) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rules, err := sitesRules(*sitesFile)
+			rules, err := sitesRules(*sitesFile, s.err)
 			if err != nil {
 				return err
 			}
@@ -269,6 +272,9 @@ func listRules(w io.Writer, rules *guard.Rules) {
 		}
 		if r.Note != "" {
 			fmt.Fprintf(w, "    note:    %s\n", r.Note)
+		}
+		if r.Replaces != "" {
+			fmt.Fprintf(w, "    replaces the rule of the same name at %s\n", r.Replaces)
 		}
 	}
 	fmt.Fprintf(w, "%d rules from %s\n", rules.Len(), strings.Join(rules.Sources(), ", "))

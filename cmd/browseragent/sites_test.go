@@ -175,9 +175,27 @@ func TestSitesListLayers(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("layered rules (-want +got):\n%s", diff)
 	}
+	for _, r := range rules {
+		if r.Name == "paypal" && !strings.HasPrefix(r.Replaces, "built-in:") {
+			t.Errorf("paypal replaces = %q, want the built-in rule's place", r.Replaces)
+		}
+	}
+	// Reusing a built-in's name says so, at load and in the list.
+	wantWarn := []string{
+		"browseragent: warning: " + user + `:3: rule "paypal" replaces the built-in rule of the same name (built-in:`,
+		"browseragent: warning: " + user + `:6: rule "local-files" turns off the built-in rule of the same name (built-in:`,
+	}
+	for _, w := range wantWarn {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
 	_, text, _ := runMain("sites", "list", "--sites", extra)
 	if !strings.Contains(text, "deny  paypal  (") || !strings.Contains(text, "rules from built-in, "+user) {
 		t.Errorf("text list lacks the override or sources:\n%s", text[max(0, len(text)-300):])
+	}
+	if !strings.Contains(text, "    replaces the rule of the same name at built-in:") {
+		t.Errorf("text list does not say paypal replaces the built-in rule")
 	}
 	code, _, _ = runMain("sites", "check", "--mode", "isolated", "file:///etc/passwd")
 	if code != 0 {

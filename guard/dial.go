@@ -1,0 +1,71 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"syscall"
+)
+
+// ErrAddressDenied is wrapped by the error CheckAddress and DialControl
+// return for an address a deny rule names.
+var ErrAddressDenied = errors.New("address denied by a sensitive-site rule")
+
+// DialControl is a net.Dialer ControlContext hook: it runs once the name has
+// been resolved, on the address the socket is about to connect to, and
+// refuses it (before any byte is sent) when a deny rule names that address.
+// So a DNS name that resolves to a cloud metadata address is refused though
+// the name itself matches no rule, on the first request and on every
+// redirect.
+func (p *Policy) DialControl(_ context.Context, _, address string, _ syscall.RawConn) error {
+	return p.Rules().CheckAddress(address)
+}
+
+// CheckAddress judges a resolved "ip:port" by the deny rules that name that
+// address (every spelling of loopback is one address, as in Match). Rules
+// with paths are not applied: a connection has no path yet; rules for names
+// and wildcards are judged on the URL before the connection. An address
+// that does not parse is refused.
+func (rs *Rules) CheckAddress(address string) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %q is not an ip:port", ErrAddressDenied, address)
+	}
+	if rs == nil {
+		return nil
+	}
+	a := ap.Addr().Unmap().WithZone("")
+	host := a.String()
+	if a.Is6() {
+		host = "[" + host + "]"
+	}
+	key := hostKey(host)
+	port := fmt.Sprint(ap.Port())
+	for _, cands := range [][]*Rule{rs.exact[key], rs.exact[key+":"+port]} {
+		for _, r := range cands {
+			if r.Action == ActionDeny && len(r.patterns) == 0 && r.network() {
+				return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, address, r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+			}
+		}
+	}
+	return nil
+}
+
+// network reports whether r applies to connections web_fetch makes.
+func (r *Rule) network() bool {
+	for _, s := range r.Schemes {
+		switch s {
+		case "http", "https", "ws", "wss":
+			return true
+		}
+	}
+	return false
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return ": " + note
+}
