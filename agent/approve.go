@@ -42,6 +42,10 @@ const (
 	AnswerOnce                 // yes, this call only
 	AnswerTool                 // this tool always (until trust is reset)
 	AnswerServer               // this server always (until trust is reset)
+	// AnswerNone: nobody answered (end of input, or a script's next line
+	// was not an answer). The call is refused like AnswerDeny, but the
+	// audit log says nobody answered rather than that the person declined.
+	AnswerNone
 )
 
 func (a Answer) String() string {
@@ -52,6 +56,8 @@ func (a Answer) String() string {
 		return "tool"
 	case AnswerServer:
 		return "server"
+	case AnswerNone:
+		return "no answer"
 	}
 	return "deny"
 }

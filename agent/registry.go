@@ -246,6 +246,11 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 	if err != nil {
 		return d, fmt.Errorf("%s: approval: %w", call.Tool, err)
 	}
+	if answer == AnswerNone {
+		d.Verdict, d.DecidedBy = guard.Deny, guard.ByNoAnswer
+		d.Reason = "Nobody answered the approval question (nobody at a terminal): " + d.Reason + " Do not retry it now; say what you wanted to do so the person can do it or approve it."
+		return d, nil
+	}
 	if answer == AnswerDeny {
 		d.Verdict, d.DecidedBy = guard.Deny, guard.ByPerson
 		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."

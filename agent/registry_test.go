@@ -311,3 +311,45 @@ func TestRegistryOffersOnlyGrantableAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryAuditSaysWhoAnswered: the audit log tells "nobody answered"
+// (no terminal, end of input) apart from "the person declined".
+func TestRegistryAuditSaysWhoAnswered(t *testing.T) {
+	tests := []struct {
+		name     string
+		url      string
+		approver *scriptedApprover
+		yes      bool
+		wantBy   string
+		wantText string
+	}{
+		{"no terminal, sensitive page", "https://bank.test/pay", nil, false, guard.ByNoAnswer, "Nobody is at a terminal"},
+		{"no terminal, ordinary page", "https://example.test/", nil, false, guard.ByNoAnswer, "Nobody is at a terminal"},
+		{"no terminal, sensitive page, --yes", "https://bank.test/pay", nil, true, guard.ByNoAnswer, "--yes never covers"},
+		{"end of input", "https://bank.test/pay", &scriptedApprover{answers: []Answer{AnswerNone}}, false, guard.ByNoAnswer, "Nobody answered the approval question"},
+		{"person declines", "https://bank.test/pay", &scriptedApprover{answers: []Answer{AnswerDeny}}, false, guard.ByPerson, "The person declined this call"},
+		{"--yes on an ordinary page", "https://example.test/", nil, true, guard.ByFlag, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &RegistryOptions{Yes: tc.yes}
+			if tc.approver != nil {
+				opts.Approver = tc.approver
+			}
+			r, entries := newTestRegistry(t, guard.Shared, newPageTool(tc.url), opts)
+			res, err := r.Call(context.Background(), "browser_click", nil, OriginAgent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Text, tc.wantText) {
+				t.Errorf("result %q lacks %q", res.Text, tc.wantText)
+			}
+			if len(*entries) != 1 {
+				t.Fatalf("%d audit entries", len(*entries))
+			}
+			if got := (*entries)[0].DecidedBy; got != tc.wantBy {
+				t.Errorf("audit decided_by = %q, want %q", got, tc.wantBy)
+			}
+		})
+	}
+}

@@ -127,4 +127,8 @@ const (
 	ByPolicy = "policy" // the mode's default
 	ByPerson = "person" // the person, just now
 	ByFlag   = "--yes"  // a non-interactive run with --yes
+	// ByNoAnswer: the call needed approval and nobody gave an answer (no
+	// terminal, end of input, a script line that was not an answer): it
+	// was refused, but nobody declined it.
+	ByNoAnswer = "no answer (nobody at a terminal)"
 )

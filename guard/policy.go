@@ -102,7 +102,7 @@ func (d Decision) Unattended(yes bool) Decision {
 		d.Reason = "approved by --yes: " + d.Reason
 		return d
 	}
-	d.Verdict = Deny
+	d.Verdict, d.DecidedBy = Deny, ByNoAnswer
 	if d.Sensitive {
 		d.Reason += " Nobody is at a terminal to approve it, and --yes never covers sensitive pages: do this in the interactive shell."
 	} else {

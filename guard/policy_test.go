@@ -273,8 +273,8 @@ func TestUnattended(t *testing.T) {
 		}
 	}
 	want := []row{
-		{"deny", ByPolicy, false}, {"allow", ByFlag, true}, // ordinary page: --yes covers it
-		{"deny", ByRule, false}, {"deny", ByRule, false}, // sensitive: never
+		{"deny", ByNoAnswer, false}, {"allow", ByFlag, true}, // ordinary page: --yes covers it
+		{"deny", ByNoAnswer, false}, {"deny", ByNoAnswer, false}, // sensitive: never
 		{"allow", ByPolicy, true}, {"allow", ByPolicy, true}, // a read needs nobody
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

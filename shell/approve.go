@@ -49,7 +49,7 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 		if errors.Is(err, io.EOF) {
 			s.p.Line("")
 			s.p.Hint("not approved (end of input)")
-			return agent.AnswerDeny, nil
+			return agent.AnswerNone, nil
 		}
 		if err != nil {
 			s.p.Line("")
@@ -161,8 +161,8 @@ func (s *Shell) scriptAnswer(line string, a agent.Answer, ok bool) agent.Answer 
 	}
 	s.unread(line)
 	s.p.Line("")
-	s.p.ErrHint("no answer on the next line: declined")
-	return agent.AnswerDeny
+	s.p.ErrHint("no answer on the next line: not approved")
+	return agent.AnswerNone
 }
 
 // readAnswer reads one line like readLine; a script's line is echoed after

@@ -191,10 +191,10 @@ func TestScriptApproval(t *testing.T) {
 		{"tool always", false, false, "t\n", agent.AnswerTool, 1},
 		{"server always", false, false, "s\n", agent.AnswerServer, 1},
 		{"no", false, false, "n\n", agent.AnswerDeny, 1},
-		{"nonsense declines", false, false, "maybe\nt\n", agent.AnswerDeny, 1},
-		{"sensitive: t is no answer", true, false, "t\nyes\n", agent.AnswerDeny, 1},
+		{"nonsense is no answer", false, false, "maybe\nt\n", agent.AnswerNone, 1},
+		{"sensitive: t is no answer", true, false, "t\nyes\n", agent.AnswerNone, 1},
 		{"sensitive yes", true, false, "yes\n", agent.AnswerOnce, 1},
-		{"end of input is no", false, false, "", agent.AnswerDeny, 1},
+		{"end of input is no answer", false, false, "", agent.AnswerNone, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,9 +230,9 @@ func TestScriptApproval(t *testing.T) {
 					t.Errorf("box lacks %q:\n%s", line, out.String())
 				}
 			}
-			declined := strings.Contains(errb.String(), "no answer on the next line: declined\n")
-			if wantDeclined := tt.want == agent.AnswerDeny && tt.answers != "n\n" && tt.answers != ""; declined != wantDeclined {
-				t.Errorf("said declined: %v, want %v; stderr:\n%s", declined, wantDeclined, errb.String())
+			unanswered := strings.Contains(errb.String(), "no answer on the next line: not approved\n")
+			if want := tt.want == agent.AnswerNone && tt.answers != ""; unanswered != want {
+				t.Errorf("said no answer: %v, want %v; stderr:\n%s", unanswered, want, errb.String())
 			}
 		})
 	}
@@ -293,11 +293,11 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 	}{
 		{"answered y", 1, "/click e1\ny\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerOnce},
 			"approve? [y/t/s/n] y\nclicked\nbrowser_tabs ok\n", 0},
-		{"no answer", 1, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerDeny},
+		{"no answer", 1, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerNone},
 			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
-		{"no answer to two questions", 2, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerDeny, agent.AnswerDeny},
+		{"no answer to two questions", 2, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerNone, agent.AnswerNone},
 			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
-		{"blank line is no answer", 1, "/click e1\n\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerDeny},
+		{"blank line is no answer", 1, "/click e1\n\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerNone},
 			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
 	}
 	for _, tt := range tests {
@@ -313,8 +313,8 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 					}
 					answers = append(answers, a)
 				}
-				if slices.Contains(answers, agent.AnswerDeny) { // as the registry says it
-					return &agent.ToolResult{Text: "The person declined this call.", IsError: true}, nil
+				if slices.Contains(answers, agent.AnswerNone) { // as the registry says it
+					return &agent.ToolResult{Text: "Nobody answered the approval question.", IsError: true}, nil
 				}
 				return &agent.ToolResult{Text: "clicked"}, nil
 			}
@@ -333,7 +333,7 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 			}
 			wantErr := ""
 			if tt.wantFailed > 0 {
-				wantErr = strings.Repeat("no answer on the next line: declined\n", tt.asks) + "error: The person declined this call.\n"
+				wantErr = strings.Repeat("no answer on the next line: not approved\n", tt.asks) + "error: Nobody answered the approval question.\n"
 			}
 			if diff := cmp.Diff(wantErr, errs); diff != "" {
 				t.Errorf("stderr (-want +got)\n%s", diff)
