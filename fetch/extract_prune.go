@@ -124,6 +124,83 @@ var callToAction = regexp.MustCompile(`(?i)(?:` +
 	`\babonnez|\binscrivez|\bpour lire la suite\b|\biscriviti\b|\bzapisz si[eę]\b` +
 	`)`)
 
+// moreHeading matches the whole text of a heading that opens what follows
+// an article: related articles, more on the topic, comments, sources.
+var moreHeading = regexp.MustCompile(`(?i)^\W*(?:` +
+	`related(?: \w+)?|more (?:on|from|about|stories|articles|news)\b.*|see also|you (?:may|might) also like.*|recommended(?: \w+)?|popular(?: \w+)?|(?:\d+ )?comments?|leave a (?:comment|reply)|` +
+	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) (?:artikel|beiträge|themen|links|news|nachrichten|tests)\b.*|` +
+	`mehr (?:zum thema|zu diesem thema|themen|dazu|artikel|news)\b.*|auch interessant.*|das (?:könnte|interessiert) (?:sie|dich).*|` +
+	`siehe auch|lesen sie auch.*|weiterführende (?:links|informationen|artikel)|empfehlungen.*|(?:keine )?kommentare|` +
+	`noticias relacionadas|art[ií]culos relacionados|te puede interesar.*|m[aá]s noticias|` +
+	`sur le même sujet|à lire aussi|lire aussi|articles? similaires|leggi anche|articoli correlati|` +
+	`czytaj (?:też|także)|zobacz (?:też|także)|podobne artykuły` +
+	`)\W*$`)
+
+// headingLike are the elements a "more" heading is written with.
+var headingLike = map[atom.Atom]bool{
+	atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
+	atom.P: true, atom.Div: true, atom.Span: true, atom.Strong: true, atom.B: true, atom.Header: true,
+}
+
+// cutTail removes, from the first "related / more / comments" heading in
+// the last third of the text, everything that follows it.
+func cutTail(root *html.Node, stats map[*html.Node]textStats, total int) []*html.Node {
+	seen := 0
+	var cut *html.Node
+	walk(root, func(n *html.Node) bool {
+		if cut != nil {
+			return false
+		}
+		if n.Type == html.TextNode {
+			seen += countLetters(n.Data)
+			return true
+		}
+		if n.Type != html.ElementNode || n == root || !headingLike[n.DataAtom] {
+			return true
+		}
+		s := stats[n]
+		if s.text == 0 || s.text > 60 {
+			return true
+		}
+		if seen*3 >= total*2 && moreHeading.MatchString(normSpace(textOf(n))) {
+			cut = n
+			return false
+		}
+		return true
+	})
+	if cut == nil {
+		return nil
+	}
+	var drop []*html.Node
+	for n := cut; n != nil && n != root; n = n.Parent {
+		for sib := n.NextSibling; sib != nil; sib = sib.NextSibling {
+			drop = append(drop, sib)
+		}
+	}
+	drop = append(drop, cut)
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+	return drop
+}
+
+// metaLine matches a short line that dates or files the article rather
+// than telling it: "Published 3 May 2021", "23.10.2018", "4 min read",
+// "Kategorie: News".
+var metaLine = regexp.MustCompile(`(?i)^\W*(?:` +
+	`(?:published|updated|posted|last modified|veröffentlicht|aktualisiert|erstellt|stand|publikacja|aktualizacja|publicado|actualizado|publié|mis à jour|pubblicato|kategorie|category|categories|rubrik|schlagworte|tags|filed under)\b.*|` +
+	`(?:\w+,? )?\d{1,2}[./-] ?\d{1,2}[./-] ?\d{2,4}(?:,? \d{1,2}[:.]\d{2}(?: ?uhr| ?[ap]m)?)?|` +
+	`(?:\w+,? )?\d{1,2}\.? (?:jan|feb|mär|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|dez|dec)\p{L}*\.? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
+	`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\p{L}*\.? \d{1,2},? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
+	`\d{4}-\d{2}-\d{2}.*|\d+ min(?:ute)?s? (?:read|lesezeit)|lesezeit:? \d+.*` +
+	`)\W*$`)
+
+// metaTags are the elements a metaLine is looked for in.
+var metaTags = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Li: true, atom.Span: true, atom.Time: true, atom.Small: true,
+	atom.Dd: true, atom.Dt: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true,
+}
+
 // pruneArticle removes boilerplate blocks from the subtree at root and
 // returns them.
 func pruneArticle(root *html.Node) []*html.Node {
@@ -155,7 +232,15 @@ func pruneArticle(root *html.Node) []*html.Node {
 			n.Parent.RemoveChild(n)
 		}
 	}
-	return drop
+	return append(drop, cutTail(root, stats, total-droppedText(drop, stats))...)
+}
+
+func droppedText(drop []*html.Node, stats map[*html.Node]textStats) int {
+	n := 0
+	for _, d := range drop {
+		n += stats[d].text
+	}
+	return n
 }
 
 // figureText is the length from which a figure's text counts as content.
@@ -176,6 +261,9 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 	if s.text == 0 {
 		return false
 	}
+	if s.text < 50 && metaTags[n.DataAtom] && metaLine.MatchString(normSpace(textOf(n))) {
+		return true
+	}
 	switch n.DataAtom {
 	case atom.P, atom.Li, atom.Div, atom.Section, atom.Dd, atom.Dt, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		// A short block that is mostly link: "Read more: <a>…</a>".
@@ -188,6 +276,7 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 		if s.text < 160 && callToAction.MatchString(textOf(n)) {
 			return true
 		}
+
 	case atom.Ul, atom.Ol, atom.Table:
 		// A list of links is navigation or "related".
 		if s.link*10 > s.text*7 {

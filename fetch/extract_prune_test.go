@@ -42,6 +42,10 @@ func TestPruneArticle(t *testing.T) {
 		{"caption", `<figure><img src="r.jpg" alt=""><figcaption>Photo: Agency</figcaption></figure>`, "Photo: Agency", false},
 		{"newsletter prompt", `<p>Sign up for our newsletter to get the news every morning.</p>`, "Sign up for our newsletter", false},
 		{"german share prompt", `<p>Diesen Artikel teilen</p>`, "Diesen Artikel teilen", false},
+		{"date line", `<p>Published 3 May 2021</p>`, "3 May 2021", false},
+		{"german date line", `<div><span>Aktualisiert am 23.10.2018, 14:05 Uhr</span></div>`, "23.10.2018", false},
+		{"reading time", `<p>4 min read</p>`, "4 min read", false},
+		{"sentence with a date stays", `<p>On 3 May 2021 the water came over the wall.</p>`, "the water came over the wall", true},
 		{"heading with an anchor link stays", `<h2><a href="#after">What came after the flood</a></h2>`, "What came after the flood", true},
 		{"plain sentence with a link stays", `<p>The mayor's full statement, published on <a href="/s">the town's site</a>, asks everyone living near the banks to keep away from the water until Friday.</p>`, "asks everyone living near the banks", true},
 		{"quote stays", `<blockquote><p>We have never seen the water this high, not in fifty years.</p></blockquote>`, "never seen the water this high", true},
@@ -56,6 +60,34 @@ func TestPruneArticle(t *testing.T) {
 			type seen struct{ Probe, First, Last bool }
 			want := seen{Probe: tc.keep, First: true, Last: true}
 			got := seen{strings.Contains(text, tc.probe), strings.Contains(text, "Paragraph 1 "), strings.Contains(text, "Paragraph 5 ")}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+			}
+		})
+	}
+}
+
+// A "related / more" heading in the article's last third ends it; one
+// earlier is a subheading.
+func TestCutTail(t *testing.T) {
+	tail := `<h3>Related stories</h3><div><p>Another flood, in another valley, with other people and other words in it.</p></div>`
+	tests := []struct {
+		name, page string
+		want       bool // whether the related story is in the text
+	}{
+		{"at the end", strings.Replace(articlePage(""), "</div>\n<footer>", tail+"</div>\n<footer>", 1), false},
+		{"in the middle", articlePage(tail), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(tc.page), "https://news.test/river", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Text()
+			type seen struct{ Related, Last bool }
+			want := seen{Related: tc.want, Last: true}
+			got := seen{strings.Contains(text, "Another flood"), strings.Contains(text, "Paragraph 5 ")}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
 			}
