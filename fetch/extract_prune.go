@@ -162,7 +162,7 @@ func cutTail(root *html.Node, stats map[*html.Node]textStats, total int) []*html
 		if s.text == 0 || s.text > 60 {
 			return true
 		}
-		if seen*3 >= total*2 && moreHeading.MatchString(normSpace(textOf(n))) {
+		if seen*3 >= total*2 && moreHeading.MatchString(oneLine(textOf(n))) {
 			cut = n
 			return false
 		}
@@ -261,7 +261,7 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 	if s.text == 0 {
 		return false
 	}
-	if s.text < 50 && metaTags[n.DataAtom] && metaLine.MatchString(normSpace(textOf(n))) {
+	if s.text < 50 && metaTags[n.DataAtom] && metaLine.MatchString(oneLine(textOf(n))) {
 		return true
 	}
 	switch n.DataAtom {
@@ -285,3 +285,6 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 	}
 	return false
 }
+
+// oneLine is s with every run of white space made one space, trimmed.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
