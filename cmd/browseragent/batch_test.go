@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // batchLine is the part of a result line the batch tests look at.
@@ -386,4 +389,85 @@ func scanLines(path string) int {
 		n++
 	}
 	return n
+}
+
+// TestRenderPool: a --render batch over three Chromium endpoints spreads
+// its pages over them; one killed mid-batch loses no page (its pages are
+// rendered on the others) and the summary counts its failures.
+func TestRenderPool(t *testing.T) {
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	srv := pageServer(t, 250*time.Millisecond)
+	var pool []*testutil.PersonsBrowser
+	var ws []string
+	for range 3 {
+		p := testutil.StartPersonsBrowser(t, chrome, []string{"about:blank"}, nil)
+		pool = append(pool, p)
+		data, err := os.ReadFile(filepath.Join(p.Dir, "DevToolsActivePort"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, path, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		ws = append(ws, "ws://127.0.0.1:"+port+path)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // a local browser would put its profile here
+	urls := pageURLs(srv.URL, 30)
+	list := writeList(t, tmp, urls)
+	out := filepath.Join(tmp, "out.jsonl")
+	args := []string{"fetch", "--render", "-i", list, "--out", out, "-c", "6"}
+	for _, w := range ws {
+		args = append(args, "--ws-endpoint", w)
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := runCLI(t, "", args...)
+		done <- result{code, stdout, stderr}
+	}()
+	for deadline := time.Now().Add(90 * time.Second); scanLines(out) < 6; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool rendered fewer than 6 pages in 90 s")
+		}
+	}
+	killedAt := time.Now()
+	pool[0].Kill()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the batch did not finish within 3 minutes of the kill")
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	seen := map[string]int{}
+	for _, l := range readBatchOut(t, out) {
+		seen[l.URL]++
+		if l.Error != "" || !strings.HasPrefix(l.Title, "Page /p/") {
+			t.Errorf("%s: title %q, error %q", l.URL, l.Title, l.Error)
+		}
+	}
+	for _, u := range urls {
+		if seen[u] != 1 {
+			t.Errorf("%s has %d lines, want 1", u, seen[u])
+		}
+	}
+	if !strings.Contains(r.stderr, ws[0]+": ") || !strings.Contains(r.stderr, "(lost)") {
+		t.Errorf("the summary does not count the lost browser's failures: %s", r.stderr)
+	}
+	for _, w := range ws[1:] {
+		if strings.Contains(r.stderr, w+": 0 pages") || !strings.Contains(r.stderr, w+": ") {
+			t.Errorf("the pages were not spread over %s: %s", w, r.stderr)
+		}
+	}
+	t.Logf("finished %s after the kill: %s", time.Since(killedAt), r.stderr)
+	testutil.WaitNoProcessWith(t, tmp) // no local browser was launched in the lost one's place
+	for _, p := range pool[1:] {
+		if !p.Running() {
+			t.Errorf("a live browser of the pool was closed by the batch")
+		}
+	}
 }
