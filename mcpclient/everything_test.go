@@ -110,13 +110,20 @@ func exerciseEverything(t *testing.T, m *Manager) {
 // a free 127.0.0.1 port, in its own process group, killed at cleanup.
 func startEverythingHTTP(t *testing.T) string {
 	t.Helper()
+	return startEverything(t, "streamableHttp") + "/mcp"
+}
+
+// startEverything runs the reference server in mode (streamableHttp or
+// sse) and returns its base URL, http://127.0.0.1:port.
+func startEverything(t *testing.T, mode string) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command("npx", "-y", EverythingPackage, "streamableHttp")
+	cmd := exec.Command("npx", "-y", EverythingPackage, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "HOST=127.0.0.1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -147,7 +154,7 @@ func startEverythingHTTP(t *testing.T) string {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
-			return "http://" + addr + "/mcp"
+			return "http://" + addr
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("everything HTTP server did not listen on %s: %s", addr, stderr.String())

@@ -84,6 +84,12 @@ func (s *server) restoreSession(a *attempt) {
 	if s.waitReady(a.ctx) != nil || s.currentAttempt() != a {
 		return
 	}
+	s.reapply(a)
+}
+
+// reapply sends the log level and watches the person set to the current
+// session (after a restart, or a network server's new session).
+func (s *server) reapply(a *attempt) {
 	h := s.m.hostInit()
 	h.mu.Lock()
 	level := h.levels[s.name]

@@ -277,6 +277,18 @@ type Status struct {
 	// PID is the stdio server's process (and process group) id, 0 otherwise.
 	PID        int
 	ServerInfo *mcp.Implementation
+	// Reconnecting is the reconnect attempt of a network server whose
+	// connection is healing (Err says why); 0 when it is whole.
+	Reconnecting int
+}
+
+// StateText is the state as /mcp shows it: "reconnecting (n)" while a
+// ready server's connection heals.
+func (st Status) StateText() string {
+	if st.State == StateReady && st.Reconnecting > 0 {
+		return fmt.Sprintf("reconnecting (%d)", st.Reconnecting)
+	}
+	return st.State.String()
 }
 
 // Status returns every server's state, sorted by name.

@@ -122,24 +122,26 @@ func (m *Manager) Resources(name string) ([]*mcp.Resource, []*mcp.ResourceTempla
 	return s.lists.resources, s.lists.templates, nil
 }
 
-// ReadResource reads uri from server name. Contents are cached only while
-// the server has accepted a subscription for uri, so resources/updated
-// keeps the cache true; resources/list_changed clears it.
+// ReadResource reads uri from server name: every read is a resources/read,
+// except of a URI the person watches (Subscribe, /mcp watch), whose
+// content is kept until the server says it changed (resources/updated) or
+// its resource list changes. A read never subscribes.
 func (m *Manager) ReadResource(ctx context.Context, name, uri string) (*Result, error) {
 	s, sess, err := m.session(name)
 	if err != nil {
 		return nil, err
 	}
-	if r := s.cached(uri); r != nil {
+	r, gen := s.cached(uri)
+	if r != nil {
 		return resourceResult(name, r), nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
-	r, err := sess.ReadResource(cctx, &mcp.ReadResourceParams{URI: uri})
+	r, err = sess.ReadResource(cctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
 		return nil, fmt.Errorf("mcp %s: read %s: %w", name, uri, err)
 	}
-	s.maybeCache(cctx, sess, uri, r)
+	s.maybeCache(uri, r, gen)
 	return resourceResult(name, r), nil
 }
 
@@ -155,38 +157,29 @@ func resourceResult(server string, r *mcp.ReadResourceResult) *Result {
 	return res
 }
 
-func (s *server) cached(uri string) *mcp.ReadResourceResult {
+// cached returns the kept content of a watched uri, and the cache
+// generation a new read must still see to be kept.
+func (s *server) cached(uri string) (*mcp.ReadResourceResult, uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cache[uri]
+	return s.cache[uri], s.cacheGen
 }
 
-func (s *server) maybeCache(ctx context.Context, sess *mcp.ClientSession, uri string, r *mcp.ReadResourceResult) {
+// maybeCache keeps r when uri is watched and no update arrived since the
+// read was sent (gen), so an update racing the read is never hidden.
+func (s *server) maybeCache(uri string, r *mcp.ReadResourceResult, gen uint64) {
 	s.mu.Lock()
-	canSub := s.caps != nil && s.caps.Resources != nil && s.caps.Resources.Subscribe
-	subscribed := s.subs[uri]
-	s.mu.Unlock()
-	if !canSub {
-		return
+	defer s.mu.Unlock()
+	if s.subs[uri] && s.cacheGen == gen && s.cache != nil {
+		s.cache[uri] = r
 	}
-	if !subscribed {
-		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			return
-		}
-	}
-	s.mu.Lock()
-	if s.subs == nil {
-		s.subs, s.cache = map[string]bool{}, map[string]*mcp.ReadResourceResult{}
-	}
-	s.subs[uri] = true
-	s.cache[uri] = r
-	s.mu.Unlock()
 }
 
 // invalidate drops uri from the cache, or everything when uri is "".
 func (s *server) invalidate(uri string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.cacheGen++
 	if uri == "" {
 		clear(s.cache)
 		return

@@ -40,6 +40,13 @@ type server struct {
 	info    *mcp.Implementation
 	cache   map[string]*mcp.ReadResourceResult
 	subs    map[string]bool
+	// cacheGen counts invalidations, so a read that raced an update is
+	// not kept.
+	cacheGen uint64
+	// reconn is the reconnect attempt of a network server that is
+	// healing (0 when whole); reconnErr why.
+	reconn    int
+	reconnErr error
 }
 
 // attempt is one run of a server, from start to stop or death. Restart
@@ -112,6 +119,7 @@ func (s *server) start() {
 	defer s.mu.Unlock()
 	s.stopLocked()
 	s.cfg, s.lists, s.cache, s.subs = cfg, lists{}, nil, nil
+	s.reconn, s.reconnErr = 0, nil
 	switch {
 	case base.Disabled:
 		s.setStateLocked(StateDisabled, nil)
@@ -210,9 +218,14 @@ func (s *server) transport(a *attempt, cfg *ServerConfig) (mcp.Transport, error)
 	case TypeStdio:
 		return &stdioTransport{cfg: cfg, stderr: s.stderr, maxBytes: s.m.opts.MaxMessageBytes, started: a.setProc}, nil
 	case TypeHTTP:
-		return lifetimeTransport{&mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, a.ctx}, nil
+		protocol := new(atomic.Value)
+		client := withProtocolHeader(s.oauthClient(cfg, s.httpClient(cfg)), protocol)
+		sdk := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, DisableStandaloneSSE: true}
+		return &healTransport{kind: TypeHTTP, dial: sdk.Connect, url: cfg.URL, client: client, life: a.ctx,
+			hooks: s.healHooks(a), protocol: protocol}, nil
 	case TypeSSE:
-		return lifetimeTransport{&mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}, a.ctx}, nil
+		sdk := &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}
+		return &healTransport{kind: TypeSSE, dial: sdk.Connect, life: a.ctx, hooks: s.healHooks(a), protocol: new(atomic.Value)}, nil
 	}
 	return nil, fmt.Errorf("unknown transport type %q", cfg.Type)
 }
@@ -233,17 +246,43 @@ func (s *server) httpClient(cfg *ServerConfig) *http.Client {
 	return &c
 }
 
-// lifetimeTransport connects with the attempt's context instead of the
-// initialize deadline: the SSE transport ties its event stream to the
-// context given to Connect, which would end the session when the startup
-// timeout's context is released.
-type lifetimeTransport struct {
-	mcp.Transport
-	ctx context.Context
+func withProtocolHeader(c *http.Client, protocol *atomic.Value) *http.Client {
+	cc := *c
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	cc.Transport = protocolHeader{base: rt, protocol: protocol}
+	return &cc
 }
 
-func (t lifetimeTransport) Connect(context.Context) (mcp.Connection, error) {
-	return t.Transport.Connect(t.ctx)
+// healHooks connect a network server's healing connection to its state:
+// "reconnecting (n)" while it heals, and what a new session forgets
+// (lists, log level, watched resources) restored after.
+func (s *server) healHooks(a *attempt) healHooks {
+	return healHooks{
+		reconnecting: func(n int, err error) { s.setReconnecting(a, n, err) },
+		healed: func() {
+			s.notice("info", "the server's session ended; reconnected with a new session")
+			s.invalidate("")
+			a.pending.Or(refreshTools | refreshPrompts | refreshResources)
+			select {
+			case a.kick <- struct{}{}:
+			default:
+			}
+			go s.reapply(a)
+		},
+	}
+}
+
+func (s *server) setReconnecting(a *attempt, n int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.att != a || s.reconn == n {
+		return
+	}
+	s.reconn, s.reconnErr = n, err
+	s.m.emit(Event{Server: s.name, Kind: EventState, State: s.state, Err: err})
 }
 
 type headerTransport struct {
@@ -395,7 +434,10 @@ func (s *server) status() Status {
 	st := Status{
 		Name: s.name, State: s.state, Err: s.err, Transport: s.cfg.Transport(), Source: s.cfg.Source,
 		Tools: len(s.lists.tools), Prompts: len(s.lists.prompts), Resources: len(s.lists.resources),
-		ServerInfo: s.info,
+		ServerInfo: s.info, Reconnecting: s.reconn,
+	}
+	if s.reconn > 0 {
+		st.Err = s.reconnErr
 	}
 	if s.att != nil {
 		s.att.mu.Lock()

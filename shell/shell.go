@@ -477,6 +477,9 @@ func (s *Shell) statusLine() string {
 func serverSummary(st mcpclient.Status) string {
 	switch st.State {
 	case mcpclient.StateReady:
+		if st.Reconnecting > 0 {
+			return st.Name + " ⟳ " + st.StateText()
+		}
 		return st.Name + " ✓ " + plural(st.Tools, "tool")
 	case mcpclient.StateStarting:
 		return st.Name + " … starting"

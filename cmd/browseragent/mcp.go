@@ -250,7 +250,7 @@ type statusJSON struct {
 func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 	rows := make([]statusJSON, 0, len(sts))
 	for _, st := range sts {
-		r := statusJSON{Name: st.Name, State: st.State.String(), Transport: st.Transport, Tools: st.Tools,
+		r := statusJSON{Name: st.Name, State: st.StateText(), Transport: st.Transport, Tools: st.Tools,
 			Prompts: st.Prompts, Resources: st.Resources, Source: st.Source}
 		if st.Err != nil {
 			r.Error = st.Err.Error()
