@@ -550,7 +550,7 @@ func (c *healConn) listen(ctx context.Context, gen int, sessionID string) {
 	everOpen := false
 	for fails := 0; ; {
 		if fails > 0 {
-			if c.t.hooks.reconnecting != nil && everOpen {
+			if c.t.hooks.reconnecting != nil {
 				c.t.hooks.reconnecting(fails, errors.New("the event stream dropped"))
 			}
 			d := backoff(fails)
@@ -593,7 +593,7 @@ func (c *healConn) listen(ctx context.Context, gen int, sessionID string) {
 			resp.Body.Close()
 			c.lost(gen, fmt.Errorf("event stream: %s: %w", resp.Status, mcp.ErrSessionMissing))
 			return
-		case resp.StatusCode >= 400 && resp.StatusCode < 500 && !everOpen:
+		case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusConflict && !everOpen:
 			resp.Body.Close() // 405 or alike: no stream offered here
 			return
 		default:

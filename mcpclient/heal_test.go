@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -71,7 +72,8 @@ func (f *healFixture) waitStatus(t *testing.T, what string, ok func(Status) bool
 			return st
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("status never became %s: %+v", what, st)
+			reqs := f.proxy.Requests()
+			t.Fatalf("status never became %s: %+v\nlast requests: %+v", what, st, reqs[max(0, len(reqs)-10):])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -169,7 +171,9 @@ func TestHealIdleStream(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for gets() < 9 {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d GET streams opened", gets())
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("only %d GET streams opened: %+v\n%s", gets(), f.proxy.Requests(), buf)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -274,7 +274,10 @@ func TestResourcesAndMentions(t *testing.T) {
 		t.Errorf("read_resource without uri = %+v, want IsError", r)
 	}
 
-	// The read subscribed; an update invalidates the cached copy.
+	// A watched resource is kept; an update invalidates the kept copy.
+	if err := m.Subscribe(context.Background(), "fx", "test://hello"); err != nil {
+		t.Fatal(err)
+	}
 	f.setHello(context.Background(), "hello v2")
 	select {
 	case uri := <-updated:

@@ -133,8 +133,8 @@ func TestScriptMCPAndBrowserCommands(t *testing.T) {
 /mode
 /disconnect
 `)
-	wantOut := `docs                 ready       2 tools   0 prompts   1 resources
-git                  starting    0 tools   1 prompts   0 resources
+	wantOut := `docs                 ready              2 tools   0 prompts   1 resources
+git                  starting
 started
 listening
 /mcp__git__commit style=…  write a commit message

@@ -194,7 +194,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Header = r.Header.Clone()
+	p.mu.Lock()
+	idle := p.idle
+	p.mu.Unlock()
+	if r.Method == http.MethodGet { // a stream waiting for its headers is dropped too
+		defer p.track(cancel)()
+	}
+	var timer *time.Timer
+	if idle > 0 && r.Method == http.MethodGet { // waiting for the headers counts as idle too
+		timer = time.AfterFunc(idle, cancel)
+		defer timer.Stop()
+	}
 	resp, err := p.client.Do(out)
+	if err != nil && ctx.Err() != nil && r.Context().Err() == nil {
+		rec.Status = -1
+		p.record(rec)
+		panic(http.ErrAbortHandler) // cut while waiting
+	}
 	if err != nil {
 		rec.Status = http.StatusBadGateway
 		p.record(rec)
@@ -222,23 +238,33 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(w, resp.Body)
 		return
 	}
+	if timer != nil {
+		timer.Stop()
+	}
 	p.stream(ctx, cancel, w, resp.Body)
+}
+
+// track registers a stream for DropStreams until the returned func runs.
+func (p *Proxy) track(cancel context.CancelFunc) func() {
+	p.mu.Lock()
+	id := p.next
+	p.next++
+	p.streams[id] = cancel
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.streams, id)
+		p.mu.Unlock()
+	}
 }
 
 // stream copies an event stream, flushing each read, until it ends, is
 // dropped or goes idle; a cut one aborts the connection.
 func (p *Proxy) stream(ctx context.Context, cancel context.CancelFunc, w http.ResponseWriter, body io.Reader) {
+	defer p.track(cancel)()
 	p.mu.Lock()
-	id := p.next
-	p.next++
-	p.streams[id] = cancel
 	idle := p.idle
 	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		delete(p.streams, id)
-		p.mu.Unlock()
-	}()
 	fl, _ := w.(http.Flusher)
 	var timer *time.Timer
 	if idle > 0 {
