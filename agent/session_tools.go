@@ -212,7 +212,15 @@ func (p *mcpPages) page(ctx context.Context, server string, pg browser.MCPPage, 
 		if err != nil {
 			return Page{}, err
 		}
-		return Page{TabID: tab, URL: u, Owned: p.b.Owned(tab)}, nil
+		owned := p.b.Owned(tab)
+		if !owned {
+			// Whatever the server does there, a script cannot close the
+			// person's tab (window.close is taken away in it).
+			if err := p.b.HoldOpen(ctx, tab); err != nil {
+				return Page{}, err
+			}
+		}
+		return Page{TabID: tab, URL: u, Owned: owned}, nil
 	}
 	key := fmt.Sprintf("%s/%d", server, pg.ID)
 	p.mu.Lock()

@@ -5,14 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
-	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
 )
 
 // TabOfTabTarget returns the short id of our tab whose page lives in the
@@ -67,65 +62,35 @@ func (s *session) cachedTabPage(tabTarget target.ID) string {
 func (s *session) pageOfTabTarget(ctx context.Context, tabTarget target.ID) (target.ID, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	br := chromedp.FromContext(s.root).Browser
-	msgs, stop := br.Subscribe("Target.receivedMessageFromTarget")
-	defer stop()
-	att, err := cdp.Call(ctx, br, target.AttachToTarget, target.AttachToTargetParams{TargetID: tabTarget, Flatten: new(false)})
+	raw, err := s.openRaw(ctx, tabTarget)
+	if errors.Is(err, errNoTarget) {
+		return "", nil
+	}
 	if err != nil {
-		if strings.Contains(err.Error(), "No target with given id") {
-			return "", nil
-		}
 		return "", fmt.Errorf("identify tab %s: %w", tabTarget, err)
 	}
-	defer func() {
-		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = br.Call(dctx, target.DetachFromTarget.Method, target.DetachFromTargetParams{SessionID: att.SessionID}, nil)
-		dcancel()
-	}()
-	const autoAttach = `{"id":1,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":false}}`
-	if err := br.Call(ctx, "Target.sendMessageToTarget", map[string]any{"sessionId": att.SessionID, "message": autoAttach}, nil); err != nil {
+	defer raw.close()
+	var page target.ID
+	_, err = raw.call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": false},
+		func(m rawMessage) bool {
+			if m.Method != "Target.attachedToTarget" {
+				return false
+			}
+			var p struct {
+				TargetInfo struct {
+					TargetID target.ID `json:"targetId"`
+					Type     string    `json:"type"`
+					Subtype  string    `json:"subtype"`
+				} `json:"targetInfo"`
+			}
+			if json.Unmarshal(m.Params, &p) != nil || p.TargetInfo.Type != "page" || p.TargetInfo.Subtype != "" {
+				return false
+			}
+			page = p.TargetInfo.TargetID
+			return true
+		})
+	if err != nil {
 		return "", fmt.Errorf("identify tab %s: %w", tabTarget, err)
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("identify tab %s: no answer: %w", tabTarget, ctx.Err())
-		case raw, ok := <-msgs:
-			if !ok {
-				return "", ErrLost
-			}
-			var outer struct {
-				SessionID target.SessionID `json:"sessionId"`
-				Message   string           `json:"message"`
-			}
-			if jsonv2.Unmarshal(raw, &outer) != nil || outer.SessionID != att.SessionID {
-				continue
-			}
-			var inner struct {
-				Method string `json:"method"`
-				Params struct {
-					TargetInfo struct {
-						TargetID target.ID `json:"targetId"`
-						Type     string    `json:"type"`
-						Subtype  string    `json:"subtype"`
-					} `json:"targetInfo"`
-				} `json:"params"`
-			}
-			if json.Unmarshal([]byte(outer.Message), &inner) != nil || inner.Method != "Target.attachedToTarget" {
-				continue
-			}
-			if ti := inner.Params.TargetInfo; ti.Type == "page" && ti.Subtype == "" {
-				return ti.TargetID, nil
-			}
-		}
-	}
-}
-
-// chromedpErrorf is chromedp's error log minus the complaint about a
-// session it did not make (ours, detached in pageOfTabTarget).
-func chromedpErrorf(format string, v ...any) {
-	if strings.HasPrefix(format, "executor for ") {
-		return
-	}
-	log.Printf("ERROR: "+format, v...)
+	return page, nil
 }

@@ -174,3 +174,22 @@ func (b *Browser) MarkOwned(tabID string) bool {
 	s.mu.Unlock()
 	return true
 }
+
+var (
+	requestHeadRE = regexp.MustCompile(`(?m)^## Request (\S+)\s*$`)
+	requestLineRE = regexp.MustCompile(`(?m)^reqid=\d+ [A-Z]+ (\S+)`)
+)
+
+// ParseRequestURLs reads the URLs of the network requests a
+// chrome-devtools-mcp result shows: the "## Request URL" heading of
+// get_network_request and each "reqid=N METHOD URL" line of
+// list_network_requests, so where their content came from can be judged.
+func ParseRequestURLs(text string) []string {
+	var urls []string
+	for _, re := range []*regexp.Regexp{requestHeadRE, requestLineRE} {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			urls = append(urls, m[1])
+		}
+	}
+	return urls
+}

@@ -167,3 +167,14 @@ func toolText(r *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+func TestParseRequestURLs(t *testing.T) {
+	text := "## Request http://127.0.0.1:1/api/me\nStatus: 200\n### Request Headers\n- cookie:<redacted>\n"
+	if diff := cmp.Diff([]string{"http://127.0.0.1:1/api/me"}, ParseRequestURLs(text)); diff != "" {
+		t.Errorf("get_network_request (-want +got)\n%s", diff)
+	}
+	list := "## Network requests\nShowing 1-2 of 2 (Page 1 of 1).\nreqid=1 GET http://127.0.0.1:1/app [success - 200]\nreqid=2 POST http://localhost:2/vault/x [failed - net::ERR]\n"
+	if diff := cmp.Diff([]string{"http://127.0.0.1:1/app", "http://localhost:2/vault/x"}, ParseRequestURLs(list)); diff != "" {
+		t.Errorf("list_network_requests (-want +got)\n%s", diff)
+	}
+}

@@ -38,6 +38,9 @@ type tab struct {
 	title string
 	owned bool
 	used  bool // the agent navigated it at least once
+	// heldOpen: scripts in this (person's) tab can no longer close it, for
+	// as long as the attachment lives (see holdOpen).
+	heldOpen bool
 
 	// ctx is our attachment to the page, made lazily by attach; it always
 	// detaches on cancel, so cancelling never closes the tab.
@@ -223,11 +226,18 @@ func (s *session) attach(t *tab) (context.Context, error) {
 		cancel()
 		return nil, fmt.Errorf("tab %s does not respond (a dialog or a frozen page?): reload it by hand or close it", t.short)
 	}
+	s.mu.Lock()
+	t.heldOpen = false // a new attachment: its new-document script is new too
+	s.mu.Unlock()
 	if s.mode == ModeShared {
 		// Chrome freezes background tabs; a frozen page answers nothing.
 		fctx, fcancel := context.WithTimeout(ctx, 2*time.Second)
 		chromedp.Call(fctx, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateActive})
 		fcancel()
+	}
+	if err := s.holdOpen(ctx, t); err != nil {
+		cancel()
+		return nil, err
 	}
 	s.mu.Lock()
 	t.ctx, t.cancel = ctx, cancel

@@ -1,0 +1,184 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// FrameURLs returns the live URLs of the frames below the tab's top
+// document (tabID "" means the current tab): every iframe, nested ones and
+// cross-site ones that run in another process too, parents before their
+// children. The browser is asked now, serialised with the tab's tool calls.
+func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error) {
+	var urls []string
+	var top target.ID
+	err := b.onTab(ctx, tabID, func(pctx context.Context) error {
+		top = chromedp.FromContext(pctx).Target.TargetID
+		res, err := chromedp.Call(pctx, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		urls = childFrameURLs(res.FrameTree, urls)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	more, err := b.outOfProcessFrames(ctx, top)
+	return append(urls, more...), err
+}
+
+// childFrameURLs appends the URLs of ft's frames below its root.
+func childFrameURLs(ft *page.FrameTree, urls []string) []string {
+	if ft == nil {
+		return urls
+	}
+	for _, c := range ft.ChildFrames {
+		if c.Frame != nil {
+			urls = append(urls, c.Frame.URL+c.Frame.URLFragment)
+		}
+		urls = childFrameURLs(c, urls)
+	}
+	return urls
+}
+
+// outOfProcessFrames finds the frames of the page target top that run in
+// other renderer processes (cross-site iframes are targets of their own,
+// children of the page or of another such frame) with the frames inside
+// each.
+func (b *Browser) outOfProcessFrames(ctx context.Context, top target.ID) ([]string, error) {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return nil, ErrNoTab
+	}
+	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
+	defer cancel()
+	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "iframe"}}})
+	if err != nil {
+		return nil, fmt.Errorf("list frames: %w", err)
+	}
+	ours := map[target.ID]bool{top: true}
+	var urls []string
+	for added := true; added; {
+		added = false
+		for _, info := range res.TargetInfos {
+			if info.Type != "iframe" || ours[info.TargetID] || !ours[info.ParentID] {
+				continue
+			}
+			ours[info.TargetID], added = true, true
+			urls = append(urls, info.URL)
+			inner, err := s.frameTreeOf(ctx, info.TargetID)
+			if err != nil {
+				return nil, err
+			}
+			urls = childFrameURLs(inner, urls)
+		}
+	}
+	return urls, nil
+}
+
+// frameTreeOf reads the frame tree of a target chromedp is not attached to.
+func (s *session) frameTreeOf(ctx context.Context, id target.ID) (*page.FrameTree, error) {
+	raw, err := s.openRaw(ctx, id)
+	if errors.Is(err, errNoTarget) {
+		return nil, nil // gone meanwhile
+	}
+	if err != nil {
+		return nil, fmt.Errorf("frame %s: %w", id, err)
+	}
+	defer raw.close()
+	out, err := raw.call(ctx, "Page.getFrameTree", struct{}{}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("frame %s: %w", id, err)
+	}
+	var res struct {
+		FrameTree *page.FrameTree `json:"frameTree"`
+	}
+	if err := jsonv2.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("frame %s: %w", id, err)
+	}
+	return res.FrameTree, nil
+}
+
+// onTab runs fn on the tab's attachment, serialised with its tool calls
+// and bounded like the guard's other questions to a page.
+func (b *Browser) onTab(ctx context.Context, tabID string, fn func(context.Context) error) error {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return ErrNoTab
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return err
+	}
+	if t.isCrashed() {
+		return fmt.Errorf("tab %s crashed", t.short)
+	}
+	t.busy.Lock()
+	defer t.busy.Unlock()
+	pctx, err := s.attach(t)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(pctx, secretAskTimeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	if err := fn(cctx); err != nil {
+		return fmt.Errorf("tab %s: %w", t.short, err)
+	}
+	return nil
+}
+
+// frameOwnerJS tells whether an element hands input on to a frame: it is
+// a frame owner (iframe, frame, object, embed, fencedframe) or holds one,
+// open shadow roots included, so a click at its centre or focus inside it
+// can land in the frame's document.
+const frameOwnerJS = `function __baFrame(el) {
+  if (!el || el.nodeType !== 1) return false;
+  const sel = 'iframe, frame, object, embed, fencedframe';
+  if (el.matches(sel)) return true;
+  const stack = [el];
+  while (stack.length) {
+    const n = stack.pop();
+    if (n.querySelector && n.querySelector(sel)) return true;
+    for (const c of n.querySelectorAll ? n.querySelectorAll('*') : []) if (c.shadowRoot) stack.push(c.shadowRoot);
+    if (n.shadowRoot) stack.push(n.shadowRoot);
+  }
+  return false;
+}`
+
+// focusedFrameJS tests whether the focus is inside a frame: the focused
+// element (through open shadow roots) is a frame owner, so keys go to the
+// frame's document.
+const focusedFrameJS = `(function(){
+let el = document.activeElement;
+while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+return !!el && el.matches('iframe, frame, object, embed, fencedframe');
+})()`
+
+// RefInFrame reports whether the element behind a snapshot ref (ref ""
+// means the focused element, where a key press lands) is or holds a frame,
+// so that a click, typing or key press on it can act inside that frame's
+// document rather than the tab's own. Snapshot refs name elements of the
+// top document only; a caller that gets true judges the write by the
+// frames' URLs (FrameURLs) as well as the page's. An error means the page
+// could not answer; callers should then judge by the frames too.
+func (b *Browser) RefInFrame(ctx context.Context, tabID, ref string) (bool, error) {
+	expr := focusedFrameJS
+	if ref != "" {
+		expr = fmt.Sprintf("(function(el){%s\nreturn __baFrame(el);})((%s)(%s))", frameOwnerJS, refsJS, jsArg(ref))
+	}
+	return b.askPage(ctx, tabID, expr)
+}
