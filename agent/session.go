@@ -38,6 +38,9 @@ type SessionOptions struct {
 	AuditPath string
 	// CallTimeout bounds each tool call (default DefaultCallTimeout).
 	CallTimeout time.Duration
+	// OnNotice hears one-line notices meant for the person, such as the
+	// browser starting on first use; it may run on any goroutine.
+	OnNotice func(msg string)
 }
 
 // Session is one running browseragent: the guard policy, the tool registry
@@ -60,14 +63,23 @@ type Session struct {
 	onLost  func(msg string) // see OnBrowserLost
 	closing bool             // Close began: a loss restarts nothing
 	bg      sync.WaitGroup   // restarts after a loss, waited for by Close
+	notice  func(msg string) // SessionOptions.OnNotice, never nil
+	exec    string           // browser.LaunchOptions.ExecPath: "" means FindChrome
 }
+
+// ErrBrowserUnavailable is the state of chrome-devtools-mcp when there is
+// no browser to point it at: it is never started against another one.
+var ErrBrowserUnavailable = errors.New("unavailable")
 
 // NewSession wires the parts; nothing is started yet (see Start).
 func NewSession(opts *SessionOptions) (*Session, error) {
 	if opts == nil || opts.Rules == nil {
 		return nil, errors.New("session: sensitive-site rules are required")
 	}
-	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil)}
+	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil), notice: opts.OnNotice, exec: opts.Browser.Launch.ExecPath}
+	if s.notice == nil {
+		s.notice = func(string) {}
+	}
 	ro := &RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, CallTimeout: opts.CallTimeout}
 	if opts.AuditPath != "-" {
 		path := opts.AuditPath
@@ -90,6 +102,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	} else {
 		bo.OnLost = s.browserLost
 	}
+	bo.OnLaunch = s.browserLaunching
 	s.Browser = browser.New(&bo)
 	s.Registry = NewRegistry(s.Policy, ro)
 	fo := fetch.Options{}
@@ -111,6 +124,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if opts.MCP != nil {
 		mo := opts.MCPOptions
 		mo.Adjust = s.adjustServer
+		mo.OnDemand = s.isBrowserServer // with the browser, on first use
 		s.MCP = mcpclient.NewManager(opts.MCP, &mo)
 		s.pages = &mcpPages{mgr: s.MCP, b: s.Browser, owned: map[string]bool{}}
 		s.Registry.Add(mcpTools{s.MCP, s.pages})
@@ -120,9 +134,56 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 }
 
 // Start brings the MCP servers up in the background and returns at once.
+// The browser and chrome-devtools-mcp are not among them: they start on
+// the first call that needs the browser (see browserLaunching). Without a
+// browser to launch, chrome-devtools-mcp is marked unavailable at once.
 func (s *Session) Start(ctx context.Context) {
-	if s.MCP != nil {
-		s.MCP.Start(ctx)
+	if s.MCP == nil {
+		return
+	}
+	s.MCP.Start(ctx)
+	if s.noChrome() != nil {
+		for _, st := range s.MCP.Status() {
+			if s.isBrowserServer(st.Name) && st.State == mcpclient.StateIdle {
+				_ = s.MCP.WaitReady(ctx, st.Name) // fails at once, in Adjust: its state says why
+			}
+		}
+	}
+}
+
+// noChrome says why no isolated browser can be launched, or nil.
+func (s *Session) noChrome() error {
+	if s.exec != "" {
+		return nil // launch reports a bad path itself
+	}
+	_, err := browser.FindChrome()
+	return err
+}
+
+// browserLaunching runs as the isolated Chromium is about to start (on the
+// first call that needs it): the person hears it on one line, and
+// chrome-devtools-mcp, idle so far, starts against it in the background.
+func (s *Session) browserLaunching() {
+	if s.noChrome() != nil {
+		return // the call fails with the reason; nothing starts
+	}
+	if s.MCP == nil {
+		s.notice("starting the browser (Chromium) for its first use…")
+		return
+	}
+	var idle []string
+	for _, st := range s.MCP.Status() {
+		if s.isBrowserServer(st.Name) && st.State == mcpclient.StateIdle {
+			idle = append(idle, st.Name)
+		}
+	}
+	if len(idle) == 0 {
+		s.notice("starting the browser (Chromium) for its first use…")
+		return
+	}
+	s.notice("starting the browser (Chromium and " + strings.Join(idle, ", ") + ") for its first use…")
+	for _, name := range idle {
+		go func() { _ = s.MCP.WaitReady(context.Background(), name) }() // its state carries any failure
 	}
 }
 
@@ -229,9 +290,19 @@ func (s *Session) restartBrowserServers(ctx context.Context) {
 		return
 	}
 	s.pages.reset()
+	shared := s.Browser.Mode() == browser.ModeShared
 	for _, st := range s.MCP.Status() {
-		if s.isBrowserServer(st.Name) && st.State != mcpclient.StateDisabled {
+		if !s.isBrowserServer(st.Name) || st.State == mcpclient.StateDisabled {
+			continue
+		}
+		if shared {
+			// The person's browser is there already: connecting is the
+			// first use, so its tabs are on offer at once.
 			_ = s.MCP.Restart(ctx, st.Name) // its state carries any failure
+		} else {
+			// Back to isolated: it starts again with that browser, on
+			// the first call that needs it.
+			_ = s.MCP.Idle(ctx, st.Name)
 		}
 	}
 }
@@ -242,29 +313,33 @@ func (s *Session) isBrowserServer(name string) bool {
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,
 // launched on demand, or the person's), so native and MCP tools see the
-// same tabs, unless its config already names a browser. Whatever the
-// config says, it gets the safety arguments (header redaction, get_tab_id
-// for tab identity) and get_tab_id stays hidden from the model.
+// same tabs. It is only ever started against that endpoint: flags in its
+// config that name another browser are dropped, and with no browser it is
+// unavailable (ErrBrowserUnavailable) instead of launching one of its own.
+// It always gets the safety arguments (header redaction, get_tab_id for
+// tab identity) and get_tab_id stays hidden from the model.
 func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
 	if !s.isBrowserServer(name) || sc.URL != "" {
 		return
 	}
-	args := slices.Clone(sc.Args)
 	if !slices.Contains(sc.ExcludeTools, browser.TabIDTool) {
 		sc.ExcludeTools = append(slices.Clone(sc.ExcludeTools), browser.TabIDTool)
 	}
-	want := browser.ChromeDevtoolsMCPSafetyArgs()
-	if !namesBrowser(sc.Args) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		ws, err := s.Browser.WSEndpoint(ctx)
-		if err != nil {
-			sc.Err = fmt.Errorf("no browser for chrome-devtools-mcp: %w", err)
+	if s.Browser.Mode() != browser.ModeShared {
+		if err := s.noChrome(); err != nil {
+			sc.Err = fmt.Errorf("%w: no browser to drive: %v", ErrBrowserUnavailable, err)
 			return
 		}
-		want = browser.ChromeDevtoolsMCPArgs(ws)
 	}
-	for _, a := range want {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ws, err := s.Browser.WSEndpoint(ctx)
+	if err != nil {
+		sc.Err = fmt.Errorf("%w: no browser to drive: %v", ErrBrowserUnavailable, err)
+		return
+	}
+	args := withoutBrowserFlags(sc.Args)
+	for _, a := range browser.ChromeDevtoolsMCPArgs(ws) {
 		if !slices.Contains(args, a) {
 			args = append(args, a)
 		}
@@ -283,15 +358,33 @@ func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
 	sc.Env = env
 }
 
-func namesBrowser(args []string) bool {
-	for _, a := range args {
-		for _, f := range []string{"--wsEndpoint", "--ws-endpoint", "-w", "--browserUrl", "--browser-url", "-u", "--autoConnect", "--auto-connect", "--executablePath", "-e"} {
-			if a == f || strings.HasPrefix(a, f+"=") {
-				return true
-			}
+// browserFlags are chrome-devtools-mcp's flags that pick or launch a
+// browser, with whether they take a value.
+var browserFlags = map[string]bool{
+	"--wsEndpoint": true, "--ws-endpoint": true, "-w": true,
+	"--browserUrl": true, "--browser-url": true, "-u": true,
+	"--executablePath": true, "--executable-path": true, "-e": true,
+	"--channel": true, "--userDataDir": true, "--user-data-dir": true,
+	"--autoConnect": false, "--auto-connect": false, "--isolated": false,
+}
+
+// withoutBrowserFlags drops the flags that would point chrome-devtools-mcp
+// at a browser other than ours (the whole "--flag value" or "--flag=value").
+func withoutBrowserFlags(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		flag, _, hasValue := strings.Cut(a, "=")
+		takes, ok := browserFlags[flag]
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		if takes && !hasValue && i+1 < len(args) {
+			i++ // its value
 		}
 	}
-	return false
+	return out
 }
 
 // extractRendered runs a rendered page through web_fetch's extractor, as

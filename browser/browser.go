@@ -66,6 +66,11 @@ type Options struct {
 	// goroutine that noticed the loss, with no Browser lock held, and may
 	// call the Browser.
 	OnLost func()
+	// OnLaunch is called just before the isolated Chromium is launched (on
+	// the first call that needs it), so the owner can say so and start what
+	// depends on it. It runs with the Browser's lock held: it must not call
+	// the Browser, except from a goroutine of its own.
+	OnLaunch func()
 }
 
 func (o *Options) withDefaults() Options {
@@ -215,6 +220,9 @@ func (b *Browser) watch(s *session) {
 
 // launchLocked starts the isolated browser; b.mu is held.
 func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
+	if b.opts.OnLaunch != nil {
+		b.opts.OnLaunch()
+	}
 	p, err := launch(ctx, b.opts.Launch)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,11 @@ type Options struct {
 	// Adjust, when set, may edit a copy of a server's config just before
 	// each start (and restart): the browser wiring adds --wsEndpoint here.
 	Adjust func(name string, sc *ServerConfig)
+	// OnDemand, when set, names servers that Start leaves idle: such a
+	// server starts on the first call that needs it (a tool call, a
+	// listing by name, WaitReady), so an expensive one (chrome-devtools-mcp
+	// and the browser behind it) costs nothing until it is used.
+	OnDemand func(name string) bool
 	// OnEvent receives state and list changes; see Event.
 	OnEvent func(Event)
 	// MaxParallel bounds servers initialising at once (default 8).
@@ -156,7 +161,9 @@ func NewManager(cfg *Config, opts *Options) *Manager {
 // since the caller's context is usually one command's, not the session's.
 func (m *Manager) Start(ctx context.Context) {
 	for _, s := range m.list() {
-		s.start()
+		if !s.onDemand() {
+			s.start()
+		}
 	}
 }
 
@@ -170,6 +177,24 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 	}
 	s.stop(ctx)
 	s.start()
+	return nil
+}
+
+// Idle stops server name and leaves it idle: the next call that needs it
+// starts it again (as with Options.OnDemand), for example once the browser
+// it drives is gone.
+func (m *Manager) Idle(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	s.stop(ctx)
+	s.mu.Lock()
+	if s.att == nil && s.state != StateDisabled {
+		s.lists, s.cache, s.subs = lists{}, nil, nil
+		s.setStateLocked(StateIdle, nil)
+	}
+	s.mu.Unlock()
 	return nil
 }
 
@@ -225,12 +250,14 @@ func (m *Manager) Enable(ctx context.Context, name string) error {
 }
 
 // WaitReady waits until server name is ready (nil), or failed or disabled
-// (the reason), or ctx ends.
+// (the reason), or ctx ends. An idle server (Options.OnDemand) is started
+// first: whoever waits for it needs it.
 func (m *Manager) WaitReady(ctx context.Context, name string) error {
 	s, err := m.server(name)
 	if err != nil {
 		return err
 	}
+	s.startIfIdle()
 	return s.waitReady(ctx)
 }
 
@@ -339,11 +366,15 @@ func (m *Manager) server(name string) (*server, error) {
 	return s, nil
 }
 
-// session returns the ready session of server name.
+// session returns the ready session of server name; an idle server is
+// started first (bounded by its start timeout), since this call needs it.
 func (m *Manager) session(name string) (*server, *mcp.ClientSession, error) {
 	s, err := m.server(name)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.startIfIdle() {
+		_ = s.waitReady(m.ctx) // the state says how it went
 	}
 	sess, err := s.readySession()
 	return s, sess, err

@@ -83,8 +83,29 @@ func newServer(m *Manager, sc *ServerConfig) *server {
 		s.state = StateDisabled
 	case sc.Err != nil:
 		s.state, s.err = StateError, sc.Err
+	case m.opts.OnDemand != nil && m.opts.OnDemand(sc.Name):
+		s.state = StateIdle
 	}
 	return s
+}
+
+// onDemand reports whether Start leaves this server idle.
+func (s *server) onDemand() bool {
+	return s.m.opts.OnDemand != nil && s.m.opts.OnDemand(s.name)
+}
+
+// startIfIdle starts the server when it is idle and says whether it did.
+func (s *server) startIfIdle() bool {
+	s.mu.Lock()
+	idle := s.state == StateIdle && s.att == nil
+	if idle {
+		s.state = StateStarting // claimed: a concurrent caller waits instead of starting it twice
+	}
+	s.mu.Unlock()
+	if idle {
+		s.start()
+	}
+	return idle
 }
 
 func (s *server) setBase(sc *ServerConfig) {
@@ -125,6 +146,8 @@ func (s *server) start() {
 		s.setStateLocked(StateDisabled, nil)
 	case base.Err != nil:
 		s.setStateLocked(StateError, base.Err)
+	case cfg.Err != nil: // Adjust found it cannot run (no browser for chrome-devtools-mcp)
+		s.setStateLocked(StateError, cfg.Err)
 	default:
 		s.att = a
 		s.setStateLocked(StateStarting, nil)

@@ -10,6 +10,7 @@ const (
 	StateReady                       // initialised; its tools are listed
 	StateError                       // failed to start or died; Status.Err says why
 	StateDisabled                    // "disabled": true in the config
+	StateIdle                        // on demand (Options.OnDemand): starts on the first call that needs it
 )
 
 func (s ServerState) String() string {
@@ -22,6 +23,8 @@ func (s ServerState) String() string {
 		return "error"
 	case StateDisabled:
 		return "disabled"
+	case StateIdle:
+		return "idle"
 	}
 	return "unknown"
 }

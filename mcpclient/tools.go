@@ -137,6 +137,9 @@ func (s *server) lookup(fullName string) (Tool, bool) {
 // that could not be made or got no answer.
 func (m *Manager) CallTool(ctx context.Context, fullName string, args json.RawMessage) (*Result, error) {
 	t, ok := m.Lookup(fullName)
+	if !ok && m.startIdleFor(ctx, fullName) {
+		t, ok = m.Lookup(fullName)
+	}
 	if !ok {
 		if err := m.notReadyFor(fullName); err != nil {
 			return nil, err
@@ -144,6 +147,19 @@ func (m *Manager) CallTool(ctx context.Context, fullName string, args json.RawMe
 		return nil, fmt.Errorf("%w %q (see 'browseragent mcp tools')", ErrUnknownTool, fullName)
 	}
 	return m.CallServerTool(ctx, t.Server, t.RawName, args)
+}
+
+// startIdleFor starts the idle server whose tools fullName would be among
+// (mcp__<server>__…) and waits for it; it reports whether it started one.
+func (m *Manager) startIdleFor(ctx context.Context, fullName string) bool {
+	started := false
+	for _, s := range m.list() {
+		if strings.HasPrefix(fullName, "mcp__"+s.name+"__") && s.startIfIdle() {
+			_ = s.waitReady(ctx) // its state says how it went
+			started = true
+		}
+	}
+	return started
 }
 
 // notReadyFor explains a miss on mcp__<server>__… when that server is

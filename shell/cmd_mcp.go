@@ -131,10 +131,13 @@ func mcpList(s *Shell) error {
 	}
 	for _, st := range sts {
 		line := fmt.Sprintf("%-20s %-16s %3d tools %3d prompts %3d resources", st.Name, st.StateText(), st.Tools, st.Prompts, st.Resources)
-		if st.State != mcpclient.StateReady { // a server in error or disabled offers nothing
+		if st.State != mcpclient.StateReady { // a server in error, disabled or idle offers nothing
 			line = fmt.Sprintf("%-20s %s", st.Name, st.StateText())
 		}
-		if st.Err != nil {
+		switch {
+		case st.State == mcpclient.StateIdle:
+			line += "  starts with the browser, on first use"
+		case st.Err != nil:
 			line += "  " + textutil.OneLine(st.Err.Error(), 80)
 		}
 		s.p.Line("%s", line)

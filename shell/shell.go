@@ -484,7 +484,12 @@ func serverSummary(st mcpclient.Status) string {
 	case mcpclient.StateStarting:
 		return st.Name + " … starting"
 	case mcpclient.StateError:
+		if st.Err != nil && strings.HasPrefix(st.Err.Error(), "unavailable") {
+			return st.Name + " ✗ unavailable"
+		}
 		return st.Name + " ✗ error"
+	case mcpclient.StateIdle:
+		return st.Name + " · on first use"
 	}
 	return st.Name + " " + st.State.String()
 }

@@ -16,6 +16,7 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -184,29 +185,99 @@ type Server struct {
 	// URL is the base URL to give an OpenAI client (ends in /v1).
 	URL string
 
-	t       testing.TB
+	rep     Reporter
 	ts      *httptest.Server
 	closing chan struct{}
+	once    sync.Once
 
-	mu    sync.Mutex
-	rules []*Rule
-	used  map[*Rule]int
-	reqs  []Request
-	calls int // tool-call ids handed out
+	mu     sync.Mutex
+	rules  []*Rule
+	used   map[*Rule]int
+	reqs   []Request
+	calls  int // tool-call ids handed out
+	models []Model
+	paths  []string // every request's method and path, in order
+}
+
+// Reporter hears a request no rule answers (a *testing.T, or a logger in
+// a benchmark program).
+type Reporter interface {
+	Errorf(format string, args ...any)
+}
+
+// Model is one entry of GET /v1/models. Capabilities, when set, is sent
+// the way Ollama and LM Studio describe a model ("tools", "completion").
+type Model struct {
+	ID           string
+	Capabilities []string
 }
 
 // New starts a server on 127.0.0.1 with rules; it is closed when the test ends.
 func New(t testing.TB, rules ...Rule) *Server {
 	t.Helper()
-	s := &Server{t: t, closing: make(chan struct{}), used: map[*Rule]int{}}
+	s, err := Start("127.0.0.1:0", t, rules...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewAt is New on a given loopback address, such as a local model
+// server's well-known port; it fails when the address is taken, so the
+// caller can skip with the reason.
+func NewAt(t testing.TB, addr string, rules ...Rule) (*Server, error) {
+	t.Helper()
+	s, err := Start(addr, t, rules...)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(s.Close)
+	return s, nil
+}
+
+// Start runs a server on addr (127.0.0.1 only) until Close; rep hears
+// requests no rule answers. Programs outside tests (bench/) use it.
+func Start(addr string, rep Reporter, rules ...Rule) (*Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host != "127.0.0.1" {
+		return nil, fmt.Errorf("llmtest: listen on 127.0.0.1 only, not %q", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{rep: rep, closing: make(chan struct{}), used: map[*Rule]int{}}
 	s.Add(rules...)
-	s.ts = httptest.NewServer(http.HandlerFunc(s.handle))
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.ts.Listener.Close()
+	s.ts.Listener = l
+	s.ts.Start()
 	s.URL = s.ts.URL + "/v1"
-	t.Cleanup(func() {
+	return s, nil
+}
+
+// Close stops the server; streams that hang end.
+func (s *Server) Close() {
+	s.once.Do(func() {
 		close(s.closing)
 		s.ts.Close()
 	})
-	return s
+}
+
+// SetModels makes GET /v1/models answer with models (default: 404, as
+// a server without the endpoint).
+func (s *Server) SetModels(models ...Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = models
+}
+
+// Paths returns "METHOD /path" of every request so far, in order.
+func (s *Server) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
 }
 
 // Add appends rules.
@@ -227,6 +298,14 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+	models := s.models
+	s.mu.Unlock()
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") && models != nil {
+		writeModels(w, models)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"llmtest: only POST /v1/chat/completions"}}`, http.StatusNotFound)
 		return
@@ -239,7 +318,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	reply, ok := s.match(req)
 	if !ok {
 		last := req.Last()
-		s.t.Errorf("llmtest: no rule answers a request whose last message is %s: %q", last.Role, last.Content)
+		s.rep.Errorf("llmtest: no rule answers a request whose last message is %s: %q", last.Role, last.Content)
 		writeError(w, http.StatusBadRequest, "", "llmtest: no rule matches")
 		return
 	}
@@ -279,6 +358,19 @@ func (s *Server) match(req Request) (Reply, bool) {
 		}
 	}
 	return Reply{}, false
+}
+
+func writeModels(w http.ResponseWriter, models []Model) {
+	var data []any
+	for _, m := range models {
+		e := map[string]any{"id": m.ID, "object": "model", "owned_by": "llmtest"}
+		if m.Capabilities != nil {
+			e["capabilities"] = m.Capabilities
+		}
+		data = append(data, e)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {

@@ -131,7 +131,8 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 // the MCP servers up to --mcp-wait to start, so their tools are on offer
 // from the first step.
 func openRunSession(ctx context.Context, s *streams, f *runFlags) (*agent.Session, error) {
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err})
+	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice})
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ type sessionConfig struct {
 	headed    bool   // --headed
 	approver  agent.Approver
 	onMCP     func(mcpclient.Event)
+	notice    func(string)             // one-line notices for the person (the browser starting)
 	mcpHost   func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
 	warn      io.Writer                // where load warnings go (nil: nowhere)
 }
@@ -79,6 +80,7 @@ func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
 		Rules:    rules,
 		Approver: c.approver,
 		Yes:      c.yes,
+		OnNotice: c.notice,
 		Browser:  browser.Options{Launch: browser.LaunchOptions{Headed: c.headed}},
 	}
 	if !c.noMCP {

@@ -44,7 +44,7 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait}
 	sh := shell.New(opts)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
-		yes: f.yes, headed: f.headed, approver: sh, warn: s.err, onMCP: sh.MCPEvent, mcpHost: shellHost(sh, &f.host, f.model)})
+		yes: f.yes, headed: f.headed, approver: sh, warn: s.err, onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
 	if err != nil {
 		return err
 	}
