@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -131,8 +132,13 @@ type Settings struct {
 	MaxResultChars int
 	Images         bool // send tool images to the model
 	DevTools       bool // offer developer-only MCP tools (performance, heap, lighthouse…)
+	// Note says, on one line, what Discover chose by itself (a local
+	// server, a model); "" when everything was configured.
+	Note string
 
-	why string // why the agent is off; "" when enabled
+	why          string // why the agent is off; "" when enabled
+	unconfigured bool   // no provider, base URL or key anywhere: Discover probes loopback
+	noModel      bool   // an endpoint but no model: Discover asks it
 }
 
 // Enabled reports whether an LLM endpoint is configured.
@@ -146,13 +152,14 @@ func (s Settings) Why() string {
 	return s.why
 }
 
-// LoadSettings resolves settings from flags, the environment and the config file.
+// LoadSettings resolves settings from flags, the environment and the
+// config file, then lets Discover fill in a local server or a model.
 func LoadSettings(o Overrides) (Settings, error) {
 	fc, err := LoadConfig(ConfigPath(os.Getenv))
 	if err != nil {
 		return Settings{why: "config file unreadable"}, err
 	}
-	return ResolveSettings(o, os.Getenv, fc), nil
+	return Discover(context.Background(), ResolveSettings(o, os.Getenv, fc)), nil
 }
 
 // ResolveSettings applies, in order of precedence, flags, then environment
@@ -193,12 +200,14 @@ func ResolveSettings(o Overrides, getenv func(string) string, fc *FileConfig) Se
 	local := p.Local || isLoopback(s.BaseURL)
 	switch {
 	case s.APIKey == "" && !local:
+		s.unconfigured = s.Provider == "" && o.BaseURL == "" && envBase == "" && fc.BaseURL == ""
 		env := "OPENAI_API_KEY"
 		if p.APIKeyEnv != "" {
 			env = p.APIKeyEnv
 		}
 		s.why = fmt.Sprintf("agent off: no API key for %s; set %s (or OPENAI_BASE_URL to a local OpenAI-compatible server such as Ollama or llama.cpp)", s.BaseURL, env)
 	case s.Model == "":
+		s.noModel = true
 		s.why = "agent off: no model chosen; set BROWSERAGENT_MODEL, pass --model, or set model: in " + ConfigPath(getenv)
 	}
 	return s

@@ -119,6 +119,7 @@ type Agent struct {
 	tr      *transport
 	msgs    []openai.ChatCompletionMessage // msgs[0] is the system prompt
 	images  bool                           // send images; off after the model refuses one
+	models  []ModelInfo                    // the endpoint's list, once asked (Models)
 }
 
 // New returns an agent for settings s that calls tools through caller.
@@ -179,6 +180,28 @@ func (a *Agent) SetModel(model string) {
 	a.smu.Lock()
 	defer a.smu.Unlock()
 	a.s.Model = model
+}
+
+// Models asks the endpoint for its models (GET /models) and keeps the
+// answer for KnownModels.
+func (a *Agent) Models(ctx context.Context) ([]ModelInfo, error) {
+	st := a.Settings()
+	models, err := ListModels(ctx, st.BaseURL, st.APIKey)
+	if err != nil {
+		return nil, fmt.Errorf("%s gives no model list: %s", st.BaseURL, plainNetError(err))
+	}
+	a.smu.Lock()
+	a.models = models
+	a.smu.Unlock()
+	return models, nil
+}
+
+// KnownModels is the endpoint's model list as last asked, without asking
+// again (for completion on every key); nil before the first Models.
+func (a *Agent) KnownModels() []ModelInfo {
+	a.smu.Lock()
+	defer a.smu.Unlock()
+	return a.models
 }
 
 // Settings returns the settings in use.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 var errNoGuard = &hintError{msg: "the guard is not available in this session", hint: "this is a wiring bug: please report it"}
@@ -33,7 +34,7 @@ func guardCommands() []*command {
 
 func agentCommands() []*command {
 	return []*command{
-		{name: "model", args: "[NAME]", summary: "show or switch the LLM model", run: cmdModel},
+		{name: "model", args: "[NAME]", summary: "show the endpoint's models, or switch to NAME", run: cmdModel, complete: completeModel},
 		{name: "clear", summary: "forget the conversation, start afresh", run: cmdClear},
 		{name: "cancel", summary: "cancel the running turn (Ctrl-C does it while one runs)", run: cmdCancel},
 	}
@@ -100,18 +101,62 @@ func cmdAudit(_ context.Context, s *Shell, c *call) error {
 	return nil
 }
 
-func cmdModel(_ context.Context, s *Shell, c *call) error {
+func cmdModel(ctx context.Context, s *Shell, c *call) error {
 	if s.opts.Agent == nil {
 		return s.noLLM()
 	}
 	if len(c.args) == 0 {
 		st := s.opts.Agent.Settings()
 		s.p.Line("%s (%s)", st.Model, st.BaseURL)
+		ml, ok := s.opts.Agent.(ModelLister)
+		if !ok {
+			return nil
+		}
+		models, err := ml.Models(ctx)
+		if err != nil {
+			s.p.Line("%v", err)
+			return nil
+		}
+		for _, m := range models {
+			line := "  " + m.ID
+			if m.ID == st.Model {
+				line = "* " + m.ID
+			}
+			if m.Tools {
+				line += "  (tools)"
+			}
+			s.p.Line("%s", line)
+		}
+		s.p.Hint("/model NAME switches")
 		return nil
 	}
 	s.opts.Agent.SetModel(c.args[0])
 	s.p.Line("model: %s", c.args[0])
 	return nil
+}
+
+// completeModel offers the endpoint's models as last listed, asking once
+// when they were never listed.
+func completeModel(s *Shell, n int, _ []string) []suggestion {
+	ml, ok := s.opts.Agent.(ModelLister)
+	if n > 0 || !ok {
+		return nil
+	}
+	models := ml.KnownModels()
+	if models == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		models, _ = ml.Models(ctx)
+		cancel()
+	}
+	var out []suggestion
+	for _, m := range models {
+		desc := "model"
+		if m.Tools {
+			desc = "model, calls tools"
+		}
+		out = append(out, suggestion{m.ID, desc})
+	}
+	return out
 }
 
 // cmdClear forgets the conversation. Without an LLM there is none, so

@@ -34,6 +34,13 @@ type Agent interface {
 	Reset()
 }
 
+// ModelLister is an Agent that can list its endpoint's models (for
+// /model and its completion); *agent.Agent fits.
+type ModelLister interface {
+	Models(ctx context.Context) ([]agent.ModelInfo, error)
+	KnownModels() []agent.ModelInfo
+}
+
 // Browser switches the browser session between isolated and shared mode;
 // *agent.Session fits. Switching also resets grants and owned tabs and
 // points chrome-devtools-mcp at the new browser: the returned message says

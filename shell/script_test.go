@@ -144,16 +144,24 @@ func TestScriptAgentTurn(t *testing.T) {
 	tools.handlers["web_fetch"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
 		return &agent.ToolResult{Text: "# Example Domain"}, nil
 	}
+	srv.SetModels(llmtest.Model{ID: "test-model"}, llmtest.Model{ID: "other-model", Capabilities: []string{"tools"}})
 	set := agent.ResolveSettings(agent.Overrides{BaseURL: srv.URL, Model: "test-model"}, func(string) string { return "" }, nil)
 	a, err := agent.New(set, tools, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errs := runScript(t, &Options{Tools: tools, Agent: a}, "/hepl\nwhat is the title of the page?\n/model\n/model other-model\n/clear\n")
+	sh := New(&Options{Tools: tools, Agent: a})
+	if diff := cmp.Diff([]suggestion{{"other-model", "model, calls tools"}}, sh.suggest("/model ot"), cmp.AllowUnexported(suggestion{})); diff != "" {
+		t.Errorf("completion of /model ot (-want +got):\n%s", diff)
+	}
+	out, errs, _ := runShellScript(t, sh, "/hepl\nwhat is the title of the page?\n/model\n/model other-model\n/clear\n")
 	want := "→ web_fetch {\"url\":\"http://127.0.0.1:1/\"}\n" +
 		"← web_fetch: 16 chars\n" +
 		"The title is Example Domain.\n" +
 		"test-model (" + srv.URL + ")\n" +
+		"* test-model\n" +
+		"  other-model  (tools)\n" +
+		"/model NAME switches\n" +
 		"model: other-model\n" +
 		"conversation cleared\n"
 	if diff := cmp.Diff(want, out); diff != "" {

@@ -210,6 +210,9 @@ type Reporter interface {
 type Model struct {
 	ID           string
 	Capabilities []string
+	// ShowCapabilities are answered only by Ollama's POST /api/show
+	// {"model": ID}, as Ollama does (its /v1/models says nothing).
+	ShowCapabilities []string
 }
 
 // New starts a server on 127.0.0.1 with rules; it is closed when the test ends.
@@ -306,6 +309,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeModels(w, models)
 		return
 	}
+	if r.Method == http.MethodPost && r.URL.Path == "/api/show" && models != nil {
+		writeShow(w, r, models)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"llmtest: only POST /v1/chat/completions"}}`, http.StatusNotFound)
 		return
@@ -371,6 +378,21 @@ func writeModels(w http.ResponseWriter, models []Model) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+}
+
+func writeShow(w http.ResponseWriter, r *http.Request, models []Model) {
+	var in struct {
+		Model string `json:"model"`
+	}
+	json.NewDecoder(r.Body).Decode(&in)
+	for _, m := range models {
+		if m.ID == in.Model && m.ShowCapabilities != nil {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"capabilities": m.ShowCapabilities})
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, "", "model not found")
 }
 
 func writeError(w http.ResponseWriter, status int, retryAfter, msg string) {

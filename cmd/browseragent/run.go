@@ -98,6 +98,9 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 	if !settings.Enabled() {
 		return exitCode(exitRunNoLLM, settings.Why())
 	}
+	if settings.Note != "" {
+		fmt.Fprintf(s.err, "browseragent: %s\n", settings.Note)
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	if f.timeout > 0 {

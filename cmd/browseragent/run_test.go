@@ -29,6 +29,7 @@ func runEnv(t *testing.T, srv *llmtest.Server) {
 	for k, v := range map[string]string{
 		"HOME": dir, "XDG_CONFIG_HOME": dir + "/config", "XDG_STATE_HOME": dir + "/state",
 		"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "BROWSERAGENT_MODEL": "test-model", "BROWSERAGENT_PROVIDER": "",
+		"BROWSERAGENT_DISCOVER": "0", // "no LLM" must not find a server someone runs here
 	} {
 		t.Setenv(k, v)
 	}
@@ -79,6 +80,35 @@ func TestRunAnswersWithWebFetch(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+}
+
+// TestRunFindsLocalServer: with nothing configured (no key, no base URL,
+// no model), a server on Ollama's port is found and used, and stderr says
+// so on one line.
+func TestRunFindsLocalServer(t *testing.T) {
+	page := articleServer(t)
+	srv, err := llmtest.NewAt(t, "127.0.0.1:11434",
+		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"`+page+`"}`)},
+		llmtest.Rule{When: llmtest.LastTool("fishing fleet"), Reply: llmtest.Text("Quiet Harbour Gazette")},
+	)
+	if err != nil {
+		t.Skipf("127.0.0.1:11434 is taken (a real Ollama?): %v", err)
+	}
+	srv.SetModels(llmtest.Model{ID: "llama3.2", ShowCapabilities: []string{"completion", "tools"}})
+	runEnv(t, nil)
+	t.Setenv("BROWSERAGENT_MODEL", "")
+	t.Setenv("BROWSERAGENT_DISCOVER", "")
+	code, stdout, stderr := runMain("run", "--no-mcp", "what is the title of "+page)
+	if code != 0 || stdout != "Quiet Harbour Gazette\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	const note = "browseragent: no LLM configured: using Ollama at http://127.0.0.1:11434/v1, model llama3.2\n"
+	if !strings.HasPrefix(stderr, note) {
+		t.Errorf("stderr does not start with the one-line note %q:\n%s", note, stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) == 0 || reqs[0].Model != "llama3.2" {
+		t.Errorf("requests did not use the listed model: %+v", reqs)
 	}
 }
 

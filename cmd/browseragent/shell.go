@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -54,6 +55,9 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	st, err := agent.LoadSettings(agent.Overrides{Model: f.model})
 	if err != nil {
 		return err
+	}
+	if st.Note != "" {
+		fmt.Fprintf(s.err, "browseragent: %s\n", st.Note)
 	}
 	b := &modeSwitch{Session: sess}
 	opts.Browser = b
@@ -139,10 +143,11 @@ func (g shellGuard) Audit(n int) ([]string, error) {
 // The real parts fit the shell's interfaces; the shell finds /mcp
 // enable|disable through MCPToggler, so a mismatch would hide them silently.
 var (
-	_ shell.Tools      = (*agent.Registry)(nil)
-	_ shell.Agent      = (*agent.Agent)(nil)
-	_ shell.Browser    = (*modeSwitch)(nil)
-	_ shell.MCP        = (*mcpclient.Manager)(nil)
-	_ shell.MCPToggler = (*mcpclient.Manager)(nil)
-	_ shell.Guard      = shellGuard{}
+	_ shell.Tools       = (*agent.Registry)(nil)
+	_ shell.Agent       = (*agent.Agent)(nil)
+	_ shell.ModelLister = (*agent.Agent)(nil)
+	_ shell.Browser     = (*modeSwitch)(nil)
+	_ shell.MCP         = (*mcpclient.Manager)(nil)
+	_ shell.MCPToggler  = (*mcpclient.Manager)(nil)
+	_ shell.Guard       = shellGuard{}
 )
