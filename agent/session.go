@@ -41,6 +41,10 @@ type SessionOptions struct {
 	// OnNotice hears one-line notices meant for the person, such as the
 	// browser starting on first use; it may run on any goroutine.
 	OnNotice func(msg string)
+	// KeepTabs leaves the tabs the agent opened in the person's Chrome
+	// open when the session ends or disconnects (by default they are
+	// closed, and the notice says how many).
+	KeepTabs bool
 }
 
 // Session is one running browseragent: the guard policy, the tool registry
@@ -65,6 +69,7 @@ type Session struct {
 	bg      sync.WaitGroup   // restarts after a loss, waited for by Close
 	notice  func(msg string) // SessionOptions.OnNotice, never nil
 	exec    string           // browser.LaunchOptions.ExecPath: "" means FindChrome
+	keep    bool             // SessionOptions.KeepTabs
 }
 
 // ErrBrowserUnavailable is the state of chrome-devtools-mcp when there is
@@ -76,7 +81,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if opts == nil || opts.Rules == nil {
 		return nil, errors.New("session: sensitive-site rules are required")
 	}
-	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil), notice: opts.OnNotice, exec: opts.Browser.Launch.ExecPath}
+	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil), notice: opts.OnNotice, exec: opts.Browser.Launch.ExecPath, keep: opts.KeepTabs}
 	if s.notice == nil {
 		s.notice = func(string) {}
 	}
@@ -219,8 +224,12 @@ func (s *Session) Disconnect(ctx context.Context) (string, error) {
 		}
 		return "", errors.New("not connected: already in isolated mode")
 	}
+	closed := s.closeAgentTabs(ctx)
 	err := s.Browser.Disconnect()
 	msg := s.Policy.SetMode(guard.Isolated)
+	if closed != "" {
+		msg = closed + " " + msg
+	}
 	s.modeMu.Unlock()
 	if err != nil {
 		return "", err
@@ -274,6 +283,13 @@ func (s *Session) Close() error {
 	s.closing = true
 	s.modeMu.Unlock()
 	s.bg.Wait()
+	if s.Browser.Mode() == browser.ModeShared {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if msg := s.closeAgentTabs(ctx); msg != "" {
+			s.notice(msg)
+		}
+		cancel()
+	}
 	var errs []error
 	if s.MCP != nil {
 		errs = append(errs, s.MCP.Close())
@@ -283,6 +299,31 @@ func (s *Session) Close() error {
 		errs = append(errs, s.audit.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// closeAgentTabs closes the tabs the agent opened in the person's Chrome
+// (unless KeepTabs) and says how many, "" when none. Tabs chrome-devtools-
+// mcp opened that our browser never matched are closed through it.
+func (s *Session) closeAgentTabs(ctx context.Context) string {
+	if s.keep || s.Browser.Mode() != browser.ModeShared {
+		return ""
+	}
+	n, err := s.Browser.CloseOwned(ctx)
+	if s.pages != nil {
+		n += s.pages.closeOwned(ctx)
+	}
+	var msg string
+	switch n {
+	case 0:
+	case 1:
+		msg = "Closed the tab the agent opened in your Chrome."
+	default:
+		msg = fmt.Sprintf("Closed the %d tabs the agent opened in your Chrome.", n)
+	}
+	if err != nil {
+		msg = strings.TrimSpace(msg + " Some of its tabs could not be closed; close them yourself.")
+	}
+	return msg
 }
 
 func (s *Session) restartBrowserServers(ctx context.Context) {

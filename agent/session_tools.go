@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -278,6 +280,24 @@ func (p *mcpPages) ownSelected(ctx context.Context, server string) {
 		p.owned[fmt.Sprintf("%s/%d", server, pg.ID)] = true
 		p.mu.Unlock()
 	}
+}
+
+// closeOwned closes, through the server, the pages the agent opened that
+// our browser never matched to a tab, and says how many it closed.
+func (p *mcpPages) closeOwned(ctx context.Context) int {
+	p.mu.Lock()
+	keys := slices.Sorted(maps.Keys(p.owned))
+	p.mu.Unlock()
+	n := 0
+	for _, key := range keys {
+		server, id, _ := strings.Cut(key, "/")
+		r, err := p.mgr.CallServerTool(ctx, server, "close_page", json.RawMessage(`{"pageId":`+id+`}`))
+		if err == nil && !r.IsError {
+			n++
+		}
+	}
+	p.reset()
+	return n
 }
 
 func (p *mcpPages) reset() {

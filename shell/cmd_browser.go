@@ -60,7 +60,7 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 	if err != nil {
 		return fmt.Errorf("disconnect: %w", err)
 	}
-	s.p.Line("disconnected, your tabs untouched: isolated mode")
+	s.p.Line("disconnected from your Chrome: isolated mode")
 	if msg != "" {
 		s.p.Hint("%s", msg)
 	}

@@ -150,7 +150,7 @@ connected to your Chrome: shared mode
 every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect goes back
 shared: the tools drive your own Chrome
 every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect returns to the isolated browser
-disconnected, your tabs untouched: isolated mode
+disconnected from your Chrome: isolated mode
 `
 	if diff := cmp.Diff(wantOut, out); diff != "" {
 		t.Errorf("stdout (-want +got)\n%s", diff)

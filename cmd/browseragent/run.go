@@ -20,6 +20,8 @@ type runFlags struct {
 	model, provider, baseURL string
 	maxSteps                 int
 	json, yes, noMCP, headed bool
+	keepTabs                 bool
+	connect                  connectFlags
 	sites, mcpConfig         string
 	mcpWait, timeout         time.Duration
 	host                     hostFlags // --elicit, --allow-sampling, --root (mcp_extra.go)
@@ -42,12 +44,18 @@ The LLM comes from --provider/--base-url/--model, then OPENAI_API_KEY,
 OPENAI_BASE_URL and BROWSERAGENT_MODEL, then
 $XDG_CONFIG_HOME/browseragent/config.yaml.
 
+With --connect (or --user-data-dir, --browser-url, --ws-endpoint) the agent
+works in your running Chrome, with its logins (shared mode: every write asks,
+so a script needs --yes for writes on ordinary pages). The tabs it opened
+there are closed at the end; --keep-tabs leaves them.
+
 Exit codes: 0 answered; 1 failed; 2 bad usage; 3 step limit reached without
 an answer; 4 no LLM configured; 130 interrupted.`,
 		Example: `  OPENAI_API_KEY=sk-... browseragent run "what is the title of https://example.com/"
   OPENAI_BASE_URL=http://127.0.0.1:11434/v1 BROWSERAGENT_MODEL=qwen3 browseragent run --no-mcp "summarise https://go.dev/blog"
   browseragent run --json --max-steps 10 "find the price on http://127.0.0.1:8080/shop" > result.json
-  echo "list the links on https://example.com/" | browseragent run -`,
+  echo "list the links on https://example.com/" | browseragent run -
+  browseragent run --connect "what is on my GitHub notifications page?"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return exitCode(exitRunUsage, `run needs one task in quotes, e.g. browseragent run "what is the title of https://example.com/"`)
@@ -71,6 +79,8 @@ an answer; 4 no LLM configured; 130 interrupted.`,
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config file, merged over the user and project files")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", f.mcpWait, "how long to wait for MCP servers to start before the first step")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: no limit)")
+	f.connect.addFlags(fl)
+	fl.BoolVar(&f.keepTabs, "keep-tabs", false, "with --connect: leave the tabs the agent opened in your Chrome open at the end")
 	f.host.add(fl, s, false)
 	f.host.llm = func() (agent.Settings, error) {
 		return agent.LoadSettings(agent.Overrides{Provider: f.provider, BaseURL: f.baseURL, Model: f.model})
@@ -118,7 +128,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 			fmt.Fprintf(s.err, "browseragent: closing: %v\n", err)
 		}
 	}()
-	ag, err := agent.New(settings, sess.Registry, nil)
+	ag, err := agent.New(settings, sess.Registry, &agent.Options{SystemExtra: sess.Facts()})
 	if err != nil {
 		return exitCode(exitRunNoLLM, err.Error())
 	}
@@ -135,9 +145,15 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 // from the first step.
 func openRunSession(ctx context.Context, s *streams, f *runFlags) (*agent.Session, error) {
 	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice})
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice, keepTabs: f.keepTabs})
 	if err != nil {
 		return nil, err
+	}
+	if f.connect.on() {
+		if _, err := sess.Connect(ctx, f.connect.target()); err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("--connect: %w", err)
+		}
 	}
 	if sess.MCP != nil {
 		wctx, cancel := context.WithTimeout(ctx, f.mcpWait)

@@ -22,6 +22,7 @@ type sessionConfig struct {
 	noMCP     bool   // --no-mcp
 	yes       bool   // --yes
 	headed    bool   // --headed
+	keepTabs  bool   // --keep-tabs
 	approver  agent.Approver
 	onMCP     func(mcpclient.Event)
 	notice    func(string)             // one-line notices for the person (the browser starting)
@@ -81,6 +82,7 @@ func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
 		Approver: c.approver,
 		Yes:      c.yes,
 		OnNotice: c.notice,
+		KeepTabs: c.keepTabs,
 		Browser:  browser.Options{Launch: browser.LaunchOptions{Headed: c.headed}},
 	}
 	if !c.noMCP {

@@ -21,6 +21,7 @@ import (
 type shellFlags struct {
 	sites, mcpConfig, model string
 	noMCP, yes, headed      bool
+	keepTabs                bool
 	mcpWait                 time.Duration
 	connect                 connectFlags
 	host                    hostFlags // --root (mcp_extra.go)
@@ -36,6 +37,7 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 	fl.BoolVar(&f.yes, "yes", false, "approve writes on ordinary pages without asking (never on sensitive pages)")
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser's window instead of running headless")
 	f.connect.addFlags(fl)
+	fl.BoolVar(&f.keepTabs, "keep-tabs", false, "leave the tabs the agent opened in your Chrome open on /disconnect and /exit")
 	f.host.addRoots(fl)
 }
 
@@ -45,7 +47,7 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait}
 	sh := shell.New(opts)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
-		yes: f.yes, headed: f.headed, approver: sh, warn: s.err, onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
+		yes: f.yes, headed: f.headed, keepTabs: f.keepTabs, approver: sh, warn: s.err, onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
 	if err != nil {
 		return err
 	}
