@@ -5,9 +5,10 @@
 //
 //   - memory: a 1 000 000-line URL list, plain fetch, stopped with Ctrl-C
 //     (SIGINT) after 20 000 pages; it prints the peak RSS (VmHWM) at
-//     2 000, 10 000 and 20 000 pages, and beside it the peak RSS of the same
-//     20 000 pages given as a 20 000-line list: equal figures mean memory
-//     does not grow with the list.
+//     2 000, 10 000 and 20 000 pages, and beside it the peak RSS of a
+//     2 000-line list run to its end: equal figures at 2 000 pages mean
+//     memory does not grow with the list, flat ones that it does not grow
+//     with the pages done.
 //   - render throughput: N pages rendered with --render on one, then two
 //     local Chromium endpoints (--ws-endpoint), pages per second and per
 //     browser.
@@ -72,14 +73,15 @@ func run(lines, cut, conc, render int) error {
 		return err
 	}
 	fmt.Printf("plain fetch, -c %d, pages of %d bytes served on 127.0.0.1\n", conc, len(page))
-	marks := []int{2_000, 10_000, cut}
+	marks := []int{2_000, 10_000, cut} // 2 000 is also the peer's length
 	m, err := measure(bin, env, []string{"fetch", "-i", big, "--out", filepath.Join(dir, "big.jsonl"), "-c", strconv.Itoa(conc)}, filepath.Join(dir, "big.jsonl"), cut, marks)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("  %d-line list, stopped at %d pages: peak RSS %s (after %s); %.0f pages/s\n",
 		lines, m.pages, mib(m.peak), m.marksText(marks), float64(m.pages)/m.elapsed.Seconds())
-	small, err := writeList(dir, "small.txt", srv.URL, cut)
+	const peer = 2_000
+	small, err := writeList(dir, "small.txt", srv.URL, peer)
 	if err != nil {
 		return err
 	}
@@ -87,8 +89,9 @@ func run(lines, cut, conc, render int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  %d-line list, run to its end (%d pages): peak RSS %s; %.0f pages/s\n", cut, s.pages, mib(s.peak), float64(s.pages)/s.elapsed.Seconds())
-	fmt.Printf("  peak RSS ratio, %d-line list / %d-line list: %.2f\n", lines, cut, float64(m.peak)/float64(s.peak))
+	fmt.Printf("  %d-line list, run to its end (%d pages): peak RSS %s; %.0f pages/s\n", peer, s.pages, mib(s.peak), float64(s.pages)/s.elapsed.Seconds())
+	fmt.Printf("  peak RSS at %d pages, %d-line list / %d-line list: %.2f; after %d pages / after %d: %.2f\n",
+		peer, lines, peer, float64(m.at[peer])/float64(s.peak), cut, peer, float64(m.peak)/float64(m.at[peer]))
 	if render > 0 {
 		return renderRuns(bin, env, dir, srv.URL, render)
 	}

@@ -85,9 +85,9 @@ func pageURLs(base string, n int) []string {
 	return urls
 }
 
-// TestBatchResumeAfterKill: a batch process killed with SIGKILL half way
-// and run again with --resume leaves every URL in --out exactly once, each
-// line whole.
+// TestBatchResumeAfterKill: a batch process killed with SIGKILL half way,
+// resumed and stopped with Ctrl-C, and resumed again leaves every URL in
+// --out exactly once, each line whole.
 func TestBatchResumeAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "browseragent")
@@ -122,9 +122,31 @@ func TestBatchResumeAfterKill(t *testing.T) {
 		t.Fatalf("the first run finished (%d lines) before it was killed", killedAt)
 	}
 
+	// A resumed run stopped with Ctrl-C (SIGINT) exits 130 with whole
+	// lines only and says how to go on.
 	second := exec.Command(bin, "fetch", "-i", list, "--out", out, "-c", "4", "--resume")
 	second.Env = env
-	stderr, err := second.CombinedOutput()
+	var interrupted strings.Builder
+	second.Stderr = &interrupted
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); scanLines(out) < killedAt+50; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			second.Process.Kill()
+			t.Fatalf("the resumed run wrote fewer than 50 lines in 60 s")
+		}
+	}
+	second.Process.Signal(syscall.SIGINT)
+	second.Wait()
+	if code := second.ProcessState.ExitCode(); code != 130 || !strings.Contains(interrupted.String(), "interrupted: run again with --resume to do the rest") {
+		t.Errorf("Ctrl-C: exit %d, stderr %q", code, interrupted.String())
+	}
+	stoppedAt := len(readBatchOut(t, out))
+
+	third := exec.Command(bin, "fetch", "-i", list, "--out", out, "-c", "4", "--resume")
+	third.Env = env
+	stderr, err := third.CombinedOutput()
 	if err != nil {
 		t.Fatalf("resumed run: %v\n%s", err, stderr)
 	}
@@ -142,7 +164,7 @@ func TestBatchResumeAfterKill(t *testing.T) {
 		}
 	}
 	if len(seen) != len(urls) || len(wrong) > 0 {
-		t.Errorf("after kill at %d lines and --resume: %d distinct URLs of %d; not once: %v", killedAt, len(seen), len(urls), wrong)
+		t.Errorf("after kill at %d lines, Ctrl-C at %d and --resume: %d distinct URLs of %d; not once: %v", killedAt, stoppedAt, len(seen), len(urls), wrong)
 	}
 	if want := fmt.Sprintf("already in %s", out); !strings.Contains(string(stderr), want) {
 		t.Errorf("resumed run's summary lacks %q:\n%s", want, stderr)
