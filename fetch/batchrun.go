@@ -222,6 +222,21 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 	if h.active == 0 && !h.next.After(time.Now()) && h.delay == b.o.Delay {
 		delete(b.hosts, r.t.host) // nothing to remember: keep the map small
 	}
+	if len(b.hosts) > 4*b.windowSize() {
+		b.sweepHosts()
+	}
+}
+
+// sweepHosts forgets the hosts with nothing in flight and no wait left, so
+// a list of millions of hosts with --delay keeps the map small. A host's
+// Crawl-delay is forgotten too; its robots.txt, cached, brings it back.
+func (b *batch) sweepHosts() {
+	now := time.Now()
+	for k, h := range b.hosts {
+		if h.active == 0 && !h.next.After(now) {
+			delete(b.hosts, k)
+		}
+	}
 }
 
 // write appends one whole line and counts it.
