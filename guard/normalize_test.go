@@ -118,6 +118,8 @@ func FuzzNormalize(f *testing.F) {
 		"http://0x7f.1/", "http://[::ffff:1.2.3.4]/", "javascript:alert(1)", "blob:https://a.b/c",
 		"https://a.com/%2e%2e/x", "file:///etc/passwd", "view-source:https://x.y", "a.com:80/x",
 		"https://xn--bcher-kva.example./", "https://a.com:0080//./../b", "chrome://settings",
+		"chrome:/%73ettings", "chrome:password-manager/x", `edge:\\settings`, "http://0:8765/", "http://[::]:1/",
+		"http://[::ffff:a9fe:a9fe]/", "chrome-extension:%61b/x",
 	} {
 		f.Add(s)
 	}

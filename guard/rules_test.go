@@ -214,6 +214,9 @@ func FuzzParseRules(f *testing.F) {
 	f.Add("version: 1\nrules:\n  - name: a\n    hosts: [\"*.a.b\"]\n    paths: [/x*]\n    action: deny\n")
 	f.Add("version: 1\nrules: [{name: a, hosts: x.y, action: ask}]\n")
 	f.Add("version: 1\nrules:\n  - name: a\n    disabled: true\n")
+	f.Add("version: 1\nrules:\n  - name: p\n    hosts: [\"127.0.0.1:8765\", \"*:80\", \"[::1]:9\"]\n    action: deny\n")
+	f.Add("version: 1\nrules:\n  - name: a\n    action: deny\n    action: ask\n    hosts: [a]\n")
+	f.Add("version: 1\nrules: []\n---\nversion: 1\nrules: []\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rs, err := ParseRules([]byte(in), "fuzz")
 		if err != nil {
@@ -233,6 +236,8 @@ func FuzzParseRules(f *testing.F) {
 			}
 		}
 		rs.Match(URL{Scheme: "https", Host: "a.b", Path: "/x"})
+		rs.Match(URL{Scheme: "http", Host: "0.0.0.0", Port: "8765", Path: "/"})
+		_ = rs.CheckAddress("[::1]:8765")
 	})
 }
 

@@ -130,6 +130,8 @@ type Config struct {
 	Files []string
 	// Warnings are problems that did not stop anything (unknown fields).
 	Warnings []string
+	// Skipped are files whose Gate refused them (untrusted projects).
+	Skipped []string
 }
 
 // Names returns the server names, sorted.
@@ -175,12 +177,17 @@ func UserConfigPath() string {
 type ConfigFile struct {
 	Path     string
 	Required bool
+	// Project marks a project's .mcp.json (see trust.go).
+	Project bool
+	// Gate, when set, is asked before the file's servers are merged; false
+	// skips the file (ProjectGate.Allow).
+	Gate func(ProjectFile) bool
 }
 
 // DefaultFiles are the user file, the project's .mcp.json in workDir, then
 // extra (from --mcp-config, required), in merge order.
 func DefaultFiles(workDir string, extra ...string) []ConfigFile {
-	files := []ConfigFile{{Path: UserConfigPath()}, {Path: filepath.Join(workDir, ".mcp.json")}}
+	files := []ConfigFile{{Path: UserConfigPath()}, {Path: filepath.Join(workDir, ".mcp.json"), Project: true}}
 	for _, e := range extra {
 		if e != "" {
 			files = append(files, ConfigFile{Path: e, Required: true})
@@ -207,6 +214,10 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 		c, err := Parse(data, f.Path, os.LookupEnv)
 		if err != nil {
 			return nil, err
+		}
+		if f.Gate != nil && !f.Gate(newProjectFile(absPath(f.Path), data, c)) {
+			merged.Skipped = append(merged.Skipped, f.Path)
+			continue
 		}
 		merged.Files = append(merged.Files, f.Path)
 		merged.Warnings = append(merged.Warnings, c.Warnings...)

@@ -33,6 +33,10 @@ type mcpFlags struct {
 	name    string
 	timeout time.Duration
 	host    hostFlags // --elicit, --allow-sampling, --root (mcp_extra.go)
+	// trustProject is --trust-project; warn is where the note about an
+	// untrusted project goes.
+	trustProject bool
+	warn         io.Writer
 }
 
 // adhocName names a --url/--cmd server unless --name is given.
@@ -72,7 +76,10 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 	pf.StringArrayVar(&f.env, "env", nil, "environment variable KEY=VALUE for --cmd (repeatable)")
 	pf.StringVar(&f.name, "name", adhocName, "server name for --url/--cmd (tool names become mcp__NAME__TOOL)")
 	pf.DurationVar(&f.timeout, "timeout", 0, "how long to wait for servers to start (default: the server's timeout, else 60s)")
+	pf.BoolVar(&f.trustProject, "trust-project", false, "start the servers of the working directory's .mcp.json even if you have not trusted it (this run only; see 'mcp trust')")
+	f.warn = s.err
 	f.host.add(pf, s, true)
+	cmd.AddCommand(newMCPTrustCmd(s), newMCPUntrustCmd(s))
 	cmd.AddCommand(
 		newMCPListCmd(s, f), newMCPToolsCmd(s, f), newMCPCallCmd(s, f),
 		newMCPResourcesCmd(s, f), newMCPReadCmd(s, f), newMCPPromptsCmd(s, f),
@@ -107,7 +114,7 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 		}
 		return &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{sc.Name: sc}}, nil
 	}
-	cfg, err := loadMCPConfig(f.config)
+	cfg, err := loadMCPConfig(f.config, projectGate(f.warn, f.trustProject, nil))
 	if err != nil {
 		return nil, err
 	}

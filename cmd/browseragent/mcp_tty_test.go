@@ -38,6 +38,12 @@ func TestShellMCPHostInTerminal(t *testing.T) {
 		bin, "--yes")
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
 
+	// The project's .mcp.json is asked about once, listing its command.
+	tm.waitFor("Trust this file and start them?", 60*time.Second)
+	if sc := tm.screen(); !strings.Contains(sc, "everything: npx -y @modelcontextprotocol/server-everything@2026.8.31") {
+		t.Errorf("trust question does not show the command:\n%s", sc)
+	}
+	tm.keys("y", "Enter")
 	tm.waitFor("everything ✓", 90*time.Second)
 	tm.keys("/call mcp__everything__trigger-elicitation-request {}", "Enter")
 	tm.waitFor("fill in the form? [y/n/c]", 30*time.Second)

@@ -22,6 +22,7 @@ type runFlags struct {
 	json, yes, noMCP, headed bool
 	keepTabs                 bool
 	connect                  connectFlags
+	trustProject             bool
 	sites, mcpConfig         string
 	mcpWait, timeout         time.Duration
 	host                     hostFlags // --elicit, --allow-sampling, --root (mcp_extra.go)
@@ -74,6 +75,7 @@ an answer; 4 no LLM configured; 130 interrupted.`,
 	fl.BoolVar(&f.json, "json", false, "print a JSON transcript on stdout instead of the answer")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve tool calls that need approval, except on sensitive pages")
 	fl.BoolVar(&f.noMCP, "no-mcp", false, "start no MCP server (web_fetch and the native browser tools only)")
+	fl.BoolVar(&f.trustProject, "trust-project", false, "start the servers of the working directory's .mcp.json even if you have not trusted it (this run only; see 'mcp trust')")
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser window")
 	fl.StringVar(&f.sites, "sites", "", "extra sensitive-sites rules file, layered over the defaults")
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config file, merged over the user and project files")
@@ -145,7 +147,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 // from the first step.
 func openRunSession(ctx context.Context, s *streams, f *runFlags) (*agent.Session, error) {
 	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice, keepTabs: f.keepTabs})
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice, keepTabs: f.keepTabs, gate: projectGate(s.err, f.trustProject, nil)})
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ type sessionConfig struct {
 	notice    func(string)             // one-line notices for the person (the browser starting)
 	mcpHost   func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
 	warn      io.Writer                // where load warnings go (nil: nowhere)
+	gate      *mcpclient.ProjectGate   // trust of the project's .mcp.json (nil: skip it, saying so on warn)
 }
 
 // loadRules reads the embedded rules, the user's file when present and
@@ -57,13 +58,20 @@ func loadRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
 	return rules, nil
 }
 
-// loadMCPConfig merges the user's, the project's and --mcp-config files.
-func loadMCPConfig(extra string) (*mcpclient.Config, error) {
+// loadMCPConfig merges the user's, the project's and --mcp-config files;
+// the project's servers only when gate lets them start.
+func loadMCPConfig(extra string, gate *mcpclient.ProjectGate) (*mcpclient.Config, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		wd = "."
 	}
-	cfg, err := mcpclient.LoadFiles(mcpclient.DefaultFiles(wd, extra))
+	files := mcpclient.DefaultFiles(wd, extra)
+	for i := range files {
+		if files[i].Project {
+			files[i].Gate = gate.Allow
+		}
+	}
+	cfg, err := mcpclient.LoadFiles(files)
 	if err != nil {
 		return nil, exitCode(exitUsage, err.Error())
 	}
@@ -86,7 +94,11 @@ func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
 		Browser:  browser.Options{Launch: browser.LaunchOptions{Headed: c.headed}},
 	}
 	if !c.noMCP {
-		cfg, err := loadMCPConfig(c.mcpConfig)
+		gate := c.gate
+		if gate == nil {
+			gate = projectGate(c.warn, false, nil)
+		}
+		cfg, err := loadMCPConfig(c.mcpConfig, gate)
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,7 @@ type shellFlags struct {
 	sites, mcpConfig, model string
 	noMCP, yes, headed      bool
 	keepTabs                bool
+	trustProject            bool
 	mcpWait                 time.Duration
 	connect                 connectFlags
 	host                    hostFlags // --root (mcp_extra.go)
@@ -33,6 +34,7 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config `FILE` (mcpServers JSON), merged over yours and .mcp.json")
 	fl.StringVar(&f.model, "model", "", "LLM `MODEL` (default $BROWSERAGENT_MODEL or the provider's default)")
 	fl.BoolVar(&f.noMCP, "no-mcp", false, "start no MCP server")
+	fl.BoolVar(&f.trustProject, "trust-project", false, "start the servers of the working directory's .mcp.json without asking (this run only; see 'mcp trust')")
 	fl.DurationVar(&f.mcpWait, "mcp-wait", shell.DefaultMCPWait, "with piped input: how long to wait for MCP servers before the first command (the terminal prompt never waits)")
 	fl.BoolVar(&f.yes, "yes", false, "approve writes on ordinary pages without asking (never on sensitive pages)")
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser's window instead of running headless")
@@ -47,7 +49,7 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait}
 	sh := shell.New(opts)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
-		yes: f.yes, headed: f.headed, keepTabs: f.keepTabs, approver: sh, warn: s.err, onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
+		yes: f.yes, headed: f.headed, keepTabs: f.keepTabs, approver: sh, warn: s.err, gate: shellGate(s, f.trustProject), onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
 	if err != nil {
 		return err
 	}
