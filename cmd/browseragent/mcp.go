@@ -811,7 +811,7 @@ func runMCPAdd(cmd *cobra.Command, s *streams, f *mcpFlags, a *addFlags, args []
 	}
 	path := configPath(a.project)
 	replaced := false
-	err = mcpclient.EditUserConfig(path, func(servers map[string]json.RawMessage) error {
+	err = editConfig(s, path, a.project, func(servers map[string]json.RawMessage) error {
 		_, replaced = servers[name]
 		b, err := json.Marshal(sc)
 		servers[name] = b
@@ -843,7 +843,7 @@ func newMCPRemoveCmd(s *streams) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := configPath(project)
-			err := mcpclient.EditUserConfig(path, func(servers map[string]json.RawMessage) error {
+			err := editConfig(s, path, project, func(servers map[string]json.RawMessage) error {
 				if _, ok := servers[args[0]]; !ok {
 					return errNoSuchServer
 				}

@@ -123,3 +123,46 @@ func TestProjectTrust(t *testing.T) {
 		t.Errorf("trusting a missing file: exit %d, %s", code, stderr)
 	}
 }
+
+// TestProjectTrustUserAndAdd: the user's own mcp.json is trusted as it is;
+// `mcp add --project` keeps a file the person trusted (or created) trusted,
+// and leaves a file someone else wrote untrusted, saying so.
+func TestProjectTrustUserAndAdd(t *testing.T) {
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	dir := mcpEnv(t)
+	t.Setenv("HOME", dir)
+	userMarker := filepath.Join(dir, "USER-MARKER")
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "browseragent", "mcp.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"chrome-devtools": map[string]any{"disabled": true},
+		"mine":            map[string]any{"command": "sh", "args": []string{"-c", `touch "$0"`, userMarker}, "timeout": "10s"},
+	}})
+	if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, stderr := runMain("mcp", "list"); !ran(userMarker) || strings.Contains(stderr, "not started") {
+		t.Fatalf("the user's own server did not start:\n%s", stderr)
+	}
+
+	added := filepath.Join(dir, "ADDED")
+	if code, _, stderr := runMain("mcp", "add", "--project", "added", "--", "sh", "-c", `touch "$0"`, added); code != 0 || strings.Contains(stderr, "not trusted") {
+		t.Fatalf("mcp add --project: exit %d\n%s", code, stderr)
+	}
+	if _, _, stderr := runMain("mcp", "list"); !ran(added) {
+		t.Fatalf("a project file the person created with mcp add is not trusted:\n%s", stderr)
+	}
+
+	os.Remove(added)
+	_, evil := projectWithMarker(t, dir, "theirs")
+	_, _, stderr := runMain("mcp", "add", "--project", "added", "--", "sh", "-c", `touch "$0"`, added)
+	if !strings.Contains(stderr, ".mcp.json is not trusted, so its servers do not start yet") {
+		t.Errorf("mcp add on someone else's file does not say it is untrusted:\n%s", stderr)
+	}
+	runMain("mcp", "list")
+	if ran(evil) || ran(added) {
+		t.Fatalf("mcp add trusted a file someone else wrote: evil=%v added=%v", ran(evil), ran(added))
+	}
+}
