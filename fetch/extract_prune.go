@@ -28,6 +28,11 @@ func measure(n *html.Node, stats map[*html.Node]textStats) textStats {
 		case html.TextNode:
 			s.text += countLetters(c.Data)
 		case html.ElementNode:
+			if c.DataAtom == 0 {
+				// Readability renames elements (div to p) without
+				// setting the atom.
+				c.DataAtom = atom.Lookup([]byte(c.Data))
+			}
 			cs := measure(c, stats)
 			if c.DataAtom == atom.A && !isAnchorLink(c) {
 				cs.link = cs.text
@@ -118,7 +123,7 @@ var callToAction = regexp.MustCompile(`(?i)(?:` +
 	`\bsubscri(?:be|ption|bers?)\b|\bsign(?:ing)? up\b|\bnewsletter|\bfollow (?:us|me|the)\b|\bshare (?:this|the|on)\b|` +
 	`\bjoin our\b|\bnever miss\b|\bdownload (?:the|our)\b.*\bapp|\ball rights reserved|\bcopyright\b|` +
 	`\bwritten permission\b|\bclick here\b|\bkeep up with\b|\bwe want to hear\b|\bleave a (?:comment|reply)\b|` +
-	`\babonnier|\bteilen\b|\bfolgen sie\b|\bkommentare? (?:schreiben|geschlossen|insgesamt)|\balle rechte vorbehalten|` +
+	`\babonnier|\b(?:artikel|beitrag|seite|jetzt) teilen\b|\bteilen (?:auf|per|via)\b|\bfolgen sie\b|\bkommentare? (?:schreiben|geschlossen|insgesamt)|\balle rechte vorbehalten|` +
 	`^\W*(?:anzeige|werbung|advertisement|reklama|publicidad)\b|\bverpasse keine\b|\bauf dem laufenden\b|` +
 	`\bsuscr[ií]b|\b[uú]nete\b|\bs[ií]guenos\b|\bcanal de (?:youtube|telegram|whatsapp)|\bhazte miembro\b|` +
 	`\babonnez|\binscrivez|\bpour lire la suite\b|\biscriviti\b|\bzapisz si[eę]\b` +
@@ -127,13 +132,13 @@ var callToAction = regexp.MustCompile(`(?i)(?:` +
 // moreHeading matches the whole text of a heading that opens what follows
 // an article: related articles, more on the topic, comments, sources.
 var moreHeading = regexp.MustCompile(`(?i)^\W*(?:` +
-	`related(?: \w+)?|more (?:on|from|about|stories|articles|news)\b.*|see also|you (?:may|might) also like.*|recommended(?: \w+)?|popular(?: \w+)?|(?:\d+ )?comments?|leave a (?:comment|reply)|` +
+	`related(?: \w+)?|more (?:on|from|about|stories|articles|news)\b.*|further reading|see also|you (?:may|might) also like.*|recommended(?: \w+)?|popular(?: \w+)?|(?:\d+ )?comments?|leave a (?:comment|reply)|` +
 	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) (?:artikel|beiträge|themen|links|news|nachrichten|tests)\b.*|` +
-	`mehr (?:zum thema|zu diesem thema|themen|dazu|artikel|news)\b.*|auch interessant.*|das (?:könnte|interessiert) (?:sie|dich).*|` +
+	`mehr (?:zum thema|zu diesem thema|themen|dazu|artikel|news|zu)\b.*|auch interessant.*|zum weiterlesen|entdecke weitere.*|das (?:könnte|interessiert) (?:sie|dich).*|` +
 	`siehe auch|lesen sie auch.*|weiterführende (?:links|informationen|artikel)|empfehlungen.*|(?:keine )?kommentare|` +
 	`noticias relacionadas|art[ií]culos relacionados|te puede interesar.*|m[aá]s noticias|` +
 	`sur le même sujet|à lire aussi|lire aussi|articles? similaires|leggi anche|articoli correlati|` +
-	`czytaj (?:też|także)|zobacz (?:też|także)|podobne artykuły` +
+	`czytaj (?:też|także)|zobacz (?:też|także)|podobne artykuły|dowiedz się więcej|veja também|leia também` +
 	`)\W*$`)
 
 // headingLike are the elements a "more" heading is written with.
@@ -195,6 +200,14 @@ var metaLine = regexp.MustCompile(`(?i)^\W*(?:` +
 	`\d{4}-\d{2}-\d{2}.*|\d+ min(?:ute)?s? (?:read|lesezeit)|lesezeit:? \d+.*` +
 	`)\W*$`)
 
+// creditLine matches a picture credit or a source line: "Foto: dpa",
+// "Photograph by …", "AFP / JANE DOE", "Getty Images".
+var creditLine = regexp.MustCompile(`(?i)^\W*(?:` +
+	`(?:photo|foto|fotos|bild|bilder|image|picture|credit|crédit|photograph|photography|illustration|grafik|quelle|source|fuente|titelbild|beitragsbild)s?(?: by| von)?\W*:?\s.*|` +
+	`.*\b(?:getty images|shutterstock|istock(?:photo)?|imago|picture[- ]alliance|dpa|afp|reuters|ap photo|keystone|epa)\b.*|` +
+	`[\p{Lu}\d][\p{L}\d.&-]*(?: [\p{L}\d.&-]+)* ?/ ?[\p{Lu}][\p{L}.-]*(?: [\p{L}.-]+){0,3}` +
+	`)$`)
+
 // metaTags are the elements a metaLine is looked for in.
 var metaTags = map[atom.Atom]bool{
 	atom.P: true, atom.Div: true, atom.Li: true, atom.Span: true, atom.Time: true, atom.Small: true,
@@ -213,7 +226,11 @@ func pruneArticle(root *html.Node) []*html.Node {
 	// wraps it), whatever it is called.
 	maxShare := total * 2 / 5
 	var drop []*html.Node
+	seen := 0 // letters before n, for telling the last third
 	walk(root, func(n *html.Node) bool {
+		if n.Type == html.TextNode {
+			seen += countLetters(n.Data)
+		}
 		if n == root || n.Type != html.ElementNode {
 			return true
 		}
@@ -225,6 +242,17 @@ func pruneArticle(root *html.Node) []*html.Node {
 			drop = append(drop, n)
 			return false
 		}
+		// "Related" headings before the last third (cutTail handles those)
+		// go, with the block of links they announce when it is still there.
+		if headingLike[n.DataAtom] && s.text <= 60 && seen*3 < total*2 && moreHeading.MatchString(oneLine(textOf(n))) {
+			drop = append(drop, n)
+			if next := nextElement(n); next != nil {
+				if ns := stats[next]; ns.text > 0 && ns.link*2 > ns.text && ns.text <= maxShare {
+					drop = append(drop, next)
+				}
+			}
+			return false
+		}
 		return true
 	})
 	for _, n := range drop {
@@ -233,6 +261,15 @@ func pruneArticle(root *html.Node) []*html.Node {
 		}
 	}
 	return append(drop, cutTail(root, stats, total-droppedText(drop, stats))...)
+}
+
+func nextElement(n *html.Node) *html.Node {
+	for s := n.NextSibling; s != nil; s = s.NextSibling {
+		if s.Type == html.ElementNode {
+			return s
+		}
+	}
+	return nil
 }
 
 func droppedText(drop []*html.Node, stats map[*html.Node]textStats) int {
@@ -261,8 +298,10 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 	if s.text == 0 {
 		return false
 	}
-	if s.text < 50 && metaTags[n.DataAtom] && metaLine.MatchString(oneLine(textOf(n))) {
-		return true
+	if s.text < 50 && metaTags[n.DataAtom] {
+		if t := oneLine(textOf(n)); metaLine.MatchString(t) || creditLine.MatchString(t) {
+			return true
+		}
 	}
 	switch n.DataAtom {
 	case atom.P, atom.Li, atom.Div, atom.Section, atom.Dd, atom.Dt, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:

@@ -3,7 +3,10 @@
 # Readability on Node (@mozilla/readability + jsdom) on the same local
 # article page, in the same run, alternating A B A B; prints the medians and
 # the ratio. Then: markdown bytes / raw HTML bytes over the shared article
-# pages, and the peak RSS of one fetch of a 5 MiB page.
+# pages, the peak RSS of one fetch of a 5 MiB page, and extraction quality
+# (segment F1) and seconds per page beside go-trafilatura on trafilatura's
+# 990-page evaluation set (bench/fetch/trafilatura, its own Go module so
+# go-trafilatura never enters browseragent's dependencies).
 #
 #   bench/fetch/run.sh                # 15 runs each on nytimes-1
 #   RUNS=30 PAGE=wikipedia bench/fetch/run.sh
@@ -15,6 +18,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 pages=${PAGES:-$root/../shared/testdata/readability}
+eval_pages=${EVAL_PAGES:-$root/../shared/testdata/trafilatura-eval}
 runs=${RUNS:-15}
 page=${PAGE:-nytimes-1}
 readability_version=0.6.0
@@ -92,3 +96,11 @@ echo "markdown out: $(wc -c < "$work/big.md") bytes"
 /usr/bin/time -v node "$work/node/readability.mjs" "$base/big/" > /dev/null 2> "$work/time-node.txt"
 echo "node readability, same page:"
 grep -E "Maximum resident|Elapsed" "$work/time-node.txt"
+
+echo "== extraction quality and speed beside go-trafilatura on $eval_pages"
+if [ -f "$eval_pages/evaldata.json" ]; then
+  (cd "$here/trafilatura" && go build -o "$work/trafilatura-bench" .)
+  "$work/trafilatura-bench" -ba "$ba" -eval "$eval_pages" -every "${EVERY:-10}"
+else
+  echo "skipped: no $eval_pages/evaldata.json (set EVAL_PAGES)"
+fi
