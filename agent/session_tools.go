@@ -87,6 +87,7 @@ func (l locator) Locate(ctx context.Context, def ToolDef, args map[string]any) (
 		return page, err
 	}
 	page.Secret = l.secret(ctx, def, page, args)
+	page.URL = l.judgedURL(ctx, def, args, page)
 	return page, nil
 }
 

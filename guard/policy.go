@@ -244,6 +244,15 @@ func (p *Policy) Check(c Call) Decision {
 	return d
 }
 
+// Peek is Check without using up a "once" approval: for judging where a
+// call would act (a frame of the page, where its result came from) before
+// or after the call's own check.
+func (p *Policy) Peek(c Call) Decision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.decide(c)
+}
+
 // Grant records the person's approval of c. Once approves that exact call
 // for the next Check (the registry re-reads the page's live URL and checks
 // again, so a redirect after the question is judged anew). ToolAlways and
