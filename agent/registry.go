@@ -59,6 +59,10 @@ type RegistryOptions struct {
 	Audit AuditFunc
 	// CallTimeout bounds each call (default DefaultCallTimeout).
 	CallTimeout time.Duration
+	// Screen, when set, sees every result before anything else does, with
+	// the tab the call was judged on, and may replace content that came
+	// from somewhere the rules deny (see Session.screen).
+	Screen func(ctx context.Context, def ToolDef, args map[string]any, tabID string, res *ToolResult)
 }
 
 // Registry is the one path for every tool call. Call resolves the tool, finds
@@ -191,6 +195,12 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, def, args) }
 	}
 	res, err := r.run(ctx, def, exec)
+	r.mu.RLock()
+	screen := r.opts.Screen
+	r.mu.RUnlock()
+	if err == nil && res != nil && screen != nil {
+		screen(ctx, def, call.Args, call.TabID, res)
+	}
 	r.record(call, secret, d, start, res, err)
 	if res != nil {
 		res.Secret = secret

@@ -85,7 +85,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if s.notice == nil {
 		s.notice = func(string) {}
 	}
-	ro := &RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, CallTimeout: opts.CallTimeout}
+	ro := &RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, CallTimeout: opts.CallTimeout, Screen: s.screen}
 	if opts.AuditPath != "-" {
 		path := opts.AuditPath
 		if path == "" {
