@@ -268,6 +268,9 @@ func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error)
 		}
 		ans, err := a.stream(ctx, req, step, out)
 		if err == nil {
+			for id, x := range ans.extra {
+				a.tr.extra.Store(id, x)
+			}
 			a.msgs = append(a.msgs, assistantMessage(ans))
 			return ans, nil
 		}

@@ -37,6 +37,9 @@ type ToolCall struct {
 	ID   string
 	Name string
 	Args string // JSON
+	// Extra, when set, is sent as the call's extra_content (raw JSON), as
+	// Gemini sends its thought_signature.
+	Extra string
 }
 
 // Message is one message of a recorded request.
@@ -154,6 +157,25 @@ type Reply struct {
 	// Cut ends the stream after the role chunk, without an answer, a finish
 	// or [DONE]: a dropped connection.
 	Cut bool
+
+	// Provider dialects of the stream (docs/agent.md, "Every provider's
+	// stream"): each reproduces what one provider sends.
+	Reasoning      string // streamed before the text
+	ReasoningField string // its field: "reasoning_content" (default; DeepSeek) or "reasoning" (OpenRouter, Groq, Ollama, vLLM)
+	WholeCalls     bool   // each call in one chunk, id, name and all its arguments (Ollama, Gemini)
+	IDEveryChunk   bool   // the call's id in every fragment, not only the first
+	ArgsObject     bool   // arguments as a JSON object instead of a string of JSON
+	SameIndex      bool   // every call numbered 0, each with its own id (Gemini through some proxies)
+	Finish         string // finish_reason to send instead of "stop" / "tool_calls"
+	NoFinish       bool   // no finish chunk at all, then usage and [DONE] as usual
+	UsageInFinish  bool   // usage in the finish chunk instead of a chunk of its own
+	// FailAfterText, when set, reports this error in the stream after the
+	// text, in ErrorStyle: "data" (data: {"error": …}, OpenAI, llama.cpp
+	// since 2025-09), "openrouter" (a chunk with "error" and a choice
+	// finishing with "error") or "llamacpp" (a non-standard "error:" line,
+	// then [DONE], llama.cpp before 2025-09).
+	FailAfterText string
+	ErrorStyle    string
 }
 
 // Text answers with text and no tool call.
@@ -436,6 +458,13 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Request
 		return
 	}
 	fmt.Fprint(w, ": keep-alive\n\n")
+	field := reply.ReasoningField
+	if field == "" {
+		field = "reasoning_content"
+	}
+	for _, piece := range split(reply.Reasoning, size) {
+		send(chunk(map[string]any{field: piece}, nil))
+	}
 	for _, piece := range split(reply.Text, size) {
 		send(chunk(map[string]any{"content": piece}, nil))
 	}
@@ -446,30 +475,91 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Request
 		}
 		return
 	}
+	if reply.FailAfterText != "" {
+		writeStreamError(w, reply, send, chunk)
+		if fl != nil {
+			fl.Flush()
+		}
+		return
+	}
 	for i, c := range reply.Calls {
-		head := map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}
-		if !reply.OmitIndex {
-			head["index"] = i
-		}
-		send(chunk(map[string]any{"tool_calls": []any{head}}, nil))
-		for _, piece := range split(c.Args, size) {
-			frag := map[string]any{"function": map[string]any{"arguments": piece}}
-			if !reply.OmitIndex {
-				frag["index"] = i
-			}
-			send(chunk(map[string]any{"tool_calls": []any{frag}}, nil))
-		}
+		s.writeCall(reply, i, c, size, send, chunk)
 	}
 	finish := "stop"
 	if len(reply.Calls) > 0 {
 		finish = "tool_calls"
 	}
-	send(chunk(map[string]any{}, finish))
-	send(map[string]any{"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "model": req.Model, "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+	if reply.Finish != "" {
+		finish = reply.Finish
+	}
+	usage := map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+	if !reply.NoFinish {
+		last := chunk(map[string]any{}, finish)
+		if reply.UsageInFinish {
+			last["usage"] = usage
+		}
+		send(last)
+	}
+	if !reply.UsageInFinish {
+		send(map[string]any{"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "model": req.Model, "choices": []any{}, "usage": usage})
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if fl != nil {
 		fl.Flush()
+	}
+}
+
+// writeCall sends one tool call in the reply's dialect.
+func (s *Server) writeCall(reply Reply, i int, c ToolCall, size int, send func(any), chunk func(map[string]any, any) map[string]any) {
+	index := i
+	if reply.SameIndex {
+		index = 0
+	}
+	var args any = c.Args
+	if reply.ArgsObject {
+		args = json.RawMessage(c.Args)
+	}
+	frag := func(fn map[string]any, first bool) map[string]any {
+		tc := map[string]any{"function": fn}
+		if first || reply.IDEveryChunk || reply.SameIndex {
+			tc["id"] = c.ID
+		}
+		if first {
+			tc["type"] = "function"
+			if c.Extra != "" {
+				tc["extra_content"] = json.RawMessage(c.Extra)
+			}
+		}
+		if !reply.OmitIndex {
+			tc["index"] = index
+		}
+		return tc
+	}
+	if reply.WholeCalls || reply.ArgsObject {
+		send(chunk(map[string]any{"tool_calls": []any{frag(map[string]any{"name": c.Name, "arguments": args}, true)}}, nil))
+		return
+	}
+	send(chunk(map[string]any{"tool_calls": []any{frag(map[string]any{"name": c.Name, "arguments": ""}, true)}}, nil))
+	for _, piece := range split(c.Args, size) {
+		send(chunk(map[string]any{"tool_calls": []any{frag(map[string]any{"arguments": piece}, false)}}, nil))
+	}
+}
+
+// writeStreamError reports reply.FailAfterText inside the stream.
+func writeStreamError(w http.ResponseWriter, reply Reply, send func(any), chunk func(map[string]any, any) map[string]any) {
+	e := map[string]any{"message": reply.FailAfterText, "code": 502}
+	switch reply.ErrorStyle {
+	case "openrouter":
+		c := chunk(map[string]any{"content": ""}, "error")
+		c["error"] = e
+		send(c)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	case "llamacpp":
+		b, _ := json.Marshal(e)
+		fmt.Fprintf(w, "error: %s\n\n", b)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	default:
+		send(map[string]any{"error": e})
 	}
 }
 
