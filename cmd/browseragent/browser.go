@@ -227,6 +227,28 @@ func newRenderer(ctx context.Context, f *fetchFlags, target browser.Target) (*re
 	return r, nil
 }
 
+// toolError is a browser tool's failure as one sentence. In a batch it is
+// tried again (a tab that froze under load, a navigation cut short) unless
+// the guard refused the call or the page could not be loaded at all.
+type toolError string
+
+func (e toolError) Error() string       { return string(e) }
+func (e toolError) FailureKind() string { return toolErrorKind(string(e)) }
+func (e toolError) Retryable() bool {
+	k := toolErrorKind(string(e))
+	return k != "refused" && k != "load"
+}
+
+func toolErrorKind(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "Refused"):
+		return "refused"
+	case strings.HasPrefix(msg, "could not load"):
+		return "load"
+	}
+	return "browser"
+}
+
 // errBrowserLost fails a call on a renderer whose attached browser went
 // away: the session would otherwise launch a local browser in its place.
 type errBrowserLost struct{}
@@ -308,7 +330,7 @@ func (r *renderer) call(ctx context.Context, tool string, args map[string]any) (
 		return nil, err
 	}
 	if res.IsError {
-		return res, errors.New(firstSentence(res.Text))
+		return res, toolError(firstSentence(res.Text))
 	}
 	return res, nil
 }
