@@ -26,7 +26,7 @@ type Entry struct {
 	TargetURL string         `json:"target_url,omitempty"`
 	Rule      string         `json:"rule,omitempty"`
 	Decision  string         `json:"decision"`   // allow | ask | deny: the final answer
-	DecidedBy string         `json:"decided_by"` // rule | grant | policy | person | --yes
+	DecidedBy string         `json:"decided_by"` // rule | grant | policy | person | --yes | no answer (nobody at a terminal)
 	Reason    string         `json:"reason,omitempty"`
 	Args      map[string]any `json:"args,omitempty"`
 	Duration  time.Duration  `json:"duration_ns,omitempty"`
