@@ -48,9 +48,28 @@ func (s *Session) screen(ctx context.Context, def ToolDef, args map[string]any, 
 			return
 		}
 	}
-	if def.Source == SourceMCP {
+	switch {
+	case def.Source == SourceMCP:
 		res.Text = s.screenPageList(res.Text)
+	case def.Name == "browser_tabs":
+		res.Text = s.screenTabList(res.Text)
 	}
+}
+
+var tabListLineRE = regexp.MustCompile(`^(t\d+) \[([^\]]*)\] "(.*)" (\S+)$`)
+
+// screenTabList hides the title of a tab in browser_tabs whose page a
+// deny rule names.
+func (s *Session) screenTabList(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if m := tabListLineRE.FindStringSubmatch(line); m != nil {
+			if d := s.deniedRead(m[4]); d != nil {
+				lines[i] = fmt.Sprintf("%s [%s] (a page the sensitive-site rule %q denies)", m[1], m[2], d.Rule)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // showsFrames reports whether a result can show what the page's frames

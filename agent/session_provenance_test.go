@@ -115,6 +115,9 @@ rules:
 	if strings.Contains(list.Text, vaultSecret) || !strings.Contains(list.Text, "local-vault") {
 		t.Errorf("list_pages shows the vault page's title:\n%s", list.Text)
 	}
+	if tabs := call(t, s, "browser_tabs", map[string]any{}); strings.Contains(tabs.Text, vaultSecret) || !strings.Contains(tabs.Text, "local-vault") {
+		t.Errorf("browser_tabs shows the vault page's title:\n%s", tabs.Text)
+	}
 
 	page = open("/link")
 	snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
