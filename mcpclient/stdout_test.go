@@ -33,6 +33,27 @@ func TestStdoutFilter(t *testing.T) {
 			want: `{"jsonrpc":"2.0","id":"abc","error":{"code":-32603,"message":"message of 386 bytes exceeds the 200-byte limit; ask the tool for less"}}` + "\n",
 		},
 		{
+			name:   "a JSON log line mentioning jsonrpc, broken JSON, and a cut last line are logged",
+			in:     "{\"level\":\"info\",\"msg\":\"\\\"jsonrpc\\\" request\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}",
+			logged: []string{`[stdout, not JSON-RPC] {"level":"info","msg":"\"jsonrpc\" request"}`, `[stdout, not JSON-RPC] {"jsonrpc":"2.0","id":1,`, `[stdout, not JSON-RPC] {"jsonrpc":"2.0","id":2,"result":{}}`},
+		},
+		{
+			name:   "text without a newline before a message: the message is kept",
+			in:     "Loading... {\"x\"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n",
+			want:   "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n",
+			logged: []string{`[stdout, not JSON-RPC] Loading... {"x"`},
+		},
+		{
+			name: "oversized Go-style response with an id inside the result: the top-level id",
+			in:   `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + big + `","id":99}]}}` + "\n",
+			want: `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"message of 382 bytes exceeds the 200-byte limit; ask the tool for less"}}` + "\n",
+		},
+		{
+			name: "oversized with escaped quotes and a string id",
+			in:   `{"jsonrpc":"2.0","result":{"text":"` + big + `\"id\":5"},"id":"q\"1"}` + "\n",
+			want: `{"jsonrpc":"2.0","id":"q\"1","error":{"code":-32603,"message":"message of 359 bytes exceeds the 200-byte limit; ask the tool for less"}}` + "\n",
+		},
+		{
 			name: "oversized notification is dropped",
 			in:   `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + big + `"}}` + "\n",
 			want: "",

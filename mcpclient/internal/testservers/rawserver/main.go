@@ -4,7 +4,8 @@
 // break the protocol in ways a real SDK would not let it.
 //
 //	ok           well-behaved: tools echo, die, big, flood, stats
-//	garbage      prints non-JSON lines on stdout around every answer
+//	garbage      prints non-JSON lines on stdout around every answer, JSON
+//	             logs that mention "jsonrpc", and text with no newline before it
 //	crash        prints to stderr and exits 3 before answering
 //	hang         never answers initialize and ignores SIGTERM
 //	sleep=DUR    waits DUR before answering initialize
@@ -169,6 +170,9 @@ func write(msg any) {
 	if mode == "garbage" {
 		out.WriteString("Server is running... (this line is not JSON)\n")
 		out.WriteString(`{"level":30,"msg":"a JSON log line, not JSON-RPC"}` + "\n")
+		out.WriteString(`{"level":"info","msg":"handled a \"jsonrpc\" request"}` + "\n")
+		out.WriteString(`[{"jsonrpc":"2.0", "id": 1, broken` + "\n")
+		out.WriteString("Loading... ") // no newline: the message follows on this line
 	}
 	out.Write(b)
 	out.WriteByte('\n')
