@@ -129,7 +129,11 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, cfg *Se
 	if err != nil {
 		return nil, err
 	}
-	return convertTools(s.name, cfg, raw), nil
+	tools, dups := convertToolsDup(s.name, cfg, raw)
+	for _, d := range dups {
+		s.notice("warning", fmt.Sprintf("the server lists tool %q more than once; only the first is offered", d))
+	}
+	return tools, nil
 }
 
 func collect[T any](seq func(func(*T, error) bool)) ([]*T, error) {

@@ -14,17 +14,26 @@ const MaxToolNameLen = 64
 var legalName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // ToolName returns the name the LLM sees for tool on server:
-// mcp__<server>__<tool> when that is legal, otherwise the illegal characters
-// replaced by "_", cut to fit, and an 8-hex-digit hash of the real name
-// appended, so the result is legal, stable across runs, and distinct for
-// distinct real names. Manager keeps the map back.
+// mcp__<server>__<tool> when that is legal. When it is too long but legal,
+// a long server name is shortened first (its start and an 8-hex-digit hash
+// of it), so the tool's own name survives. Otherwise the illegal
+// characters are replaced by "_", the name cut to fit, and an 8-hex-digit
+// hash of the real name appended. The result is legal, stable across runs,
+// and distinct for distinct real names. Manager keeps the map back; names
+// that two servers would share get a further suffix (see Manager.Tools).
 func ToolName(server, tool string) string {
 	full := "mcp__" + server + "__" + tool
 	if legalName.MatchString(full) {
 		return full
 	}
-	sum := sha256.Sum256([]byte(full))
-	suffix := "_" + hex.EncodeToString(sum[:4])
+	if legalName.MatchString(server) && legalName.MatchString(tool) {
+		// Room for the server: at least 4 of its characters and its hash.
+		room := MaxToolNameLen - len("mcp____") - len(tool)
+		if room >= 4+9 && room < len(server) {
+			return "mcp__" + server[:room-9] + "_" + hash8(server) + "__" + tool
+		}
+	}
+	suffix := "_" + hash8(full)
 	var b strings.Builder
 	for _, r := range full {
 		if r < 128 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
@@ -38,6 +47,22 @@ func ToolName(server, tool string) string {
 		s = s[:MaxToolNameLen-len(suffix)]
 	}
 	return s + suffix
+}
+
+func hash8(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}
+
+// collisionName is the name of a tool whose ToolName another server's
+// tool also has ("a__b"+"c" and "a"+"b__c"): a suffix from its own server
+// and tool, the same on every run, so neither is routed at random.
+func collisionName(base, server, tool string) string {
+	suffix := "_" + hash8(server+"\x00"+tool)
+	if len(base) > MaxToolNameLen-len(suffix) {
+		base = base[:MaxToolNameLen-len(suffix)]
+	}
+	return base + suffix
 }
 
 // toolAllowed applies includeTools then excludeTools. Patterns are

@@ -2,8 +2,6 @@ package mcpclient
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -144,9 +142,4 @@ func TestToolName(t *testing.T) {
 	if ToolName("fs", "a.b") == ToolName("fs", "a_b") {
 		t.Error("a.b and a_b map to the same name")
 	}
-}
-
-func hash8(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:4])
 }

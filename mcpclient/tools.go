@@ -34,11 +34,25 @@ type Tool struct {
 }
 
 func convertTools(server string, cfg *ServerConfig, raw []*mcp.Tool) []Tool {
+	out, _ := convertToolsDup(server, cfg, raw)
+	return out
+}
+
+// convertToolsDup is convertTools that also returns the names the server
+// listed more than once (only the first is kept).
+func convertToolsDup(server string, cfg *ServerConfig, raw []*mcp.Tool) ([]Tool, []string) {
 	var out []Tool
+	var dups []string
+	seen := map[string]bool{}
 	for _, t := range raw {
 		if !toolAllowed(cfg, t.Name) {
 			continue
 		}
+		if seen[t.Name] {
+			dups = append(dups, t.Name)
+			continue
+		}
+		seen[t.Name] = true
 		tool := Tool{
 			Name:        ToolName(server, t.Name),
 			Server:      server,
@@ -57,17 +71,38 @@ func convertTools(server string, cfg *ServerConfig, raw []*mcp.Tool) []Tool {
 		}
 		out = append(out, tool)
 	}
-	return out
+	return out, dups
 }
 
 // Tools returns the tools of every ready server, servers sorted by name,
 // each server's tools in its own order, virtual resource tools last.
+//
+// Names are unique: when two servers' tools would get the same name, both
+// get a stable suffix (collisionName) instead of one shadowing the other.
 func (m *Manager) Tools() []Tool {
 	var out []Tool
 	for _, s := range m.list() {
 		out = append(out, s.tools()...)
 	}
-	return out
+	return uniqueNames(out)
+}
+
+// uniqueNames renames the tools whose Name is shared by tools of other
+// servers.
+func uniqueNames(tools []Tool) []Tool {
+	owners := map[string]map[string]bool{}
+	for _, t := range tools {
+		if owners[t.Name] == nil {
+			owners[t.Name] = map[string]bool{}
+		}
+		owners[t.Name][t.Server] = true
+	}
+	for i, t := range tools {
+		if len(owners[t.Name]) > 1 {
+			tools[i].Name = collisionName(t.Name, t.Server, t.RawName)
+		}
+	}
+	return tools
 }
 
 // ServerTools returns the tools of one server.
@@ -94,6 +129,8 @@ func (s *server) tools() []Tool {
 
 // Lookup finds a tool by its LLM-facing name. It runs on every call, so it
 // scans in place instead of building the full list.
+//
+// A name two servers share (see Tools) is found only by its suffixed form.
 func (m *Manager) Lookup(fullName string) (Tool, bool) {
 	m.mu.Lock()
 	servers := make([]*server, 0, len(m.servers))
@@ -101,8 +138,21 @@ func (m *Manager) Lookup(fullName string) (Tool, bool) {
 		servers = append(servers, s)
 	}
 	m.mu.Unlock()
+	var found []Tool
 	for _, s := range servers {
 		if t, ok := s.lookup(fullName); ok {
+			found = append(found, t)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	if len(found) > 1 {
+		return Tool{}, false // ambiguous: each has a suffixed name
+	}
+	// A suffixed name: rare, so the full list is built only here.
+	for _, t := range m.Tools() {
+		if t.Name == fullName {
 			return t, true
 		}
 	}
