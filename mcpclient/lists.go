@@ -129,9 +129,9 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, cfg *Se
 	if err != nil {
 		return nil, err
 	}
-	tools, dups := convertToolsDup(s.name, cfg, raw)
-	for _, d := range dups {
-		s.notice("warning", fmt.Sprintf("the server lists tool %q more than once; only the first is offered", d))
+	tools, warnings := convertToolsDup(s.name, cfg, raw)
+	for _, w := range warnings {
+		s.notice("warning", w)
 	}
 	return tools, nil
 }

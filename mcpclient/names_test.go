@@ -80,7 +80,7 @@ func TestNamesDuplicateInOneServer(t *testing.T) {
 	if diff := cmp.Diff([]string{"mcp__dup__x", "mcp__dup__y"}, got); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"x"}, dups); diff != "" {
+	if diff := cmp.Diff([]string{`the server lists tool "x" more than once; only the first is offered`}, dups); diff != "" {
 		t.Errorf("reported (-want +got):\n%s", diff)
 	}
 }

@@ -3,7 +3,9 @@ package mcpclient
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,17 +17,36 @@ const MaxDescriptionLen = 1000
 // described as recursive.
 const maxRefDepth = 10
 
+// MaxSchemaDepth is how deeply a cleaned schema may nest; a deeper part
+// is replaced by a plain value described as omitted, and the tool is
+// offered with a warning (see CleanSchemaReport).
+const MaxSchemaDepth = 32
+
 // CleanSchema turns a tool's inputSchema into the subset of JSON Schema
-// that every LLM tool API accepts: local $ref inlined and $defs removed,
-// $schema/$id dropped, anyOf/oneOf collapsed into the first concrete type
-// with the alternatives described, descriptions capped, and the top level
-// always {"type":"object","properties":{...}}. The input is not modified.
+// that every LLM tool API accepts: local $ref (to any JSON pointer, "#"
+// included) inlined and $defs removed, $schema/$id dropped, anyOf/oneOf
+// collapsed into the first concrete type with the alternatives described,
+// a top-level allOf merged and a top-level anyOf/oneOf of objects merged
+// into one object (no parameter lost), a missing top-level type taken as
+// object, nesting cut at MaxSchemaDepth, descriptions capped, and the top
+// level always {"type":"object","properties":{...}}. The input is not
+// modified.
 func CleanSchema(schema any) map[string]any {
+	out, _ := CleanSchemaReport(schema)
+	return out
+}
+
+// CleanSchemaReport is CleanSchema that also says whether a part nested
+// deeper than MaxSchemaDepth was left out.
+func CleanSchemaReport(schema any) (map[string]any, bool) {
 	root := toMap(schema)
-	c := cleaner{defs: collectDefs(root), active: map[string]bool{}}
-	out, _ := c.clean(root, 0).(map[string]any)
+	c := cleaner{root: root, defs: collectDefs(root), active: map[string]bool{}}
+	out, _ := c.clean(mergeTop(root), 0).(map[string]any)
 	if out == nil {
 		out = map[string]any{}
+	}
+	if _, ok := out["type"]; !ok && (out["properties"] != nil || len(out) == 0 || out["required"] != nil) {
+		out["type"] = "object"
 	}
 	if out["type"] != "object" {
 		out = map[string]any{"type": "object", "properties": map[string]any{}}
@@ -33,7 +54,126 @@ func CleanSchema(schema any) map[string]any {
 	if _, ok := out["properties"].(map[string]any); !ok {
 		out["properties"] = map[string]any{}
 	}
+	return out, c.truncated
+}
+
+// mergeTop folds a top-level allOf, anyOf or oneOf of object schemas into
+// the top object, so every parameter stays offered: allOf keeps each
+// part's required, anyOf/oneOf only those required by every alternative.
+func mergeTop(root map[string]any) map[string]any {
+	if root == nil {
+		return nil
+	}
+	var key string
+	var parts []any
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		if p, ok := root[k].([]any); ok && len(p) > 0 {
+			key, parts = k, p
+			break
+		}
+	}
+	if key == "" {
+		return root
+	}
+	out := map[string]any{}
+	for k, v := range root {
+		if k != key {
+			out[k] = v
+		}
+	}
+	props := map[string]any{}
+	if p, ok := out["properties"].(map[string]any); ok {
+		for k, v := range p {
+			props[k] = v
+		}
+	}
+	required := map[string]int{}
+	var order []string
+	addReq := func(v any) {
+		list, _ := v.([]any)
+		for _, r := range list {
+			if s, ok := r.(string); ok {
+				if required[s] == 0 {
+					order = append(order, s)
+				}
+				required[s]++
+			}
+		}
+	}
+	addReq(out["required"])
+	base := required
+	for _, p := range parts {
+		pm := toMap(p)
+		if ref, ok := pm["$ref"].(string); ok { // a part is often a $ref
+			if target := resolvePointer(root, ref); target != nil {
+				pm = toMap(target)
+			}
+		}
+		if pp, ok := pm["properties"].(map[string]any); ok {
+			for k, v := range pp {
+				if _, dup := props[k]; !dup {
+					props[k] = v
+				}
+			}
+		}
+		addReq(pm["required"])
+		if d, ok := pm["description"].(string); ok && out["description"] == nil {
+			out["description"] = d
+		}
+	}
+	_ = base
+	var req []any
+	for _, r := range order {
+		if key == "allOf" || required[r] >= len(parts) {
+			req = append(req, r)
+		}
+	}
+	out["type"] = "object"
+	out["properties"] = props
+	delete(out, "required")
+	if len(req) > 0 {
+		out["required"] = req
+	}
 	return out
+}
+
+// resolvePointer follows a local JSON pointer ("#", "#/properties/x",
+// "#/$defs/a~1b") in root; nil when it does not resolve.
+func resolvePointer(root map[string]any, ref string) any {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil
+	}
+	if u, err := url.PathUnescape(frag); err == nil {
+		frag = u
+	}
+	var cur any = root
+	if frag == "" {
+		return cur
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil // an anchor name, not a pointer
+	}
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[tok]
+			if !ok {
+				return nil
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			cur = v[i]
+		default:
+			return nil
+		}
+	}
+	return cur
 }
 
 // toMap normalises any schema value (map, struct, raw JSON) to map form.
@@ -70,8 +210,11 @@ func collectDefs(root map[string]any) map[string]any {
 }
 
 type cleaner struct {
-	defs   map[string]any
-	active map[string]bool // refs being inlined on the current path
+	root      map[string]any
+	defs      map[string]any
+	active    map[string]bool // refs being inlined on the current path
+	truncated bool            // a part deeper than MaxSchemaDepth was left out
+	refDepth  int             // $refs being inlined, nested
 }
 
 var droppedKeys = map[string]bool{
@@ -97,6 +240,16 @@ func (c *cleaner) clean(v any, depth int) any {
 }
 
 func (c *cleaner) cleanObject(m map[string]any, depth int) map[string]any {
+	if depth > MaxSchemaDepth {
+		c.truncated = true
+		out := map[string]any{"description": fmt.Sprintf("(nested deeper than %d levels: not shown)", MaxSchemaDepth)}
+		if t, ok := firstType(m["type"]).(string); ok {
+			out["type"] = t
+		} else {
+			out["type"] = "object"
+		}
+		return out
+	}
 	if ref, ok := m["$ref"].(string); ok {
 		return c.inlineRef(m, ref, depth)
 	}
@@ -114,11 +267,11 @@ func (c *cleaner) cleanObject(m map[string]any, depth int) map[string]any {
 				out[k] = capText(s, MaxDescriptionLen)
 			}
 		case k == "properties" || k == "patternProperties":
-			out[k] = c.cleanProperties(v, depth)
+			out[k] = c.cleanProperties(v, depth+1)
 		case k == "type":
 			out[k] = firstType(v)
 		default:
-			out[k] = c.clean(v, depth)
+			out[k] = c.clean(v, depth+1)
 		}
 	}
 	return out
@@ -140,7 +293,11 @@ func (c *cleaner) cleanProperties(v any, depth int) any {
 
 func (c *cleaner) inlineRef(m map[string]any, ref string, depth int) map[string]any {
 	target, ok := c.defs[ref]
-	if !ok || depth >= maxRefDepth || c.active[ref] {
+	if !ok {
+		target = resolvePointer(c.root, ref)
+		ok = target != nil
+	}
+	if !ok || c.refDepth >= maxRefDepth || c.active[ref] {
 		out := map[string]any{"type": "object"}
 		if !ok {
 			out["description"] = fmt.Sprintf("(schema %s not resolvable)", ref)
@@ -159,8 +316,9 @@ func (c *cleaner) inlineRef(m map[string]any, ref string, depth int) map[string]
 		}
 	}
 	c.active[ref] = true
-	defer delete(c.active, ref)
-	return c.cleanObject(merged, depth+1)
+	c.refDepth++
+	defer func() { delete(c.active, ref); c.refDepth-- }()
+	return c.cleanObject(merged, depth)
 }
 
 // collapse replaces anyOf/oneOf by its first concrete (non-null)

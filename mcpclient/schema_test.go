@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -141,5 +142,28 @@ func TestToolName(t *testing.T) {
 	}
 	if ToolName("fs", "a.b") == ToolName("fs", "a_b") {
 		t.Error("a.b and a_b map to the same name")
+	}
+}
+
+// TestDeepToolOfferedWithWarning: a tool whose schema nests too deeply is
+// still offered, cut, with a warning; its neighbour is untouched.
+func TestDeepToolOfferedWithWarning(t *testing.T) {
+	var deep any = map[string]any{"type": "string"}
+	for range MaxSchemaDepth + 5 {
+		deep = map[string]any{"type": "object", "properties": map[string]any{"x": deep}}
+	}
+	tools, warnings := convertToolsDup("s", &ServerConfig{}, []*mcp.Tool{
+		{Name: "deep", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"a": deep, "b": map[string]any{"type": "string"}}}},
+		{Name: "flat", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}}},
+	})
+	if len(tools) != 2 {
+		t.Fatalf("%d tools offered, want 2", len(tools))
+	}
+	if _, ok := tools[0].InputSchema["properties"].(map[string]any)["b"]; !ok {
+		t.Error("the shallow parameter of the deep tool was lost")
+	}
+	want := []string{fmt.Sprintf("tool %q has an input schema nested deeper than %d levels; it is offered without the deeper part", "deep", MaxSchemaDepth)}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -38,18 +38,19 @@ func convertTools(server string, cfg *ServerConfig, raw []*mcp.Tool) []Tool {
 	return out
 }
 
-// convertToolsDup is convertTools that also returns the names the server
-// listed more than once (only the first is kept).
+// convertToolsDup is convertTools that also returns warnings: names the
+// server listed more than once (only the first is kept), and tools whose
+// schema nests too deeply (offered without the deep part).
 func convertToolsDup(server string, cfg *ServerConfig, raw []*mcp.Tool) ([]Tool, []string) {
 	var out []Tool
-	var dups []string
+	var warnings []string
 	seen := map[string]bool{}
 	for _, t := range raw {
 		if !toolAllowed(cfg, t.Name) {
 			continue
 		}
 		if seen[t.Name] {
-			dups = append(dups, t.Name)
+			warnings = append(warnings, fmt.Sprintf("the server lists tool %q more than once; only the first is offered", t.Name))
 			continue
 		}
 		seen[t.Name] = true
@@ -59,7 +60,11 @@ func convertToolsDup(server string, cfg *ServerConfig, raw []*mcp.Tool) ([]Tool,
 			RawName:     t.Name,
 			Title:       t.Title,
 			Description: capText(t.Description, MaxDescriptionLen),
-			InputSchema: CleanSchema(t.InputSchema),
+		}
+		var deep bool
+		tool.InputSchema, deep = CleanSchemaReport(t.InputSchema)
+		if deep {
+			warnings = append(warnings, fmt.Sprintf("tool %q has an input schema nested deeper than %d levels; it is offered without the deeper part", t.Name, MaxSchemaDepth))
 		}
 		if a := t.Annotations; a != nil {
 			ro := a.ReadOnlyHint
@@ -71,7 +76,7 @@ func convertToolsDup(server string, cfg *ServerConfig, raw []*mcp.Tool) ([]Tool,
 		}
 		out = append(out, tool)
 	}
-	return out, dups
+	return out, warnings
 }
 
 // Tools returns the tools of every ready server, servers sorted by name,
