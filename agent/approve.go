@@ -1,6 +1,9 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // ApprovalRequest is what the person sees when a tool call needs approval.
 type ApprovalRequest struct {
@@ -66,4 +69,22 @@ func (a Answer) String() string {
 // without one (non-interactive runs) the Registry decides by its Yes option.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Answer, error)
+}
+
+// CannotAsk is what an Approver returns when it has nobody to ask (an MCP
+// client that cannot show a form). The registry then decides as for a run
+// with nobody at a terminal: --yes approves ordinary pages, anything else
+// is refused with the guard's reason followed by Why, the sentence that
+// says what would allow it.
+type CannotAsk struct {
+	Why string
+}
+
+func (e *CannotAsk) Error() string { return "nobody can be asked: " + e.Why }
+
+// cannotAsk reports whether err says the approver had nobody to ask.
+func cannotAsk(err error) (*CannotAsk, bool) {
+	var ca *CannotAsk
+	ok := errors.As(err, &ca)
+	return ca, ok
 }

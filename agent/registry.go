@@ -183,12 +183,12 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 	var secret bool
 	d, err := r.decide(ctx, def, &call, &secret)
 	if err != nil {
-		r.record(call, secret, d, start, nil, err)
+		r.record(ctx, call, secret, d, start, nil, err)
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
 		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
-		r.record(call, secret, d, start, res, nil)
+		r.record(ctx, call, secret, d, start, res, nil)
 		return res, nil
 	}
 	if exec == nil {
@@ -201,11 +201,11 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 	if err == nil && res != nil && screen != nil {
 		screen(ctx, def, call.Args, call.TabID, res)
 	}
-	r.record(call, secret, d, start, res, err)
+	r.record(ctx, call, secret, d, start, res, err)
 	if res != nil {
 		res.Secret = secret
 	}
-	if err == nil && origin == OriginAgent {
+	if err == nil && (origin == OriginAgent || origin == OriginMCP) {
 		markUntrusted(res, def, call.PageURL)
 	}
 	return res, err
@@ -242,7 +242,7 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 	if err := r.locate(ctx, def, call, secret); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d := r.policy.Check(*call)
+	d := r.check(ctx, *call)
 	if d.Verdict != guard.Ask {
 		return d, nil
 	}
@@ -253,6 +253,13 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 		return d.Unattended(yes), nil
 	}
 	answer, err := approver.Approve(ctx, approvalRequest(*call, *secret, d))
+	if ca, ok := cannotAsk(err); ok {
+		u := d.Unattended(yes)
+		if u.Verdict == guard.Deny && ca.Why != "" {
+			u.Reason = d.Reason + " " + ca.Why
+		}
+		return u, nil
+	}
 	if err != nil {
 		return d, fmt.Errorf("%s: approval: %w", call.Tool, err)
 	}
@@ -275,7 +282,7 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 	if err := r.locate(ctx, def, call, secret); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d = r.policy.Check(*call)
+	d = r.check(ctx, *call)
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
 		d.Reason = "The page changed after the person approved (now " + call.PageURL + "); the approval does not carry over. " + d.Reason
@@ -284,6 +291,23 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 		d.DecidedBy = guard.ByPerson
 	}
 	return d, nil
+}
+
+// check asks the guard, then holds an MCP client to the tabs it opened: a
+// close of any other tab (another client's, the person's) is refused.
+func (r *Registry) check(ctx context.Context, call guard.Call) guard.Decision {
+	d := r.policy.Check(call)
+	c := ClientFrom(ctx)
+	if d.Verdict == guard.Deny || d.Effect != guard.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) {
+		return d
+	}
+	d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
+	tab := call.TabID
+	if tab == "" {
+		tab = "the current tab"
+	}
+	d.Reason = fmt.Sprintf("Refused: %s would close %s, which this MCP session did not open (it is another session's or the person's). Close only tabs you opened with browser_open.", call.Tool, tab)
+	return d
 }
 
 // locate sets the call's live page and whether it types into a secret
@@ -320,11 +344,14 @@ func (r *Registry) run(ctx context.Context, def ToolDef, exec func(context.Conte
 	return res, err
 }
 
-func (r *Registry) record(call guard.Call, secret bool, d guard.Decision, start time.Time, res *ToolResult, err error) {
+func (r *Registry) record(ctx context.Context, call guard.Call, secret bool, d guard.Decision, start time.Time, res *ToolResult, err error) {
 	if r.opts.Audit == nil {
 		return
 	}
 	e := guard.FromDecision(call, d)
+	if c := ClientFrom(ctx); c != nil {
+		e.Client, e.Session = c.Name, c.Session
+	}
 	e.Time, e.Duration, e.Secret = start.UTC(), time.Since(start), secret
 	switch {
 	case err != nil:

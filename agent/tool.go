@@ -83,6 +83,7 @@ const (
 	OriginAgent   Origin = iota // the LLM, through the agent loop
 	OriginCommand               // a slash command typed in the shell
 	OriginScript                // a non-interactive subcommand
+	OriginMCP                   // an MCP client of `browseragent mcp serve`
 )
 
 func (o Origin) String() string {
@@ -93,6 +94,8 @@ func (o Origin) String() string {
 		return "command"
 	case OriginScript:
 		return "script"
+	case OriginMCP:
+		return "mcp client"
 	}
 	return "unknown"
 }

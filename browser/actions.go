@@ -445,6 +445,9 @@ func toolWait(ctx context.Context, c *call) (*Result, error) {
 		what = fmt.Sprintf("selector %q", c.a.Selector)
 	}
 	found, err := waitFor(pctx, c.a.Text, c.a.Selector, timeout)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // cancelled by the caller: no "did not appear"
+	}
 	if err != nil {
 		return failf("%v", err), nil
 	}
@@ -468,7 +471,10 @@ func waitFor(ctx context.Context, text, selector string, timeout time.Duration) 
 		if strings.HasPrefix(got, "bad selector") {
 			return false, errors.New(got)
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if time.Now().After(deadline) {
 			return false, nil
 		}
 		time.Sleep(150 * time.Millisecond)

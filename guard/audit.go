@@ -31,6 +31,11 @@ type Entry struct {
 	Args      map[string]any `json:"args,omitempty"`
 	Duration  time.Duration  `json:"duration_ns,omitempty"`
 	Error     string         `json:"error,omitempty"`
+	// Client and Session name the MCP client that made the call through
+	// `browseragent mcp serve`: its clientInfo name and its session id.
+	// Empty for calls made by browseragent itself.
+	Client  string `json:"client,omitempty"`
+	Session string `json:"session,omitempty"`
 	// Secret marks a call that typed into a password field (the caller
 	// knows the field); every typed value is then redacted. Not written.
 	Secret bool `json:"-"`

@@ -85,6 +85,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 		newMCPResourcesCmd(s, f), newMCPReadCmd(s, f), newMCPPromptsCmd(s, f),
 		newMCPPromptCmd(s, f), newMCPAddCmd(s, f), newMCPRemoveCmd(s), newMCPLogsCmd(s, f),
 		newMCPLoginCmd(s, f), newMCPLogoutCmd(s, f), newMCPLogLevelCmd(s, f),
+		newMCPServeCmd(s),
 	)
 	return cmd
 }

@@ -1,0 +1,152 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/agent"
+)
+
+// client is one MCP session's state: who it is, whether it can show
+// forms, and the tabs it opened. Its current tab is its own, so sessions
+// sharing the browser do not act on each other's pages by accident.
+type client struct {
+	ss   *mcp.ServerSession
+	name string
+	id   string
+	yes  bool
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	opened  map[string]bool
+	current string
+}
+
+func newClient(ss *mcp.ServerSession, yes bool) *client {
+	c := &client{ss: ss, name: "unknown", id: ss.ID(), yes: yes, opened: map[string]bool{}}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+		c.name = p.ClientInfo.Name
+	}
+	if c.id == "" {
+		c.id = "stdio"
+	}
+	c.log = slog.New(mcp.NewLoggingHandler(ss, &mcp.LoggingHandlerOptions{LoggerName: "browseragent"}))
+	return c
+}
+
+// identity is the client as the registry sees it: named in the audit log,
+// allowed to close only its own tabs.
+func (c *client) identity() *agent.Client {
+	return &agent.Client{Name: c.name, Session: c.id, Owns: c.owns}
+}
+
+func (c *client) owns(tab string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return tab != "" && c.opened[tab]
+}
+
+// canElicit reports whether the client said it can show forms.
+func (c *client) canElicit() bool {
+	p := c.ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	e := p.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil // neither means form, for older clients
+}
+
+// scope gives a page tool called without a tab this session's current
+// tab, so it acts where this session last opened or selected one rather
+// than wherever another session left the browser.
+func (c *client) scope(d agent.ToolDef, raw json.RawMessage) (json.RawMessage, error) {
+	props, _ := d.Parameters["properties"].(map[string]any)
+	if _, takesTab := props["tab"]; !takesTab || d.Name == "browser_select_tab" {
+		return raw, nil
+	}
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, fmt.Errorf("%s: arguments must be a JSON object: %v", d.Name, err)
+		}
+	}
+	if t, _ := args["tab"].(string); t != "" {
+		return raw, nil
+	}
+	c.mu.Lock()
+	cur := c.current
+	c.mu.Unlock()
+	if cur == "" {
+		return raw, nil
+	}
+	args["tab"] = cur
+	return json.Marshal(args)
+}
+
+// after learns from a finished call which tabs the session now has: the
+// tab a browser_open made current is its own, browser_select_tab moves its
+// current tab, and a closed tab is forgotten.
+func (c *client) after(name string, raw json.RawMessage, res *agent.ToolResult, before, now string) {
+	var a struct {
+		Tab string `json:"tab"`
+	}
+	_ = json.Unmarshal(raw, &a)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch name {
+	case "browser_open":
+		// A refused open leaves the current tab as it was; an open whose
+		// page failed to load still made its tab.
+		if now != "" && (now != before || !res.IsError) {
+			c.opened[now], c.current = true, now
+		}
+	case "browser_select_tab":
+		if !res.IsError {
+			c.current = a.Tab
+		}
+	case "browser_close":
+		if !res.IsError {
+			delete(c.opened, a.Tab)
+			if c.current == a.Tab {
+				c.current = ""
+			}
+		}
+	case "browser_connect", "browser_disconnect":
+		// handled by Server.ResetTabs for every session
+	}
+}
+
+func (c *client) reset() {
+	c.mu.Lock()
+	c.opened, c.current = map[string]bool{}, ""
+	c.mu.Unlock()
+}
+
+// logCall tells the client, at the level it set, what happened to a call.
+func (c *client) logCall(ctx context.Context, tool string, res *agent.ToolResult, err error, took time.Duration) {
+	switch {
+	case err != nil:
+		c.log.ErrorContext(ctx, tool+" failed", "error", err.Error(), "took", took.Round(time.Millisecond).String())
+	case res.IsError:
+		c.log.WarnContext(ctx, tool+" did not run or failed", "reason", oneLine(res.Text), "took", took.Round(time.Millisecond).String())
+	default:
+		c.log.InfoContext(ctx, tool+" done", "took", took.Round(time.Millisecond).String())
+	}
+}
+
+type clientCtxKey struct{}
+
+func withClient(ctx context.Context, c *client) context.Context {
+	return context.WithValue(ctx, clientCtxKey{}, c)
+}
+
+func clientFrom(ctx context.Context) *client {
+	c, _ := ctx.Value(clientCtxKey{}).(*client)
+	return c
+}

@@ -1,0 +1,57 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
+)
+
+// modeTools offers browser_connect and browser_disconnect through the
+// registry, so switching to the person's Chrome is judged, asked and
+// audited like any call. Each switch resets trust: every "always" grant
+// and every session's tabs.
+type modeTools struct{ s *Server }
+
+var modeDefs = []agent.ToolDef{
+	{Name: "browser_connect", RawName: "browser_connect", Source: agent.SourceBrowser,
+		Description: "Use the person's running Chrome (their logins) instead. Resets trust.",
+		Parameters: map[string]any{"type": "object", "properties": map[string]any{
+			"ws_endpoint":   map[string]any{"type": "string", "description": "DevTools websocket URL"},
+			"browser_url":   map[string]any{"type": "string", "description": "http://host:port to debug"},
+			"user_data_dir": map[string]any{"type": "string", "description": "Chrome profile dir"},
+		}}},
+	{Name: "browser_disconnect", RawName: "browser_disconnect", Source: agent.SourceBrowser,
+		Description: "Back to an isolated browser; the person's Chrome stays open. Resets trust.",
+		Parameters:  map[string]any{"type": "object", "properties": map[string]any{}}},
+}
+
+func (m modeTools) Tools() []agent.ToolDef { return modeDefs }
+
+func (m modeTools) Call(ctx context.Context, def agent.ToolDef, raw json.RawMessage) (*agent.ToolResult, error) {
+	var msg string
+	var err error
+	switch def.Name {
+	case "browser_connect":
+		var a struct {
+			WS      string `json:"ws_endpoint"`
+			URL     string `json:"browser_url"`
+			Profile string `json:"user_data_dir"`
+		}
+		if err := json.Unmarshal(raw, &a); err != nil && len(raw) > 0 {
+			return &agent.ToolResult{IsError: true, Text: fmt.Sprintf("browser_connect: bad arguments: %v", err)}, nil
+		}
+		msg, err = m.s.opts.Modes.Connect(ctx, browser.Target{WSEndpoint: a.WS, BrowserURL: a.URL, UserDataDir: a.Profile})
+	case "browser_disconnect":
+		msg, err = m.s.opts.Modes.Disconnect(ctx)
+	default:
+		return nil, fmt.Errorf("%w %q", agent.ErrUnknownTool, def.Name)
+	}
+	if err != nil {
+		return &agent.ToolResult{IsError: true, Text: fmt.Sprintf("%s: %v", def.Name, err)}, nil
+	}
+	m.s.ResetTabs()
+	return &agent.ToolResult{Text: msg}, nil
+}

@@ -1,0 +1,407 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
+)
+
+// bankSite is a page on loopback whose button sends a transfer request;
+// hits counts the transfers the server received.
+type bankSite struct {
+	*httptest.Server
+	hits atomic.Int32
+}
+
+func newBankSite(t *testing.T) *bankSite {
+	b := &bankSite{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bank/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Bank</title><h1>Account</h1>
+<button onclick="fetch('/bank/transfer',{method:'POST'}).then(()=>document.title='sent')">Transfer money</button>`)
+	})
+	mux.HandleFunc("/bank/transfer", func(w http.ResponseWriter, r *http.Request) { b.hits.Add(1) })
+	mux.HandleFunc("/news/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>News</title><h1>Today</h1><p>Nothing happened today, at length.</p>`)
+	})
+	b.Server = httptest.NewServer(mux)
+	t.Cleanup(b.Close)
+	return b
+}
+
+// fixture is a served session with its own audit log.
+type fixture struct {
+	sess  *agent.Session
+	srv   *Server
+	audit string
+}
+
+// newFixture opens a session (isolated browser, no MCP servers) judged by
+// a rule that makes bank pages on host sensitive, and serves it.
+func newFixture(t *testing.T, host string, yes bool) *fixture {
+	t.Helper()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	rules, err := guard.ParseRules([]byte(`version: 1
+rules:
+  - name: test-bank
+    category: payment
+    hosts: ["`+host+`"]
+    paths: ["/bank*"]
+    action: ask
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sess.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	srv := New(sess.Registry, &Options{Version: "test", Yes: yes, Modes: sess, Tabs: sess.Browser, ProgressEvery: 200 * time.Millisecond})
+	return &fixture{sess: sess, srv: srv, audit: audit}
+}
+
+// connect opens a go-sdk client session over in-memory transports; elicit
+// nil makes a client without elicitation.
+func (f *fixture) connect(t *testing.T, name string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := f.srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, opts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return resultText(res), res.IsError
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+var refRE = regexp.MustCompile(`ref=(e\d+)`)
+
+// refOf finds the ref of the snapshot line holding label.
+func refOf(t *testing.T, cs *mcp.ClientSession, label string) string {
+	t.Helper()
+	snap, _ := callTool(t, cs, "browser_snapshot", nil)
+	for _, line := range strings.Split(snap, "\n") {
+		if m := refRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
+			return m[1]
+		}
+	}
+	t.Fatalf("no ref for %q in:\n%s", label, snap)
+	return ""
+}
+
+// answering is an elicitation handler that answers decision with a queue
+// of actions and records each form.
+type answering struct {
+	mu      sync.Mutex
+	answers []string // "once", "deny", or "decline" (the form dismissed)
+	forms   []*mcp.ElicitParams
+}
+
+func (a *answering) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.forms = append(a.forms, req.Params)
+	ans := "decline"
+	if len(a.answers) > 0 {
+		ans, a.answers = a.answers[0], a.answers[1:]
+	}
+	if ans == "decline" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": ans}}, nil
+}
+
+func readAudit(t *testing.T, path string) []guard.Entry {
+	t.Helper()
+	es, err := guard.ReadAudit(path, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+// waitHits waits briefly for the bank to see want transfers (the click's
+// fetch is asynchronous), and fails when it sees another number.
+func waitHits(t *testing.T, b *bankSite, want int32) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for b.hits.Load() != want && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := b.hits.Load(); got != want {
+		t.Fatalf("the bank received %d transfers, want %d", got, want)
+	}
+}
+
+// TestElicitedApproval: a click on a sensitive page is asked through the
+// host as a form naming the tool, page and rule and offering only "once"
+// and "deny"; yes runs it, no refuses it, and the page never hears of a
+// refused click. A client that cannot show forms is refused with the
+// reason, even with --yes.
+func TestElicitedApproval(t *testing.T) {
+	bank := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", true)
+	person := &answering{}
+	cs := f.connect(t, "form-host", &mcp.ClientOptions{ElicitationHandler: person.handle})
+	if _, isErr := callTool(t, cs, "browser_open", map[string]any{"url": bank.URL + "/bank/"}); isErr {
+		t.Fatal("browser_open failed")
+	}
+	ref := refOf(t, cs, "Transfer money")
+
+	person.answers = []string{"deny"}
+	text, isErr := callTool(t, cs, "browser_click", map[string]any{"ref": ref})
+	if !isErr || !strings.Contains(text, "declined") {
+		t.Fatalf("denied click: isError=%v %q", isErr, text)
+	}
+	waitHits(t, bank, 0)
+
+	person.answers = []string{"once"}
+	if text, isErr := callTool(t, cs, "browser_click", map[string]any{"ref": ref}); isErr {
+		t.Fatalf("approved click failed: %s", text)
+	}
+	waitHits(t, bank, 1)
+
+	if len(person.forms) != 2 {
+		t.Fatalf("asked %d times, want 2", len(person.forms))
+	}
+	form := person.forms[0]
+	for _, want := range []string{"browser_click", bank.URL + "/bank/", "test-bank", "ref=" + `"` + ref + `"`} {
+		if !strings.Contains(form.Message, want) {
+			t.Errorf("form message lacks %q:\n%s", want, form.Message)
+		}
+	}
+	schema, _ := json.Marshal(form.RequestedSchema)
+	var s struct {
+		Properties struct {
+			Decision struct {
+				Enum []string `json:"enum"`
+			} `json:"decision"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	if diff := cmp.Diff([]string{"once", "deny"}, s.Properties.Decision.Enum); diff != "" {
+		t.Errorf("answers offered on a sensitive page (-want +got):\n%s", diff)
+	}
+
+	// The same click from a host without elicitation: refused, nobody
+	// asked, the bank hears nothing.
+	bare := f.connect(t, "bare-host", nil)
+	if _, isErr := callTool(t, bare, "browser_open", map[string]any{"url": bank.URL + "/bank/"}); isErr {
+		t.Fatal("browser_open failed")
+	}
+	ref = refOf(t, bare, "Transfer money")
+	text, isErr = callTool(t, bare, "browser_click", map[string]any{"ref": ref})
+	if !isErr || !strings.Contains(text, "cannot show approval forms") || !strings.Contains(text, "--yes never covers sensitive pages") {
+		t.Fatalf("click without elicitation: isError=%v %q", isErr, text)
+	}
+	waitHits(t, bank, 1)
+	if len(person.forms) != 2 {
+		t.Errorf("the other session's host was asked (%d forms)", len(person.forms))
+	}
+
+	// The audit log names the client of each call.
+	var clicks []string
+	for _, e := range readAudit(t, f.audit) {
+		if e.Tool == "browser_click" {
+			clicks = append(clicks, e.Client+"/"+e.Session+" "+e.Decision+" "+e.DecidedBy)
+		}
+	}
+	want := []string{"form-host/stdio deny person", "form-host/stdio allow person", "bare-host/stdio deny rule"}
+	if diff := cmp.Diff(want, clicks); diff != "" {
+		t.Errorf("audit of the clicks (-want +got):\n%s", diff)
+	}
+}
+
+// TestToolDefinitions: every served tool is there, all definitions fit in
+// 8 KB, and the hints say what the guard says each tool does.
+func TestToolDefinitions(t *testing.T) {
+	f := newFixture(t, "127.0.0.1", false)
+	cs := f.connect(t, "lister", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.Tools)
+	if len(raw) >= 8192 || f.srv.ToolDefBytes() >= 8192 {
+		t.Errorf("tool definitions take %d bytes (ToolDefBytes %d), want < 8 KB", len(raw), f.srv.ToolDefBytes())
+	}
+	hints := map[string]string{}
+	for _, tl := range res.Tools {
+		a := tl.Annotations
+		h := "write"
+		switch {
+		case a.ReadOnlyHint:
+			h = "read"
+		case a.DestructiveHint != nil && !*a.DestructiveHint:
+			h = "additive"
+		}
+		hints[tl.Name] = h
+	}
+	want := map[string]string{"web_fetch": "read", "browser_snapshot": "read", "browser_open": "additive",
+		"browser_click": "write", "browser_eval": "write", "browser_close": "write", "browser_connect": "write"}
+	for name, h := range want {
+		if hints[name] != h {
+			t.Errorf("%s is annotated %q, want %q", name, hints[name], h)
+		}
+	}
+	for _, name := range []string{"web_fetch", "browser_open", "browser_tabs", "browser_disconnect"} {
+		if _, ok := hints[name]; !ok {
+			t.Errorf("%s is not served", name)
+		}
+	}
+}
+
+// TestSessionsCloseOnlyTheirTabs: two sessions share the browser; each
+// works in its own current tab and may close only the tabs it opened.
+func TestSessionsCloseOnlyTheirTabs(t *testing.T) {
+	site := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", false)
+	a := f.connect(t, "host-a", nil)
+	b := f.connect(t, "host-b", nil)
+	callTool(t, a, "browser_open", map[string]any{"url": site.URL + "/news/a"})
+	callTool(t, b, "browser_open", map[string]any{"url": site.URL + "/news/b"})
+
+	// A's page tools still act on A's tab, though B opened one after it.
+	if text, _ := callTool(t, a, "browser_eval", map[string]any{"js": "location.pathname"}); !strings.Contains(text, "/news/a") {
+		t.Errorf("a's eval ran on %q, want its own tab /news/a", text)
+	}
+	text, isErr := callTool(t, a, "browser_tabs", nil)
+	if isErr {
+		t.Fatal(text)
+	}
+	var bTab string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "/news/b") {
+			bTab = strings.Fields(line)[0]
+		}
+	}
+	if bTab == "" {
+		t.Fatalf("no tab of b's in:\n%s", text)
+	}
+	text, isErr = callTool(t, a, "browser_close", map[string]any{"tab": bTab})
+	if !isErr || !strings.Contains(text, "did not open") {
+		t.Fatalf("a closing b's tab: isError=%v %q", isErr, text)
+	}
+	if text, isErr := callTool(t, b, "browser_close", nil); isErr {
+		t.Fatalf("b closing its own tab: %s", text)
+	}
+	if text, isErr := callTool(t, a, "browser_close", nil); isErr {
+		t.Fatalf("a closing its own tab: %s", text)
+	}
+	var closes []string
+	for _, e := range readAudit(t, f.audit) {
+		if e.Tool == "browser_close" {
+			closes = append(closes, e.Client+" "+e.Decision)
+		}
+	}
+	if diff := cmp.Diff([]string{"host-a deny", "host-b allow", "host-a allow"}, closes); diff != "" {
+		t.Errorf("audit of the closes (-want +got):\n%s", diff)
+	}
+}
+
+// TestProgressAndCancel: a long call reports progress to a client that
+// asked for it, and cancelling the request ends the call at once.
+func TestProgressAndCancel(t *testing.T) {
+	site := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", false)
+	var progress atomic.Int32
+	cs := f.connect(t, "waiter", &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+		progress.Add(1)
+	}})
+	callTool(t, cs, "browser_open", map[string]any{"url": site.URL + "/news/"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "browser_wait", Arguments: map[string]any{"text": "never on the page", "timeout": 60}}
+		p.SetProgressToken("wait-1")
+		_, err := cs.CallTool(ctx, p)
+		done <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for progress.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if progress.Load() < 2 {
+		t.Fatalf("got %d progress notifications in 10 s, want at least 2", progress.Load())
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled call returned no error")
+	}
+	// The server ended the call because of the cancel, not its timeout:
+	// the audit line says so.
+	deadline = time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, e := range readAudit(t, f.audit) {
+			if e.Tool == "browser_wait" {
+				if !strings.Contains(e.Error, "cancel") {
+					t.Errorf("the cancelled wait ended with %q, want a cancellation", e.Error)
+				}
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the cancelled browser_wait never ended on the server")
+}
+
+func TestMain(m *testing.M) {
+	// Screenshots and the browser's profile go to a private temp dir.
+	dir, err := os.MkdirTemp("", "serve-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TMPDIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -1,0 +1,295 @@
+// Package serve is `browseragent mcp serve`: web_fetch and the native
+// browser tools offered to any MCP host (Claude Code, Cursor, Gemini CLI,
+// Codex, VS Code) on the official go-sdk's server side, over stdio or
+// Streamable HTTP.
+//
+// It adds no path of its own: every tools/call goes through the registry
+// (guard, approval, audit), with the calling client named in the audit log.
+// Approvals travel to the host as elicitation forms; a client that cannot
+// show one is refused with the reason. Several HTTP sessions share one
+// browser, each working its own tabs and closing only those it opened.
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+)
+
+// ProtocolVersions are the MCP revisions served. Approvals need a request
+// from the server in the middle of a tool call (elicitation) and tabs
+// belong to a session; the 2026-07-28 revision has neither, so a client
+// offering it falls back to the initialize handshake at 2025-11-25.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Registry is the one tool-call path (*agent.Registry).
+type Registry interface {
+	Tools() []agent.ToolDef
+	Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error)
+	SetApprover(agent.Approver)
+	Add(agent.ToolProvider)
+	Policy() *guard.Policy
+}
+
+// Modes switches the browser between isolated and the person's Chrome
+// (*agent.Session); each switch resets trust.
+type Modes interface {
+	Connect(ctx context.Context, t browser.Target) (string, error)
+	Disconnect(ctx context.Context) (string, error)
+}
+
+// Tabs tells which tab is current (*browser.Browser), to learn the tab a
+// browser_open made.
+type Tabs interface {
+	CurrentTab() string
+}
+
+// Options configure a Server; nil fields mean defaults.
+type Options struct {
+	// Name and Version are the serverInfo the clients see.
+	Name, Version string
+	// Yes approves writes on ordinary pages for a client that cannot show
+	// approval forms (never on sensitive pages).
+	Yes bool
+	// Modes, when set, adds the browser_connect and browser_disconnect tools.
+	Modes Modes
+	// Tabs is the shared browser; required for per-session tabs.
+	Tabs Tabs
+	// ProgressEvery is how often a running call reports progress to a
+	// client that asked for it (default 1s).
+	ProgressEvery time.Duration
+	// Logger receives the server's own diagnostics (default: discarded).
+	Logger *slog.Logger
+}
+
+// Server serves the registry's builtin and browser tools over MCP. It is
+// safe for concurrent use by many sessions.
+type Server struct {
+	reg  Registry
+	opts Options
+	srv  *mcp.Server
+
+	mu      sync.Mutex
+	clients map[*mcp.ServerSession]*client
+	// tabMu serialises the calls that change which tab is current
+	// (browser_open, browser_select_tab), so each session learns its own.
+	tabMu sync.Mutex
+	defs  []agent.ToolDef
+}
+
+// New returns a server over reg and installs itself as reg's approver.
+func New(reg Registry, opts *Options) *Server {
+	s := &Server{reg: reg, clients: map[*mcp.ServerSession]*client{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Name == "" {
+		s.opts.Name = "browseragent"
+	}
+	if s.opts.ProgressEvery <= 0 {
+		s.opts.ProgressEvery = time.Second
+	}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.Modes != nil {
+		reg.Add(modeTools{s})
+	}
+	reg.SetApprover(s)
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions:              instructions,
+		Logger:                    s.opts.Logger,
+		SupportedProtocolVersions: ProtocolVersions,
+		Capabilities:              &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
+	})
+	for _, d := range reg.Tools() {
+		if d.Source == agent.SourceMCP {
+			continue // served tools are browseragent's own, not its servers'
+		}
+		s.defs = append(s.defs, d)
+		s.srv.AddTool(s.tool(d), s.handler(d))
+	}
+	return s
+}
+
+const instructions = "browseragent's guarded browser. Use web_fetch first for static pages; the browser_* tools for JavaScript apps, logins and forms (browser_open, then browser_snapshot, then click/type by ref). Writes on sensitive sites ask the person every time."
+
+// MCP returns the go-sdk server, for a transport of the caller's choosing.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// Run serves one session over t (stdio) until the client goes away or ctx
+// ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	err := s.srv.Run(ctx, t)
+	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) tool(d agent.ToolDef) *mcp.Tool {
+	return &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters, Annotations: annotations(s.reg.Policy(), d)}
+}
+
+// handler runs one tools/call through the registry as the calling client.
+func (s *Server) handler(d agent.ToolDef) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := s.client(req.Session)
+		args, err := c.scope(d, req.Params.Arguments)
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		ctx = agent.WithClient(ctx, c.identity())
+		ctx = withClient(ctx, c)
+		stop := s.progress(ctx, req, d.Name)
+		start := time.Now()
+		res, err := s.call(ctx, c, d, args)
+		stop()
+		c.logCall(ctx, d.Name, res, err, time.Since(start))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return errorResult(oneLine(err.Error())), nil
+		}
+		return toResult(res), nil
+	}
+}
+
+// call runs the tool; browser_open and browser_select_tab hold tabMu so
+// the tab they make current is known to be this session's.
+func (s *Server) call(ctx context.Context, c *client, d agent.ToolDef, args json.RawMessage) (*agent.ToolResult, error) {
+	switch d.Name {
+	case "browser_open", "browser_select_tab":
+		s.tabMu.Lock()
+		defer s.tabMu.Unlock()
+	}
+	before := s.currentTab()
+	res, err := s.reg.Call(ctx, d.Name, args, agent.OriginMCP)
+	if err != nil {
+		return nil, err
+	}
+	c.after(d.Name, args, res, before, s.currentTab())
+	return res, nil
+}
+
+func (s *Server) currentTab() string {
+	if s.opts.Tabs == nil {
+		return ""
+	}
+	return s.opts.Tabs.CurrentTab()
+}
+
+// client returns the state of ss, made on its first call.
+func (s *Server) client(ss *mcp.ServerSession) *client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.clients[ss]; c != nil {
+		return c
+	}
+	c := newClient(ss, s.opts.Yes)
+	s.clients[ss] = c
+	go func() {
+		_ = ss.Wait()
+		s.mu.Lock()
+		delete(s.clients, ss)
+		s.mu.Unlock()
+	}()
+	return c
+}
+
+// ResetTabs forgets every session's tabs: after a mode switch (or a lost
+// Chrome) no session owns a tab, as the guard's trust reset says.
+func (s *Server) ResetTabs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.clients {
+		c.reset()
+	}
+}
+
+// Notice tells every session something at warning level (a lost Chrome).
+func (s *Server) Notice(ctx context.Context, msg string) {
+	s.mu.Lock()
+	cs := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		cs = append(cs, c)
+	}
+	s.mu.Unlock()
+	for _, c := range cs {
+		c.log.WarnContext(ctx, msg)
+	}
+}
+
+// ToolDefBytes is the size of the tools/list answer's tools, as a client
+// receives them: what every request of its model carries.
+func (s *Server) ToolDefBytes() int {
+	var tools []*mcp.Tool
+	for _, d := range s.defs {
+		tools = append(tools, s.tool(d))
+	}
+	b, _ := json.Marshal(tools)
+	return len(b)
+}
+
+// progress reports, every ProgressEvery while the call runs, how long it
+// has been running, when the client gave a progress token.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, name string) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(s.opts.ProgressEvery)
+		defer t.Stop()
+		start := time.Now()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n),
+					Message: fmt.Sprintf("%s running for %s", name, time.Since(start).Round(time.Second))})
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+func toResult(r *agent.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError}
+	if text := r.Full(); text != "" || len(r.Images) == 0 {
+		out.Content = append(out.Content, &mcp.TextContent{Text: text})
+	}
+	for _, im := range r.Images {
+		out.Content = append(out.Content, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIME})
+	}
+	return out
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
