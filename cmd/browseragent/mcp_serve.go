@@ -106,16 +106,16 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 func (f *serveFlags) listenAddr() (string, error) {
 	if f.http == "" {
 		if f.allowRemote || len(f.hosts) > 0 || len(f.origins) > 0 {
-			return "", exitCode(2, "--allow-remote, --allow-host and --allow-origin need --http ADDR")
+			return "", exitCode(exitUsage, "--allow-remote, --allow-host and --allow-origin need --http ADDR")
 		}
 		return "", nil
 	}
 	host, _, err := net.SplitHostPort(f.http)
 	if err != nil {
-		return "", exitCode(2, fmt.Sprintf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8931 (%v)", f.http, err))
+		return "", exitCode(exitUsage, fmt.Sprintf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8931 (%v)", f.http, err))
 	}
 	if !serve.IsLoopback(host) && !f.allowRemote {
-		return "", exitCode(2, fmt.Sprintf("--http %q is not a loopback address: anyone who can reach it could drive your browser; add --allow-remote (a bearer token is then required) or use 127.0.0.1", f.http))
+		return "", exitCode(exitUsage, fmt.Sprintf("--http %q is not a loopback address: anyone who can reach it could drive your browser; add --allow-remote (a bearer token is then required) or use 127.0.0.1", f.http))
 	}
 	return f.http, nil
 }
