@@ -82,6 +82,7 @@ rules:
 		}
 	})
 	srv := New(sess.Registry, &Options{Version: "test", Yes: yes, Modes: sess, Tabs: sess.Browser, ProgressEvery: 200 * time.Millisecond})
+	t.Cleanup(srv.Close) // before the session's Close, as cmd does
 	return &fixture{sess: sess, srv: srv, audit: audit}
 }
 
@@ -404,4 +405,181 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// TestModeSwitchResetsTrust: browser_connect and browser_disconnect run
+// through the registry (asked through the host, audited), and each switch
+// leaves the session owning no tab; in the person's Chrome it may close
+// the tab it opened there, never the person's.
+func TestModeSwitchResetsTrust(t *testing.T) {
+	site := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", false)
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	person := testutil.StartPersonsBrowser(t, chrome, []string{site.URL + "/news/person"}, nil)
+	host := &answering{}
+	cs := f.connect(t, "switcher", &mcp.ClientOptions{ElicitationHandler: host.handle})
+	callTool(t, cs, "browser_open", map[string]any{"url": site.URL + "/news/isolated"})
+
+	host.answers = []string{"once"}
+	text, isErr := callTool(t, cs, "browser_connect", map[string]any{"user_data_dir": person.Dir})
+	if isErr || !strings.Contains(text, "shared mode") {
+		t.Fatalf("browser_connect: isError=%v %q", isErr, text)
+	}
+	if len(host.forms) != 1 {
+		t.Errorf("browser_connect asked %d times, want once", len(host.forms))
+	}
+	// The tab opened before the switch is no longer this session's.
+	if text, isErr := callTool(t, cs, "browser_close", nil); !isErr || !strings.Contains(text, "Refused") {
+		t.Errorf("close after the switch: isError=%v %q", isErr, text)
+	}
+	tabs, _ := callTool(t, cs, "browser_tabs", nil)
+	var personTab string
+	for _, line := range strings.Split(tabs, "\n") {
+		if strings.Contains(line, "/news/person") {
+			personTab = strings.Fields(line)[0]
+		}
+	}
+	if personTab == "" {
+		t.Fatalf("the person's tab is not listed:\n%s", tabs)
+	}
+	if text, isErr := callTool(t, cs, "browser_close", map[string]any{"tab": personTab}); !isErr {
+		t.Errorf("closing the person's tab was allowed: %q", text)
+	}
+	callTool(t, cs, "browser_open", map[string]any{"url": site.URL + "/news/mine"})
+	if text, isErr := callTool(t, cs, "browser_close", nil); isErr {
+		t.Errorf("closing its own tab in the person's Chrome: %q", text)
+	}
+	host.answers = []string{"once"}
+	if text, isErr := callTool(t, cs, "browser_disconnect", nil); isErr || !strings.Contains(text, "isolated mode") {
+		t.Fatalf("browser_disconnect: isError=%v %q", isErr, text)
+	}
+	var pages []string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if pages = person.PageURLs(); len(pages) == 1 {
+			break
+		}
+	}
+	if len(pages) != 1 || !strings.HasSuffix(pages[0], "/news/person") {
+		t.Errorf("the person's Chrome has the pages %v, want only its own", pages)
+	}
+	var modes []string
+	for _, e := range readAudit(t, f.audit) {
+		if strings.HasPrefix(e.Tool, "browser_") && strings.Contains(e.Tool, "connect") {
+			modes = append(modes, e.Tool+" "+e.Decision+" "+e.DecidedBy)
+		}
+	}
+	if diff := cmp.Diff([]string{"browser_connect allow person", "browser_disconnect allow person"}, modes); diff != "" {
+		t.Errorf("audit of the switches (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoggingAtClientLevel: each call's outcome is logged through
+// notifications/message at the level the client set, and nothing below it.
+func TestLoggingAtClientLevel(t *testing.T) {
+	site := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", false)
+	var mu sync.Mutex
+	var logs []string
+	cs := f.connect(t, "listener", &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		b, _ := json.Marshal(r.Params.Data)
+		logs = append(logs, string(r.Params.Level)+" "+string(b))
+	}})
+	got := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := logs
+		logs = nil
+		return out
+	}
+	ctx := context.Background()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, cs, "web_fetch", map[string]any{"url": site.URL + "/news/"})
+	callTool(t, cs, "browser_click", map[string]any{"ref": "e1", "tab": "t99"})
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	callTool(t, cs, "web_fetch", map[string]any{"url": site.URL + "/news/"})
+	// Notifications travel apart from the results: wait for the last one.
+	deadline := time.Now().Add(5 * time.Second)
+	var all []string
+	for len(all) < 2 && time.Now().Before(deadline) {
+		all = append(all, got()...)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(all) != 2 || !strings.HasPrefix(all[0], "warning ") || !strings.Contains(all[0], "browser_click") ||
+		!strings.HasPrefix(all[1], "info ") || !strings.Contains(all[1], "web_fetch done") {
+		t.Errorf("log messages: %q; want a warning for the failed click, then info for the second fetch only", all)
+	}
+}
+
+// TestScreenshotIsImage: browser_screenshot comes back as image content.
+func TestScreenshotIsImage(t *testing.T) {
+	site := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", false)
+	cs := f.connect(t, "viewer", nil)
+	callTool(t, cs, "browser_open", map[string]any{"url": site.URL + "/news/"})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "browser_screenshot", Arguments: map[string]any{"format": "png"}})
+	if err != nil || res.IsError {
+		t.Fatalf("browser_screenshot: %v %s", err, resultText(res))
+	}
+	var images []string
+	for _, c := range res.Content {
+		if im, ok := c.(*mcp.ImageContent); ok && len(im.Data) > 100 {
+			images = append(images, im.MIMEType)
+		}
+	}
+	if diff := cmp.Diff([]string{"image/png"}, images); diff != "" {
+		t.Errorf("images (-want +got):\n%s", diff)
+	}
+}
+
+// TestHTTPSessionEndClosesItsTabs: over Streamable HTTP two sessions share
+// the browser; when one ends, the tabs it opened are closed (as its own
+// calls, in the audit log) and the other's stay.
+func TestHTTPSessionEndClosesItsTabs(t *testing.T) {
+	site := newBankSite(t)
+	f := newFixture(t, "127.0.0.1", false)
+	hs := httptest.NewServer(f.srv.Handler(nil))
+	t.Cleanup(hs.Close)
+	dial := func(name string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil).
+			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + Path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	a, b := dial("host-a"), dial("host-b")
+	t.Cleanup(func() { b.Close() })
+	callTool(t, a, "browser_open", map[string]any{"url": site.URL + "/news/a"})
+	callTool(t, b, "browser_open", map[string]any{"url": site.URL + "/news/b"})
+	a.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	var tabs string
+	for time.Now().Before(deadline) {
+		tabs, _ = callTool(t, b, "browser_tabs", nil)
+		if !strings.Contains(tabs, "/news/a") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if strings.Contains(tabs, "/news/a") || !strings.Contains(tabs, "/news/b") {
+		t.Fatalf("after host-a left, the tabs are:\n%s", tabs)
+	}
+	var closes []string
+	for _, e := range readAudit(t, f.audit) {
+		if e.Tool == "browser_close" {
+			closes = append(closes, e.Client+" "+e.Decision)
+			if e.Session == "" || e.Session == "stdio" {
+				t.Errorf("HTTP session id missing in %+v", e)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"host-a allow"}, closes); diff != "" {
+		t.Errorf("audit of the closes (-want +got):\n%s", diff)
+	}
 }

@@ -86,6 +86,13 @@ type Server struct {
 	// (browser_open, browser_select_tab), so each session learns its own.
 	tabMu sync.Mutex
 	defs  []agent.ToolDef
+
+	// ended runs the clean-up of sessions that ended (closeTabs); closing
+	// and stdio stop it: a session ending with the server leaves the
+	// browser to the server's own close, and the person's Chrome as it is.
+	ended   sync.WaitGroup
+	closing bool // guarded by mu
+	stdio   bool // guarded by mu
 }
 
 // New returns a server over reg and installs itself as reg's approver.
@@ -131,6 +138,9 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // Run serves one session over t (stdio) until the client goes away or ctx
 // ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	s.mu.Lock()
+	s.stdio = true
+	s.mu.Unlock()
 	err := s.srv.Run(ctx, t)
 	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
@@ -199,14 +209,56 @@ func (s *Server) client(ss *mcp.ServerSession) *client {
 		return c
 	}
 	c := newClient(ss, s.opts.Yes)
+	if s.closing {
+		return c // not kept: the server is going away
+	}
 	s.clients[ss] = c
+	s.ended.Add(1)
 	go func() {
+		defer s.ended.Done()
 		_ = ss.Wait()
 		s.mu.Lock()
 		delete(s.clients, ss)
+		keep := s.closing || s.stdio
 		s.mu.Unlock()
+		if !keep {
+			s.closeTabs(c)
+		}
 	}()
 	return c
+}
+
+// Close ends every session and waits for their clean-up; call it before
+// closing the browser, so no late call starts a new one.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	for ss := range s.srv.Sessions() {
+		_ = ss.Close()
+	}
+	s.ended.Wait()
+}
+
+// closeTabs closes the tabs an HTTP session that ended had opened, while
+// the server runs on, so a host that comes and goes leaves no tabs behind
+// in the shared browser. Each
+// close is an ordinary call through the registry, judged and audited as
+// that client's.
+func (s *Server) closeTabs(c *client) {
+	c.mu.Lock()
+	tabs := make([]string, 0, len(c.opened))
+	for id := range c.opened {
+		tabs = append(tabs, id)
+	}
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ctx = agent.WithClient(ctx, c.identity())
+	for _, id := range tabs {
+		args, _ := json.Marshal(map[string]string{"tab": id})
+		_, _ = s.reg.Call(ctx, "browser_close", args, agent.OriginMCP)
+	}
 }
 
 // ResetTabs forgets every session's tabs: after a mode switch (or a lost

@@ -87,6 +87,7 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 		}
 	}()
 	srv := serve.New(sess.Registry, &serve.Options{Version: buildVersion(), Yes: f.yes, Modes: sess, Tabs: sess.Browser})
+	defer srv.Close() // before the session: no call may start a browser after it closed
 	sess.OnBrowserLost(func(msg string) {
 		srv.ResetTabs()
 		srv.Notice(context.Background(), msg)
@@ -152,9 +153,7 @@ func serveHTTP(ctx context.Context, s *streams, f *serveFlags, srv *serve.Server
 		return err
 	case <-ctx.Done():
 	}
-	for ss := range srv.MCP().Sessions() {
-		_ = ss.Close() // ends their event streams, so Shutdown need not wait
-	}
+	srv.Close() // ends the sessions' event streams, so Shutdown need not wait
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
