@@ -583,3 +583,48 @@ func TestHTTPSessionEndClosesItsTabs(t *testing.T) {
 		t.Errorf("audit of the closes (-want +got):\n%s", diff)
 	}
 }
+
+// TestNoFormOrdinaryWrite: in the person's Chrome a write on an ordinary
+// page needs approval; a host that cannot show forms is refused with the
+// sentence naming --yes, and with --yes the call runs, logged as approved
+// by --yes, not by a person.
+func TestNoFormOrdinaryWrite(t *testing.T) {
+	site := newBankSite(t)
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	for _, yes := range []bool{false, true} {
+		t.Run(fmt.Sprintf("yes=%v", yes), func(t *testing.T) {
+			f := newFixture(t, "127.0.0.1", yes)
+			person := testutil.StartPersonsBrowser(t, chrome, []string{site.URL + "/news/person"}, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := f.sess.Connect(ctx, browser.Target{UserDataDir: person.Dir}); err != nil {
+				t.Fatal(err)
+			}
+			cs := f.connect(t, "bare-host", nil)
+			if text, isErr := callTool(t, cs, "browser_open", map[string]any{"url": site.URL + "/news/mine"}); isErr {
+				t.Fatalf("browser_open: %s", text)
+			}
+			text, isErr := callTool(t, cs, "browser_scroll", map[string]any{"direction": "down"})
+			switch {
+			case !yes && (!isErr || !strings.Contains(text, "browseragent mcp serve --yes")):
+				t.Errorf("without --yes: isError=%v %q", isErr, text)
+			case yes && isErr:
+				t.Errorf("with --yes: %q", text)
+			}
+			var got []string
+			for _, e := range readAudit(t, f.audit) {
+				if e.Tool == "browser_scroll" {
+					got = append(got, e.Decision+" "+e.DecidedBy)
+				}
+			}
+			want := []string{"deny policy"}
+			if yes {
+				want = []string{"allow --yes"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("audit of the scroll (-want +got):\n%s", diff)
+			}
+			callTool(t, cs, "browser_close", nil)
+		})
+	}
+}
