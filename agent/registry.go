@@ -255,8 +255,11 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 	answer, err := approver.Approve(ctx, approvalRequest(*call, *secret, d))
 	if ca, ok := cannotAsk(err); ok {
 		u := d.Unattended(yes)
-		if u.Verdict == guard.Deny && ca.Why != "" {
-			u.Reason = d.Reason + " " + ca.Why
+		if u.Verdict == guard.Deny {
+			u.DecidedBy = guard.ByCannotAsk
+			if ca.Why != "" {
+				u.Reason = d.Reason + " " + ca.Why
+			}
 		}
 		return u, nil
 	}

@@ -131,4 +131,7 @@ const (
 	// terminal, end of input, a script line that was not an answer): it
 	// was refused, but nobody declined it.
 	ByNoAnswer = "no answer (nobody at a terminal)"
+	// ByCannotAsk: the call needed approval and came from an MCP client of
+	// `mcp serve` that cannot show an approval form: refused unasked.
+	ByCannotAsk = "no answer (the MCP client cannot ask)"
 )

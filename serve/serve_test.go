@@ -256,7 +256,7 @@ func TestElicitedApproval(t *testing.T) {
 			clicks = append(clicks, e.Client+"/"+e.Session+" "+e.Decision+" "+e.DecidedBy)
 		}
 	}
-	want := []string{"form-host/stdio deny person", "form-host/stdio allow person", "bare-host/stdio deny rule"}
+	want := []string{"form-host/stdio deny person", "form-host/stdio allow person", "bare-host/stdio deny " + guard.ByCannotAsk}
 	if diff := cmp.Diff(want, clicks); diff != "" {
 		t.Errorf("audit of the clicks (-want +got):\n%s", diff)
 	}
@@ -617,7 +617,7 @@ func TestNoFormOrdinaryWrite(t *testing.T) {
 					got = append(got, e.Decision+" "+e.DecidedBy)
 				}
 			}
-			want := []string{"deny policy"}
+			want := []string{"deny " + guard.ByCannotAsk}
 			if yes {
 				want = []string{"allow --yes"}
 			}
