@@ -272,6 +272,7 @@ func TestToolDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(res.Tools)
+	t.Logf("%d tools, %d bytes of definitions", len(res.Tools), len(raw))
 	if len(raw) >= 8192 || f.srv.ToolDefBytes() >= 8192 {
 		t.Errorf("tool definitions take %d bytes (ToolDefBytes %d), want < 8 KB", len(raw), f.srv.ToolDefBytes())
 	}
