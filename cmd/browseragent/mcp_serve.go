@@ -24,6 +24,7 @@ type serveFlags struct {
 	hosts       []string
 	origins     []string
 	yes, headed bool
+	keepTabs    bool
 	sites       string
 	connect     connectFlags
 }
@@ -50,7 +51,8 @@ bearer token (--token or $BROWSERAGENT_MCP_TOKEN, else one is generated and
 printed). Host and Origin headers are checked against DNS rebinding.
 
 stdin closing, SIGTERM or Ctrl-C stop the server: the isolated browser and
-every child process end with it; your own Chrome is never closed.`,
+every child process end with it; your own Chrome is never closed, only the
+tabs the hosts opened in it (--keep-tabs keeps them).`,
 		Example: `  claude mcp add browseragent -- browseragent mcp serve --connect
   browseragent mcp serve --http 127.0.0.1:8931
   browseragent mcp serve --http 0.0.0.0:8931 --allow-remote --allow-host myhost.lan`,
@@ -67,6 +69,7 @@ every child process end with it; your own Chrome is never closed.`,
 	fl.StringArrayVar(&f.origins, "allow-origin", nil, "with --http: also accept requests from this browser Origin (repeatable; loopback origins always)")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve writes on ordinary pages for hosts that cannot show approval forms (never sensitive pages)")
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser's window")
+	fl.BoolVar(&f.keepTabs, "keep-tabs", false, "with --connect: leave the tabs the hosts opened in your Chrome open when the server stops")
 	fl.StringVar(&f.sites, "sites", "", "extra sensitive-sites rules `FILE`, layered over the built-in and your own")
 	f.connect.addFlags(fl)
 	return cmd
@@ -77,7 +80,11 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, noMCP: true, yes: f.yes, headed: f.headed})
+	// stdout is the MCP channel (over stdio): notices and warnings go to
+	// stderr, which hosts keep as the server's log.
+	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, noMCP: true, yes: f.yes, headed: f.headed,
+		keepTabs: f.keepTabs, warn: s.err, notice: notice})
 	if err != nil {
 		return err
 	}
