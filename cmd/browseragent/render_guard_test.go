@@ -76,8 +76,10 @@ rules:
 	}{
 		{"deny rule", []string{srv.URL + "/bank/balance"}, 1, "",
 			`browseragent: Refused: browser_open would load ` + srv.URL + `/bank/balance, which matches the deny rule "local-bank" (bank): the agent may never act there, and nobody can approve it.` + "\n"},
+		// The load's result is screened: the tab landed on the bank, so
+		// browser_open's answer is withheld before anything reads the page.
 		{"redirect into a deny rule", []string{srv.URL + "/go"}, 1, "",
-			`browser_extract acts on ` + srv.URL + `/bank/transfer, which matches the deny rule "local-bank"`},
+			`withheld the result of browser_open: it holds content of ` + srv.URL + `/bank/transfer, which the sensitive-site rule "local-bank" denies`},
 		{"sensitive page is read", []string{srv.URL + "/vault/home"}, 0, "Three passwords stored", ""},
 		// A 404 fails like plain fetch: one sentence and exit 1; the other page prints.
 		{"ordinary pages, one browser", []string{"--format", "json", srv.URL + "/plain", srv.URL + "/missing"}, 1, `"title"`, "/missing answered 404 Not Found"},
@@ -121,7 +123,7 @@ rules:
 			denied = append(denied, e.Tool)
 		}
 	}
-	if diff := cmp.Diff([]string{"browser_open", "browser_extract"}, denied); diff != "" {
+	if diff := cmp.Diff([]string{"browser_open"}, denied); diff != "" {
 		t.Errorf("refused calls in the audit log (-want +got)\n%s", diff)
 	}
 }
