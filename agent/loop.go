@@ -91,6 +91,10 @@ type Options struct {
 	Economy *ToolEconomy
 	// Transport carries the HTTP requests to the LLM; nil is http.DefaultTransport.
 	Transport http.RoundTripper
+	// ToolBounds limits the tools sent with one request; past them the
+	// rest wait behind tool_search. Zero means MaxRequestTools and
+	// MaxToolDefBytes.
+	ToolBounds ToolBounds
 }
 
 // Stats are counters about the conversation, for /status and reports.
@@ -120,6 +124,8 @@ type Agent struct {
 	msgs    []openai.ChatCompletionMessage // msgs[0] is the system prompt
 	images  bool                           // send images; off after the model refuses one
 	models  []ModelInfo                    // the endpoint's list, once asked (Models)
+	shelf   *toolShelf                     // tools deferred behind tool_search, and those it chose
+	bounds  ToolBounds
 }
 
 // New returns an agent for settings s that calls tools through caller.
@@ -148,7 +154,7 @@ func New(s Settings, caller Caller, opts *Options) (*Agent, error) {
 	if opts.Economy != nil {
 		economy = *opts.Economy
 	}
-	a := &Agent{s: s, caller: caller, economy: economy, tr: tr, client: newClient(s, tr), images: s.Images}
+	a := &Agent{s: s, caller: caller, economy: economy, tr: tr, client: newClient(s, tr), images: s.Images, shelf: &toolShelf{}, bounds: opts.ToolBounds}
 	a.msgs = []openai.ChatCompletionMessage{{
 		Role:    openai.ChatMessageRoleSystem,
 		Content: buildSystemPrompt(opts.SystemExtra, time.Now()),
@@ -161,6 +167,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.msgs = a.msgs[:1:1]
+	a.shelf.reset()
 	a.smu.Lock()
 	a.stats = Stats{}
 	a.smu.Unlock()
@@ -194,6 +201,17 @@ func (a *Agent) Models(ctx context.Context) ([]ModelInfo, error) {
 	a.models = models
 	a.smu.Unlock()
 	return models, nil
+}
+
+// DeferredTools names the tools the last request left out for its
+// bounds (MaxRequestTools, MaxToolDefBytes); the model reaches them with
+// tool_search. Nil when every tool was sent.
+func (a *Agent) DeferredTools() []string {
+	var out []string
+	for _, d := range a.shelf.Deferred() {
+		out = append(out, d.Name)
+	}
+	return out
 }
 
 // KnownModels is the endpoint's model list as last asked, without asking
@@ -259,7 +277,7 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 // ask makes one streamed request and records the model's answer.
 func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error) {
 	out.Event(Event{Kind: EventStep, Step: step})
-	tools := CompactTools(a.caller.Tools(), a.economy)
+	tools := a.shelf.bound(CompactTools(a.caller.Tools(), a.economy), a.bounds)
 	for broken := 0; ; {
 		a.fit(ToolDefBytes(tools), out)
 		req := openai.ChatCompletionRequest{Model: a.Settings().Model, Messages: a.msgs, Stream: true}
@@ -367,6 +385,11 @@ func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall,
 func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*ToolResult, error) {
 	if !json.Valid([]byte(c.Args)) {
 		return &ToolResult{IsError: true, Text: fmt.Sprintf("the arguments were not valid JSON (%q); call %s again with a JSON object", truncate(c.Args, 200), c.Name)}, nil
+	}
+	if c.Name == ToolSearchName {
+		// The agent's own index of the tools it did not send: it touches
+		// nothing (no page, file or server), so it needs no guard.
+		return a.shelf.search(c.Args), nil
 	}
 	return a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), OriginAgent)
 }

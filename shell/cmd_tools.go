@@ -279,14 +279,25 @@ func cmdTools(_ context.Context, s *Shell, c *call) error {
 	defs := s.opts.Tools.Tools()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	filter := strings.ToLower(strings.Join(c.args, " "))
+	deferred := map[string]bool{}
+	if td, ok := s.opts.Agent.(ToolDeferrer); ok {
+		for _, name := range td.DeferredTools() {
+			deferred[name] = true
+		}
+	}
 	var b strings.Builder
-	n := 0
+	n, nDeferred := 0, 0
 	for _, d := range defs {
 		if filter != "" && !strings.Contains(strings.ToLower(d.Name+" "+d.Description), filter) {
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "%-32s %s\n", d.Name, textutil.OneLine(d.Description, 90))
+		desc := d.Description
+		if deferred[d.Name] {
+			nDeferred++
+			desc = "(deferred) " + desc
+		}
+		fmt.Fprintf(&b, "%-32s %s\n", d.Name, textutil.OneLine(desc, 90))
 		if strings.EqualFold(d.Name, filter) {
 			b.WriteString(paramsText(d.Parameters))
 		}
@@ -295,6 +306,10 @@ func cmdTools(_ context.Context, s *Shell, c *call) error {
 		return &hintError{msg: fmt.Sprintf("no tool matches %q", filter), hint: "/tools lists all; /mcp shows servers still starting"}
 	}
 	s.p.Text(b.String())
+	if nDeferred > 0 {
+		s.p.Hint("%s; %d deferred: too many to send with every request, the agent finds them with tool_search", plural(n, "tool"), nDeferred)
+		return nil
+	}
 	s.p.Hint("%s", plural(n, "tool"))
 	return nil
 }

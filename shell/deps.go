@@ -41,6 +41,13 @@ type ModelLister interface {
 	KnownModels() []agent.ModelInfo
 }
 
+// ToolDeferrer is an Agent that leaves tools out of its requests past its
+// bounds (they wait behind tool_search); /tools marks them. *agent.Agent
+// fits.
+type ToolDeferrer interface {
+	DeferredTools() []string
+}
+
 // Browser switches the browser session between isolated and shared mode;
 // *agent.Session fits. Switching also resets grants and owned tabs and
 // points chrome-devtools-mcp at the new browser: the returned message says

@@ -147,11 +147,12 @@ func (g shellGuard) Audit(n int) ([]string, error) {
 // The real parts fit the shell's interfaces; the shell finds /mcp
 // enable|disable through MCPToggler, so a mismatch would hide them silently.
 var (
-	_ shell.Tools       = (*agent.Registry)(nil)
-	_ shell.Agent       = (*agent.Agent)(nil)
-	_ shell.ModelLister = (*agent.Agent)(nil)
-	_ shell.Browser     = (*modeSwitch)(nil)
-	_ shell.MCP         = (*mcpclient.Manager)(nil)
-	_ shell.MCPToggler  = (*mcpclient.Manager)(nil)
-	_ shell.Guard       = shellGuard{}
+	_ shell.Tools        = (*agent.Registry)(nil)
+	_ shell.Agent        = (*agent.Agent)(nil)
+	_ shell.ModelLister  = (*agent.Agent)(nil)
+	_ shell.ToolDeferrer = (*agent.Agent)(nil)
+	_ shell.Browser      = (*modeSwitch)(nil)
+	_ shell.MCP          = (*mcpclient.Manager)(nil)
+	_ shell.MCPToggler   = (*mcpclient.Manager)(nil)
+	_ shell.Guard        = shellGuard{}
 )
