@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,7 +36,7 @@ func browserCommands() []*command {
 		{name: "tab", args: "N", summary: "make tab N the one tools act on", minArgs: 1,
 			run: cmdTab, complete: completeTabs},
 		{name: "open", args: "URL", summary: "open URL in a new tab", minArgs: 1,
-			run: toolCmd("browser_open", func(c *call) map[string]any { return map[string]any{"url": normalizeURL(c.args[0])} })},
+			run: cmdOpen},
 		{name: "snapshot", args: "[CSS]", summary: "text outline of the page, with refs for /click and /type",
 			run: toolCmd("browser_snapshot", func(c *call) map[string]any {
 				if len(c.args) > 0 {
@@ -204,8 +205,22 @@ func cmdTab(ctx context.Context, s *Shell, c *call) error {
 	return s.callTool(ctx, "browser_select_tab", map[string]any{"tab": id})
 }
 
+// cmdOpen opens a page, once the address reads as one: "/open notaurl"
+// must not become https://notaurl and an empty tab.
+func cmdOpen(ctx context.Context, s *Shell, c *call) error {
+	u, err := webAddress(c.args[0])
+	if err != nil {
+		return err
+	}
+	return s.callTool(ctx, "browser_open", map[string]any{"url": u})
+}
+
 func cmdFetch(ctx context.Context, s *Shell, c *call) error {
-	args := map[string]any{"url": normalizeURL(c.args[0])}
+	u, err := webAddress(c.args[0])
+	if err != nil {
+		return err
+	}
+	args := map[string]any{"url": u}
 	if sel, ok := c.flags["select"]; ok {
 		args[s.paramName("web_fetch", "select", "selector")] = sel
 	}
@@ -226,6 +241,25 @@ func (s *Shell) paramName(tool string, names ...string) string {
 		}
 	}
 	return names[0]
+}
+
+// webAddress is normalizeURL for commands that load a page: a bare word
+// with no scheme and no dot (not localhost, not an IP address) is refused
+// in fetch's words, instead of becoming https://word.
+func webAddress(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if strings.Contains(s, "://") || strings.HasPrefix(s, "about:") || strings.HasPrefix(s, "data:") {
+		return s, nil
+	}
+	host, _, _ := strings.Cut(s, "/")
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.Contains(host, ".") || host == "localhost" || net.ParseIP(strings.Trim(host, "[]")) != nil {
+		return normalizeURL(s), nil
+	}
+	return "", &hintError{msg: fmt.Sprintf("%q is not a web address: it has no scheme and no domain", raw),
+		hint: "write it as https://example.com/page (or http://" + s + "/ for a name on your network)"}
 }
 
 // normalizeURL adds https:// to a bare host, as people type them.

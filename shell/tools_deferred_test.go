@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -33,5 +34,27 @@ func TestToolsSaysDeferred(t *testing.T) {
 	}
 	if !strings.Contains(out, "1 deferred: too many to send with every request, the agent finds them with tool_search") {
 		t.Errorf("no count of deferred tools:\n%s", out)
+	}
+}
+
+// TestOpenRefusesNonAddress: /open and /fetch of a bare word say it is not
+// a web address and call no tool (it used to open https://notaurl, an
+// empty tab); a bare domain, localhost and an IP with a port still open.
+func TestOpenRefusesNonAddress(t *testing.T) {
+	tools := newFakeTools()
+	out, errs, failed := runScriptResult(t, &Options{Tools: tools}, "/open notaurl\n/fetch notaurl\n/open example.com/a\n/open localhost:8080/x\n/open 127.0.0.1:9/y\n")
+	const want = `error: "notaurl" is not a web address: it has no scheme and no domain`
+	if failed != 2 || strings.Count(errs, want) != 2 || !strings.Contains(errs+out, "write it as https://example.com/page (or http://notaurl/ for a name on your network)") {
+		t.Errorf("failed %d\nstdout: %s\nstderr: %s", failed, out, errs)
+	}
+	var urls []string
+	for _, c := range tools.got() {
+		var a struct{ URL string }
+		json.Unmarshal([]byte(c.Args), &a)
+		urls = append(urls, c.Name+" "+a.URL)
+	}
+	wantCalls := []string{"browser_open https://example.com/a", "browser_open https://localhost:8080/x", "browser_open https://127.0.0.1:9/y"}
+	if strings.Join(urls, "\n") != strings.Join(wantCalls, "\n") {
+		t.Errorf("tool calls:\n%s\nwant:\n%s", strings.Join(urls, "\n"), strings.Join(wantCalls, "\n"))
 	}
 }
