@@ -165,8 +165,16 @@ func cmdScreenshot(ctx context.Context, s *Shell, c *call) error {
 	file := ""
 	if len(c.args) > 0 {
 		file = c.args[0]
-		if strings.HasSuffix(strings.ToLower(file), ".png") {
+		switch ext := strings.ToLower(filepath.Ext(file)); ext {
+		case ".png":
 			args["format"] = "png"
+		case ".jpg", ".jpeg", "":
+			args["format"] = "jpeg"
+		default:
+			// The file's name must say what is in it: a JPEG named .gif
+			// opens as a broken image.
+			return &hintError{msg: fmt.Sprintf("/screenshot %s: screenshots are PNG or JPEG, not %s", file, ext),
+				hint: "name the file .png or .jpg, e.g. /screenshot page.png"}
 		}
 	}
 	raw, _ := json.Marshal(args)

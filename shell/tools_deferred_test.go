@@ -58,3 +58,24 @@ func TestOpenRefusesNonAddress(t *testing.T) {
 		t.Errorf("tool calls:\n%s\nwant:\n%s", strings.Join(urls, "\n"), strings.Join(wantCalls, "\n"))
 	}
 }
+
+// TestScreenshotFormatFollowsName: .png asks for PNG, .jpg for JPEG, and a
+// name that is neither (.gif) is refused before any screenshot is taken.
+func TestScreenshotFormatFollowsName(t *testing.T) {
+	tools := newFakeTools()
+	dir := t.TempDir()
+	_, errs, failed := runScriptResult(t, &Options{Tools: tools, ScreenshotDir: dir},
+		"/screenshot "+dir+"/a.png\n/screenshot "+dir+"/b.jpg\n/screenshot "+dir+"/c.gif\n")
+	if failed != 1 || !strings.Contains(errs, "screenshots are PNG or JPEG, not .gif") {
+		t.Errorf("failed %d, stderr:\n%s", failed, errs)
+	}
+	var formats []string
+	for _, c := range tools.got() {
+		var a struct{ Format string }
+		json.Unmarshal([]byte(c.Args), &a)
+		formats = append(formats, c.Name+" "+a.Format)
+	}
+	if got, want := strings.Join(formats, ","), "browser_screenshot png,browser_screenshot jpeg"; got != want {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+}
