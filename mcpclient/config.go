@@ -237,8 +237,9 @@ var knownFields = map[string]bool{
 	"callTimeout": true, "includeTools": true, "excludeTools": true, "oauth": true,
 }
 
-// Parse reads one configuration file's bytes. file names it in messages;
-// lookup resolves ${VAR} (os.LookupEnv in production).
+// Parse reads one configuration file's bytes, in the dialect of the client
+// that wrote it (see Dialect: the name and top level tell). file names it
+// in messages; lookup resolves ${VAR} (os.LookupEnv in production).
 func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s: empty file; want {\"mcpServers\": {...}}", file)
@@ -247,50 +248,85 @@ func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Confi
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, syntaxError(data, file, err)
 	}
+	d := detectDialect(file, top)
+	key := "mcpServers"
+	if d == DialectVSCode {
+		key = "servers"
+		lookup = workspaceLookup(file, lookup)
+	}
 	c := &Config{Servers: map[string]*ServerConfig{}, Files: []string{file}}
-	for k := range top {
-		if k != "mcpServers" {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", file, k))
+	for _, k := range sortedKeys(top) {
+		if k != key && !(d == DialectVSCode && k == "inputs") && !quietTop(file, d) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", where(file, fieldLine(data, data, k)), k))
 		}
 	}
-	raw, ok := top["mcpServers"]
+	raw, ok := top[key]
 	if !ok {
 		return c, nil
 	}
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("%s: field mcpServers: want an object of servers", file)
+		return nil, fmt.Errorf("%s: field %s: want an object of servers", file, key)
 	}
+	p := parser{file: file, data: data, dialect: d, lookup: lookup, inputs: vscodeInputs(top["inputs"])}
 	for name, body := range entries {
-		sc, warns := parseServer(name, body, file, lookup)
+		sc, warns := p.server(name, body)
 		c.Servers[name] = sc
 		c.Warnings = append(c.Warnings, warns...)
 	}
+	sort.Strings(c.Warnings)
 	return c, nil
 }
 
-func parseServer(name string, body json.RawMessage, file string, lookup func(string) (string, bool)) (*ServerConfig, []string) {
+// parser reads the servers of one file.
+type parser struct {
+	file    string
+	data    []byte
+	dialect Dialect
+	lookup  func(string) (string, bool)
+	inputs  map[string]vscodeInput
+}
+
+func (p parser) server(name string, body json.RawMessage) (*ServerConfig, []string) {
+	file := p.file
 	sc := &ServerConfig{Name: name, Source: file}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		sc.Err = fmt.Errorf("%s: server %q: want an object", file, name)
 		return sc, nil
 	}
+	line := func(k string) int { return fieldLine(p.data, body, k) }
 	var warns []string
 	for _, k := range sortedKeys(fields) {
+		if dialectFields[p.dialect][k] {
+			continue // read below, as that client means it
+		}
 		if !knownFields[k] {
-			warns = append(warns, fmt.Sprintf("%s: server %q: unknown field %q ignored", file, name, k))
+			warns = append(warns, fmt.Sprintf("%s: server %q: unknown field %q ignored", where(file, line(k)), name, k))
 			continue
 		}
 		if err := json.Unmarshal(fields[k], fieldPtr(sc, k)); err != nil {
-			sc.Err = fmt.Errorf("%s: server %q: field %s: %s", file, name, k, typeMessage(err))
+			sc.Err = fmt.Errorf("%s: server %q: field %s: %s", where(file, line(k)), name, k, typeMessage(err))
+			return sc, warns
+		}
+	}
+	switch p.dialect {
+	case DialectGemini:
+		warns = append(warns, applyGemini(sc, fields, file, line)...)
+		bareServer(sc)
+	case DialectVSCode:
+		if _, ok := fields["envFile"]; ok {
+			warns = append(warns, fmt.Sprintf("%s: server %q: \"envFile\" is not read; put the variables in \"env\"", where(file, line("envFile")), name))
+		}
+		if err := p.fillInputs(sc); err != nil {
+			sc.Err = fmt.Errorf("%s: server %q: %w", file, name, err)
 			return sc, warns
 		}
 	}
 	inheritBuiltIn(sc)
 	sc.Err = validate(sc, file)
 	if sc.Err == nil {
-		sc.Err = expandServer(sc, lookup)
+		sc.Err = expandServer(sc, p.lookup)
 		if sc.Err != nil {
 			sc.Err = fmt.Errorf("%s: server %q: %w", file, name, sc.Err)
 		}

@@ -62,8 +62,8 @@ func TestParse(t *testing.T) {
 				"badkind": `field type: "websocket" is not stdio, http or sse`,
 			},
 			warnings: []string{
-				`f.json: server "good": unknown field "extra" ignored`,
-				`f.json: unknown top-level field "version" ignored`,
+				`f.json:8: server "good": unknown field "extra" ignored`,
+				`f.json:9: unknown top-level field "version" ignored`,
 			},
 		},
 	}
@@ -77,8 +77,8 @@ func TestParse(t *testing.T) {
 			for name, sc := range c.Servers {
 				if sc.Err != nil {
 					want, ok := tc.wantErrs[name]
-					if !ok || !strings.Contains(sc.Err.Error(), want) || !strings.HasPrefix(sc.Err.Error(), "f.json: ") {
-						t.Errorf("server %s: err %q, want one starting with f.json: and containing %q", name, sc.Err, want)
+					if !ok || !strings.Contains(sc.Err.Error(), want) || !strings.HasPrefix(sc.Err.Error(), "f.json") {
+						t.Errorf("server %s: err %q, want one starting with f.json and containing %q", name, sc.Err, want)
 					}
 					delete(tc.wantErrs, name)
 					continue

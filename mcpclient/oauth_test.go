@@ -501,7 +501,7 @@ func TestParseOAuthConfig(t *testing.T) {
 		{"absent", `{"url": "https://x/mcp"}`, nil, ""},
 		{"bad port", `{"url": "https://x/mcp", "oauth": {"callbackPort": 70000}}`, nil, `f.json: server "s": oauth.callbackPort 70000 is not a port`},
 		{"secret without id", `{"url": "https://x/mcp", "oauth": {"clientSecret": "x"}}`, nil, "oauth.clientSecret is set without oauth.clientId"},
-		{"wrong type", `{"url": "https://x/mcp", "oauth": {"scopes": "a b"}}`, nil, `f.json: server "s": field oauth: want []string, got string`},
+		{"wrong type", `{"url": "https://x/mcp", "oauth": {"scopes": "a b"}}`, nil, `f.json:1: server "s": field oauth: want []string, got string`},
 		{"unset variable", `{"url": "https://x/mcp", "oauth": {"clientId": "id", "clientSecret": "${NOPE}"}}`, nil, "field oauth.clientSecret: environment variable NOPE is not set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

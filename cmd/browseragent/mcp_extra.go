@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/mcpclient"
@@ -214,4 +216,26 @@ the shell, /mcp log-level NAME LEVEL keeps the level for the session.`,
 	}
 	cmd.Flags().DurationVar(&wait, "wait", 0, "how long to collect log messages before printing")
 	return cmd
+}
+
+// promptInputs asks at the terminal for a VS Code "inputs" value the first
+// time a config file uses ${input:ID}; a password is read without echo.
+// Off a terminal nothing is asked and such a server says what it needs.
+func promptInputs(s *streams) {
+	if !interactive(s) {
+		return
+	}
+	mcpclient.PromptInput = func(file, id, description string, password bool) (string, error) {
+		fmt.Fprintf(s.out, "%s asks for %q (%s): ", file, id, description)
+		if in, ok := s.in.(*os.File); ok && password {
+			b, err := term.ReadPassword(int(in.Fd()))
+			fmt.Fprintln(s.out)
+			return string(b), err
+		}
+		line, err := readRawLine(s.in)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		return strings.TrimSpace(line), nil
+	}
 }

@@ -48,6 +48,7 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait}
 	sh := shell.New(opts)
+	promptInputs(s)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
 		yes: f.yes, headed: f.headed, keepTabs: f.keepTabs, approver: sh, warn: s.err, gate: shellGate(s, f.trustProject), onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
 	if err != nil {
