@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -271,7 +272,11 @@ func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tTRANSPORT\tSOURCE\tERROR")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.Name, r.State, r.Tools, r.Transport, r.Source, textutil.FirstLine(r.Error, 0))
+		tools := strconv.Itoa(r.Tools)
+		if r.State == mcpclient.StateError.String() || r.State == mcpclient.StateDisabled.String() {
+			tools = "-" // a server in error or disabled offers none
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.State, tools, r.Transport, r.Source, textutil.FirstLine(r.Error, 0))
 	}
 	return tw.Flush()
 }

@@ -85,7 +85,7 @@ func TestMCPAddListRemove(t *testing.T) {
 		{[]string{"mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${API_TOKEN:-none}"}, 0, `added MCP server "api"`, `^$`},
 		{[]string{"mcp", "add", "raw", "--", bin, "garbage"}, 0, `replaced MCP server "raw"`, `^$`},
 		// Adding servers keeps the built-in one (its state depends on npx).
-		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +0 +http .*chrome-devtools +\w+ +\d+ +stdio +built-in .*raw +ready +5 +stdio`, `^$`},
+		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +- +http .*chrome-devtools +\w+ +[\d-]+ +stdio +built-in .*raw +ready +5 +stdio`, `^$`},
 		{[]string{"mcp", "list", "--cmd", bin + " ok"}, 0, `^NAME[^\n]*\nadhoc +ready +5 +stdio +command line +\n$`, `^$`},
 		{[]string{"mcp", "remove", "api"}, 0, `removed MCP server "api"`, `^$`},
 		{[]string{"mcp", "remove", "api"}, 1, `^$`, `no MCP server "api" in`},
