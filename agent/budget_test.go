@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -141,8 +142,10 @@ func loadCDMTools(t *testing.T) []ToolDef {
 // nativeTools stands for the browser's native tools, by name only.
 func nativeTools() []ToolDef {
 	var defs []ToolDef
-	for _, n := range nativeEquivalent {
-		defs = append(defs, ToolDef{Name: n, Source: SourceBrowser, Description: "native"})
+	for _, e := range catalog.Entries() {
+		if e.Kind == catalog.DevTools && e.Twin != "" {
+			defs = append(defs, ToolDef{Name: e.Twin, Source: SourceBrowser, Description: "native"})
+		}
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	return defs

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/browseragent/browseragent/catalog"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -15,66 +16,18 @@ const (
 	maxParamDescChars = 160
 )
 
-// devOnlyTools are chrome-devtools-mcp tools for developing a site, not for
-// doing a task on it. They are left out unless Settings.DevTools is set.
-var devOnlyTools = map[string]bool{
-	"performance_start_trace":     true,
-	"performance_stop_trace":      true,
-	"performance_analyze_insight": true,
-	"lighthouse_audit":            true,
-	"take_heapsnapshot":           true,
-	"screencast_start":            true,
-	"screencast_stop":             true,
-	"emulate":                     true,
-	"get_css_styles":              true,
-	"list_console_messages":       true,
-	"get_console_message":         true,
-}
-
-// nativeEquivalent maps chrome-devtools-mcp tools to the native browser tool
-// that does the same on the same browser. When the native tool is offered,
-// the MCP one is left out: two tools for one job cost bytes and confuse models.
-// list_pages stays: it is the only way to learn the pageId every other
-// chrome-devtools-mcp tool needs.
-var nativeEquivalent = map[string]string{
-	"navigate_page":   "browser_navigate",
-	"new_page":        "browser_open",
-	"take_snapshot":   "browser_snapshot",
-	"click":           "browser_click",
-	"fill":            "browser_type",
-	"press_key":       "browser_press",
-	"wait_for":        "browser_wait",
-	"take_screenshot": "browser_screenshot",
-	"select_page":     "browser_select_tab",
-	"close_page":      "browser_close",
-	"evaluate_script": "browser_eval",
-}
-
 // ToolEconomy says which tools to leave out when offering tools to the model.
 type ToolEconomy struct {
 	// DevTools keeps chrome-devtools-mcp's developer tools (tracing, heap,
 	// lighthouse, emulation, console, CSS).
 	DevTools bool
-	// DevToolsServers names the MCP servers that are chrome-devtools-mcp;
-	// nil means any server whose name contains "devtools".
-	DevToolsServers []string
-}
-
-func (e ToolEconomy) isDevToolsServer(name string) bool {
-	if e.DevToolsServers == nil {
-		return strings.Contains(strings.ToLower(name), "devtools")
-	}
-	for _, s := range e.DevToolsServers {
-		if s == name {
-			return true
-		}
-	}
-	return false
 }
 
 // CompactTools returns the tools to offer the model: developer-only and
-// duplicated chrome-devtools-mcp tools left out, descriptions tightened and
-// schema noise removed. Every tool kept keeps every parameter, its type,
+// duplicated chrome-devtools-mcp tools left out (the catalogue's DevOnly,
+// and Twin when that native tool is offered: two tools for one job cost
+// bytes and confuse models), descriptions tightened and schema noise
+// removed. Every tool kept keeps every parameter, its type,
 // enum and required list. defs is not modified.
 func CompactTools(defs []ToolDef, e ToolEconomy) []ToolDef {
 	offered := make(map[string]bool, len(defs))
@@ -83,12 +36,11 @@ func CompactTools(defs []ToolDef, e ToolEconomy) []ToolDef {
 	}
 	out := make([]ToolDef, 0, len(defs))
 	for _, d := range defs {
-		if d.Source == SourceMCP && e.isDevToolsServer(d.Server) {
-			raw := first(d.RawName, d.Name)
-			if !e.DevTools && devOnlyTools[raw] {
+		if ent := entryOf(d); ent.Kind == catalog.DevTools {
+			if !e.DevTools && ent.DevOnly {
 				continue
 			}
-			if n, ok := nativeEquivalent[raw]; ok && offered[n] {
+			if ent.Twin != "" && offered[ent.Twin] {
 				continue
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 )
 
@@ -15,23 +16,25 @@ const (
 	elemUID   // an MCP uid: the server's snapshot covers every frame, so any frame may hold it
 )
 
-// elementOf says how the call names the element it acts on.
-func (l locator) elementOf(def ToolDef, args map[string]any) int {
+// elementOf says how the call names the element it acts on, as its
+// catalogue entry says.
+func (l locator) elementOf(c *ResolvedCall) int {
+	e := c.Entry
 	switch {
-	case def.Source == SourceBrowser:
-		if ref, _ := args["ref"].(string); ref != "" {
+	case c.Def.Source == SourceBrowser:
+		if ref, _ := c.Args[e.Element].(string); ref != "" && e.Element != "" {
 			return elemRef
 		}
-		if typingTools[def.Name] == byFocus {
+		if e.Typing == catalog.ByFocus {
 			return elemFocus
 		}
-	case def.Source == SourceMCP && l.s.isBrowserServer(def.Server):
+	case c.Def.Source == SourceMCP && catalog.IsBrowserServer(c.Def.Server):
 		for _, k := range []string{"uid", "from_uid", "to_uid", "elements"} {
-			if _, ok := args[k]; ok {
+			if _, ok := c.Args[k]; ok {
 				return elemUID
 			}
 		}
-		if mcpTypingTools[def.RawName] == byFocus {
+		if e.Typing == catalog.ByFocus {
 			return elemFocus
 		}
 	}
@@ -44,9 +47,10 @@ func (l locator) elementOf(def ToolDef, args map[string]any) int {
 // so a click or a fill inside a bank's iframe on an ordinary page is
 // judged as a write on the bank. The frames are asked from the live page;
 // when it cannot say which frame holds the element, every frame counts.
-func (l locator) judgedURL(ctx context.Context, def ToolDef, args map[string]any, page Page) string {
+func (l locator) judgedURL(ctx context.Context, c *ResolvedCall, page Page) string {
 	b := l.s.Browser
-	how := l.elementOf(def, args)
+	how := l.elementOf(c)
+	args := c.Args
 	if how == elemNone || b == nil || page.TabID == "" || strings.HasPrefix(page.TabID, "mcp:") {
 		return page.URL
 	}
@@ -63,8 +67,8 @@ func (l locator) judgedURL(ctx context.Context, def ToolDef, args map[string]any
 	if err != nil {
 		return page.URL // the call's own check still judges the page
 	}
-	call := guard.Call{Tool: def.Name, Server: def.Server, Name: def.RawName, Args: args,
-		ReadOnlyHint: def.ReadOnlyHint, DestructiveHint: def.DestructiveHint, TabID: page.TabID}
+	call := c.guardCall()
+	call.TabID, call.Files = page.TabID, []guard.File{} // the page's part: the files are judged apart
 	best, bestRank := page.URL, -1
 	for _, u := range append([]string{page.URL}, frames...) {
 		if !hasOwnAddress(u) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 )
 
@@ -73,22 +74,13 @@ func (s *Session) screenTabList(text string) string {
 }
 
 // showsFrames reports whether a result can show what the page's frames
-// hold: a screenshot, a script's answer, chrome-devtools-mcp's snapshots
-// (its text snapshot covers every frame) and console messages. Native
-// snapshots, text and waits see the top document only, and the other
-// results name the top page (its URL and title).
+// hold, as the catalogue says (ForeignFrames): a screenshot, a script's
+// answer, chrome-devtools-mcp's snapshots (its text snapshot covers every
+// frame) and console messages. Native snapshots, text and waits see the
+// top document only, and the other results name the top page.
 func showsFrames(def ToolDef, args map[string]any) bool {
-	if def.Source == SourceBrowser {
-		return def.Name == "browser_screenshot" || def.Name == "browser_eval"
-	}
-	if on, _ := args["includeSnapshot"].(bool); on {
-		return true
-	}
-	switch def.RawName {
-	case "take_snapshot", "take_screenshot", "wait_for", "evaluate_script", "list_console_messages", "get_console_message":
-		return true
-	}
-	return false
+	e := entryOf(def)
+	return e.Foreign&catalog.ForeignFrames != 0 && e.ForeignResult(args)
 }
 
 // deniedRead returns the guard's decision when reading u is denied.

@@ -23,14 +23,19 @@ const DefaultCallTimeout = 3 * time.Minute
 
 // ToolProvider is a source of tools: the web_fetch builtin, the browser, the MCP
 // manager. Tools is called on every lookup, so it must be cheap (a snapshot).
+// Call runs the call the registry resolved and the guard judged: it must
+// act on c.Page's tab with c.Raw (or c.Args) and resolve nothing again.
 type ToolProvider interface {
 	Tools() []ToolDef
-	Call(ctx context.Context, def ToolDef, args json.RawMessage) (*ToolResult, error)
+	Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error)
 }
 
 // Page is the browser tab a tool call acts on.
 type Page struct {
-	TabID string // CDP target ID; "" when the call acts on no tab
+	// TabID is the tab's identity: its CDP target ID, or "mcp:server/id"
+	// for an MCP page that is not one of our browser's tabs; "" when the
+	// call acts on no tab.
+	TabID string
 	URL   string // the tab's URL, asked from the browser just now
 	Owned bool   // the agent opened this tab
 	// Secret: the call types into a password, one-time-code or card field
@@ -39,9 +44,11 @@ type Page struct {
 }
 
 // PageLocator finds the tab a call acts on and asks the browser for its live
-// URL. Calls that act on no page return a zero Page.
+// URL. Calls that act on no page return a zero Page. When c.Page.TabID is
+// already set (the registry checks again after the person answered), it
+// must describe that same tab, or fail when it is gone.
 type PageLocator interface {
-	Locate(ctx context.Context, def ToolDef, args map[string]any) (Page, error)
+	Locate(ctx context.Context, c *ResolvedCall) (Page, error)
 }
 
 // AuditFunc records one finished tool call (the registry's last step).
@@ -165,61 +172,59 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 // entry point that needs the tool's typed result (the fetch subcommand
 // prints fetch's own JSON) yet must pass the same guard, approval, timeout
 // and audit. A nil exec runs the provider, as Call does.
+//
+// Run resolves the call once (ResolvedCall: arguments, catalogue entry,
+// tab, address, files), hands it to the guard and then to the provider.
 func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, origin Origin, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
 	start := time.Now()
 	def, p, ok := r.resolve(name)
 	if !ok {
 		return nil, fmt.Errorf("%w %q%s", ErrUnknownTool, name, r.suggest(name))
 	}
-	argMap, err := parseArgs(args)
+	call, err := prepare(def, args, origin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	call := guard.Call{Tool: def.Name, Server: def.Server, Name: def.RawName, Args: argMap,
-		ReadOnlyHint: def.ReadOnlyHint, DestructiveHint: def.DestructiveHint}
-	if u, ok := argMap["url"].(string); ok && (def.Name == WebFetchName || isNavigation(r.policy.Effect(call))) {
-		call.TargetURL = u // so the audit log says where the call went
-	}
-	var secret bool
-	d, err := r.decide(ctx, def, &call, &secret)
+	d, err := r.decide(ctx, call)
+	secret := call.Page.Secret
 	if err != nil {
-		r.record(ctx, call, secret, d, start, nil, err)
+		r.record(ctx, call, d, start, nil, err)
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
 		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
-		r.record(ctx, call, secret, d, start, res, nil)
+		r.record(ctx, call, d, start, res, nil)
 		return res, nil
 	}
 	if exec == nil {
-		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, def, args) }
+		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, call) }
 	}
-	res, err := r.run(ctx, def, exec)
+	res, err := r.run(ctx, call, exec)
 	r.mu.RLock()
 	screen := r.opts.Screen
 	r.mu.RUnlock()
 	if err == nil && res != nil && screen != nil {
-		screen(ctx, def, call.Args, call.TabID, res)
+		screen(ctx, call.Def, call.Args, call.Page.TabID, res)
 	}
-	r.record(ctx, call, secret, d, start, res, err)
+	r.record(ctx, call, d, start, res, err)
 	if res != nil {
 		res.Secret = secret
 	}
 	if err == nil && (origin == OriginAgent || origin == OriginMCP) {
-		markUntrusted(res, def, call.PageURL)
+		markUntrusted(res, call)
 	}
 	return res, err
 }
 
 // markUntrusted wraps what a page or a tool said in an untrusted block for
 // the LLM; browseragent's own note stays outside it, and so does an error.
-func markUntrusted(res *ToolResult, def ToolDef, pageURL string) {
+func markUntrusted(res *ToolResult, c *ResolvedCall) {
 	if res.IsError || strings.TrimSpace(res.Text) == "" {
 		return
 	}
-	source := def.Name
-	if pageURL != "" {
-		source += " " + pageURL
+	source := c.Def.Name
+	if c.Page.URL != "" {
+		source += " " + c.Page.URL
 	}
 	res.Text = guard.Untrusted(source, res.Text)
 }
@@ -237,12 +242,13 @@ func (r *Registry) Recheck(tool, target string) error {
 
 // decide locates the page, checks the guard and, when it says ask, asks the
 // person (or applies the unattended rule) and checks again against the
-// page's URL at that later moment.
-func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, secret *bool) (guard.Decision, error) {
-	if err := r.locate(ctx, def, call, secret); err != nil {
+// same tab's URL at that later moment.
+func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decision, error) {
+	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d := r.check(ctx, *call)
+	gc := call.guardCall()
+	d := r.check(ctx, gc)
 	if d.Verdict != guard.Ask {
 		return d, nil
 	}
@@ -252,7 +258,7 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 	if approver == nil {
 		return d.Unattended(yes), nil
 	}
-	answer, err := approver.Approve(ctx, approvalRequest(*call, *secret, d))
+	answer, err := approver.Approve(ctx, approvalRequest(call, d))
 	if ca, ok := cannotAsk(err); ok {
 		u := d.Unattended(yes)
 		if u.Verdict == guard.Deny {
@@ -264,7 +270,7 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 		return u, nil
 	}
 	if err != nil {
-		return d, fmt.Errorf("%s: approval: %w", call.Tool, err)
+		return d, fmt.Errorf("%s: approval: %w", call.Def.Name, err)
 	}
 	if answer == AnswerNone {
 		d.Verdict, d.DecidedBy = guard.Deny, guard.ByNoAnswer
@@ -276,19 +282,19 @@ func (r *Registry) decide(ctx context.Context, def ToolDef, call *guard.Call, se
 		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."
 		return d, nil
 	}
-	if err := r.policy.Grant(*call, scopeOf(answer)); err != nil {
+	if err := r.policy.Grant(gc, scopeOf(answer)); err != nil {
 		d.Verdict, d.Reason, d.DecidedBy = guard.Deny, err.Error(), guard.ByPolicy
 		return d, nil
 	}
 	// The page may have moved while the person read the question: judge the
-	// call again against where it is now.
-	if err := r.locate(ctx, def, call, secret); err != nil {
+	// call again against where the same tab is now.
+	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d = r.check(ctx, *call)
+	d = r.check(ctx, call.guardCall())
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
-		d.Reason = "The page changed after the person approved (now " + call.PageURL + "); the approval does not carry over. " + d.Reason
+		d.Reason = "The page changed after the person approved (now " + call.Page.URL + "); the approval does not carry over. " + d.Reason
 	}
 	if d.Verdict == guard.Allow {
 		d.DecidedBy = guard.ByPerson
@@ -313,33 +319,42 @@ func (r *Registry) check(ctx context.Context, call guard.Call) guard.Decision {
 	return d
 }
 
-// locate sets the call's live page and whether it types into a secret
-// field.
-func (r *Registry) locate(ctx context.Context, def ToolDef, call *guard.Call, secret *bool) error {
+// locate sets the call's live page. A second locate must find the same
+// tab: if it is gone, the call fails instead of acting on another one.
+func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
 	r.mu.RLock()
 	loc := r.opts.Locator
 	r.mu.RUnlock()
 	if loc == nil {
 		return nil
 	}
-	page, err := loc.Locate(ctx, def, call.Args)
+	was := call.Page.TabID
+	page, err := loc.Locate(ctx, call)
 	if err != nil {
-		return fmt.Errorf("%s: find the page it acts on: %w", def.Name, err)
+		return fmt.Errorf("%s: find the page it acts on: %w", call.Def.Name, err)
 	}
-	call.PageURL, call.TabID = page.URL, page.TabID
-	*secret = page.Secret
+	if was != "" && page.TabID != was {
+		return fmt.Errorf("%s: the tab it was checked on is gone; nothing was done", call.Def.Name)
+	}
+	call.Page = page
 	if page.Owned && page.TabID != "" {
 		r.policy.OwnTab(page.TabID)
 	}
 	return nil
 }
 
-func (r *Registry) run(ctx context.Context, def ToolDef, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
+// run executes the call under the catalogue's timeout for the tool, never
+// longer than the registry's.
+func (r *Registry) run(ctx context.Context, call *ResolvedCall, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
+	limit := r.opts.CallTimeout
+	if t := call.Entry.Timeout; t > 0 && t < limit {
+		limit = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := exec(ctx)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &ToolResult{IsError: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", def.Name, r.opts.CallTimeout)}, nil
+		return &ToolResult{IsError: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit)}, nil
 	}
 	if err == nil && res == nil {
 		res = &ToolResult{}
@@ -347,10 +362,11 @@ func (r *Registry) run(ctx context.Context, def ToolDef, exec func(context.Conte
 	return res, err
 }
 
-func (r *Registry) record(ctx context.Context, call guard.Call, secret bool, d guard.Decision, start time.Time, res *ToolResult, err error) {
+func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision, start time.Time, res *ToolResult, err error) {
 	if r.opts.Audit == nil {
 		return
 	}
+	call, secret := c.guardCall(), c.Page.Secret
 	e := guard.FromDecision(call, d)
 	if c := ClientFrom(ctx); c != nil {
 		e.Client, e.Session = c.Name, c.Session
@@ -378,12 +394,10 @@ func maskValues(s string, args map[string]any) string {
 	return s
 }
 
-func isNavigation(e guard.Effect) bool { return e == guard.Navigate || e == guard.Open }
-
-func approvalRequest(c guard.Call, secret bool, d guard.Decision) ApprovalRequest {
+func approvalRequest(c *ResolvedCall, d guard.Decision) ApprovalRequest {
 	req := ApprovalRequest{
-		Tool: c.Tool, Server: c.Server, PageURL: c.PageURL, Rule: d.Rule,
-		Reason: d.Reason, Args: summarizeArgs(c.Args, secret), Sensitive: d.Sensitive,
+		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.Page.URL, Rule: d.Rule,
+		Reason: d.Reason, Args: summarizeArgs(c.Args, c.Page.Secret), Sensitive: d.Sensitive,
 	}
 	for _, sc := range d.Scopes { // only what the guard will accept
 		switch sc {

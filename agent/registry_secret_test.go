@@ -15,9 +15,9 @@ import (
 // secretLocator is pageTool's page where ref e2 is a password field.
 type secretLocator struct{ *pageTool }
 
-func (l secretLocator) Locate(ctx context.Context, def ToolDef, args map[string]any) (Page, error) {
-	p, err := l.pageTool.Locate(ctx, def, args)
-	p.Secret = args["ref"] == "e2"
+func (l secretLocator) Locate(ctx context.Context, c *ResolvedCall) (Page, error) {
+	p, err := l.pageTool.Locate(ctx, c)
+	p.Secret = c.Args["ref"] == "e2"
 	return p, err
 }
 

@@ -46,14 +46,14 @@ func newPageTool(url string) *pageTool {
 
 func (p *pageTool) Tools() []ToolDef { return p.defs }
 
-func (p *pageTool) Call(_ context.Context, def ToolDef, _ json.RawMessage) (*ToolResult, error) {
+func (p *pageTool) Call(_ context.Context, c *ResolvedCall) (*ToolResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ran = append(p.ran, def.Name)
-	return &ToolResult{Text: "did " + def.Name}, nil
+	p.ran = append(p.ran, c.Def.Name)
+	return &ToolResult{Text: "did " + c.Def.Name}, nil
 }
 
-func (p *pageTool) Locate(context.Context, ToolDef, map[string]any) (Page, error) {
+func (p *pageTool) Locate(context.Context, *ResolvedCall) (Page, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return Page{TabID: "T1", URL: p.url}, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
@@ -348,9 +349,7 @@ func (s *Session) restartBrowserServers(ctx context.Context) {
 	}
 }
 
-func (s *Session) isBrowserServer(name string) bool {
-	return name == mcpclient.DefaultServerName
-}
+func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserServer(name) }
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,
 // launched on demand, or the person's), so native and MCP tools see the

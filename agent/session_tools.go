@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -27,8 +28,12 @@ func (t browserTools) Tools() []ToolDef {
 	return defs
 }
 
-func (t browserTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (*ToolResult, error) {
-	r, err := t.b.Call(ctx, def.Name, args)
+func (t browserTools) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
+	tab := c.Page.TabID
+	if !c.Entry.OnPage {
+		tab = ""
+	}
+	r, err := t.b.CallTab(ctx, c.Def.Name, tab, c.Raw)
 	if err != nil || r == nil {
 		return nil, err
 	}
@@ -56,8 +61,8 @@ func (t mcpTools) Tools() []ToolDef {
 	return defs
 }
 
-func (t mcpTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (*ToolResult, error) {
-	r, err := t.m.CallTool(ctx, def.Name, args)
+func (t mcpTools) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
+	r, err := t.m.CallTool(ctx, c.Def.Name, c.Raw)
 	if err != nil || r == nil {
 		return nil, err
 	}
@@ -70,8 +75,8 @@ func (t mcpTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (
 	for _, im := range r.Images {
 		out.Images = append(out.Images, Image{MIME: im.MIME, Data: im.Data})
 	}
-	if def.RawName == "new_page" && def.Server == mcpclient.DefaultServerName && !r.IsError {
-		t.pages.ownSelected(ctx, def.Server)
+	if c.Entry.Kind == catalog.DevTools && c.Entry.Effect == catalog.Open && !r.IsError {
+		t.pages.ownSelected(ctx, c.Def.Server)
 	}
 	return out, nil
 }
@@ -81,30 +86,17 @@ func (t mcpTools) Call(ctx context.Context, def ToolDef, args json.RawMessage) (
 // whether the call types into a secret field there.
 type locator struct{ s *Session }
 
-func (l locator) Locate(ctx context.Context, def ToolDef, args map[string]any) (Page, error) {
-	page, err := l.page(ctx, def, args)
+func (l locator) Locate(ctx context.Context, c *ResolvedCall) (Page, error) {
+	page, err := l.page(ctx, c)
 	if err != nil || page.TabID == "" {
 		return page, err
 	}
-	page.Secret = l.secret(ctx, def, page, args)
-	page.URL = l.judgedURL(ctx, def, args, page)
+	page.Secret = l.secret(ctx, c, page)
+	if u := l.judgedURL(ctx, c, page); u != page.URL {
+		c.FrameURL, page.URL = u, u
+	}
 	return page, nil
 }
-
-// How a typing tool's target field is found: by its ref, as the focused
-// element (a key press), or not at all (an MCP uid, which only the MCP
-// server can resolve: then the whole page is judged).
-const (
-	byRef = iota + 1
-	byFocus
-	byPage
-)
-
-// typingTools are the tools that put typed text into a field.
-var typingTools = map[string]int{"browser_type": byRef, "browser_select": byRef, "browser_press": byFocus}
-
-// mcpTypingTools are chrome-devtools-mcp's tools that type.
-var mcpTypingTools = map[string]int{"fill": byPage, "fill_form": byPage, "type_text": byFocus, "press_key": byFocus}
 
 // secret asks the live page whether the call types into a secret field.
 // When the page cannot answer (a stale ref, a hung page, an MCP page that
@@ -112,15 +104,9 @@ var mcpTypingTools = map[string]int{"fill": byPage, "fill_form": byPage, "type_t
 // harmless value costs little, logging a password cannot be undone. Pages
 // that are not web pages (chrome://, extensions, file:) are not asked at
 // all, since the guard may be about to refuse the call there.
-func (l locator) secret(ctx context.Context, def ToolDef, page Page, args map[string]any) bool {
-	how := 0
-	switch {
-	case def.Source == SourceBrowser:
-		how = typingTools[def.Name]
-	case def.Source == SourceMCP && l.s.isBrowserServer(def.Server):
-		how = mcpTypingTools[def.RawName]
-	}
-	if how == 0 {
+func (l locator) secret(ctx context.Context, c *ResolvedCall, page Page) bool {
+	how := c.Entry.Typing
+	if how == catalog.NoTyping {
 		return false
 	}
 	b, tab := l.s.Browser, page.TabID
@@ -131,22 +117,26 @@ func (l locator) secret(ctx context.Context, def ToolDef, page Page, args map[st
 	var ok bool
 	var err error
 	switch how {
-	case byRef:
-		ref, _ := args["ref"].(string)
+	case catalog.ByRef:
+		ref, _ := c.Args[c.Entry.Element].(string)
 		ok, err = b.SecretField(ctx, tab, ref)
-	case byFocus:
+	case catalog.ByFocus:
 		ok, err = b.SecretField(ctx, tab, "")
-	case byPage:
+	default:
 		ok, err = b.PageHasSecretField(ctx, tab)
 	}
 	return ok || err != nil
 }
 
-func (l locator) page(ctx context.Context, def ToolDef, args map[string]any) (Page, error) {
+func (l locator) page(ctx context.Context, c *ResolvedCall) (Page, error) {
 	switch {
-	case def.Source == SourceBrowser:
-		raw, _ := json.Marshal(args)
-		id := l.s.Browser.TabFor(def.Name, raw)
+	case !c.Entry.OnPage:
+		return Page{}, nil
+	case c.Def.Source == SourceBrowser:
+		id := c.Page.TabID
+		if id == "" {
+			id = l.s.Browser.TargetOf(l.s.Browser.TabFor(c.Def.Name, c.Raw))
+		}
 		if id == "" || !l.s.Browser.Running() {
 			return Page{}, nil
 		}
@@ -155,11 +145,20 @@ func (l locator) page(ctx context.Context, def ToolDef, args map[string]any) (Pa
 			return Page{}, err
 		}
 		return Page{TabID: id, URL: u, Owned: l.s.Browser.Owned(id)}, nil
-	case def.Source == SourceMCP && l.s.pages != nil && l.s.isBrowserServer(def.Server):
-		if def.RawName == "list_pages" || def.RawName == "new_page" {
-			return Page{}, nil
+	case c.Def.Source == SourceMCP && l.s.pages != nil && catalog.IsBrowserServer(c.Def.Server) && c.Entry.Tab != "":
+		page, id, err := l.s.pages.locate(ctx, c.Def.Server, c.Args[c.Entry.Tab])
+		if err != nil || page.TabID == "" {
+			return page, err
 		}
-		return l.s.pages.locate(ctx, def.Server, args)
+		if _, named := c.Args[c.Entry.Tab]; !named {
+			// Name the page that was judged, so the server acts on it even
+			// if another one is selected meanwhile.
+			c.Args[c.Entry.Tab] = id
+			if err := c.encode(); err != nil {
+				return Page{}, err
+			}
+		}
+		return page, nil
 	}
 	return Page{}, nil
 }
@@ -185,21 +184,27 @@ func (p *mcpPages) list(ctx context.Context, server string) ([]browser.MCPPage, 
 	return browser.ParseListPages(r.Text), nil
 }
 
-func (p *mcpPages) locate(ctx context.Context, server string, args map[string]any) (Page, error) {
+// locate finds the page pageID names (a JSON number), or the selected one
+// when it is nil, and returns it with its id.
+func (p *mcpPages) locate(ctx context.Context, server string, pageID any) (Page, int, error) {
 	pages, err := p.list(ctx, server)
 	if err != nil {
-		return Page{}, err
+		return Page{}, 0, err
 	}
-	want, hasID := args["pageId"].(float64)
+	want, hasID := pageID.(float64)
+	if pageID != nil && !hasID {
+		return Page{}, 0, fmt.Errorf("pageId must be a number (call list_pages)")
+	}
 	for _, pg := range pages {
 		if (hasID && pg.ID == int(want)) || (!hasID && pg.Selected) {
-			return p.page(ctx, server, pg, pages)
+			page, err := p.page(ctx, server, pg, pages)
+			return page, pg.ID, err
 		}
 	}
 	if hasID {
-		return Page{}, fmt.Errorf("no page with pageId %d (call list_pages)", int(want))
+		return Page{}, 0, fmt.Errorf("no page with pageId %d (call list_pages)", int(want))
 	}
-	return Page{}, nil
+	return Page{}, 0, nil
 }
 
 // page describes an MCP page as one of our browser's tabs when it is one,
@@ -223,7 +228,7 @@ func (p *mcpPages) page(ctx context.Context, server string, pg browser.MCPPage, 
 				return Page{}, err
 			}
 		}
-		return Page{TabID: tab, URL: u, Owned: owned}, nil
+		return Page{TabID: p.b.TargetOf(tab), URL: u, Owned: owned}, nil
 	}
 	key := fmt.Sprintf("%s/%d", server, pg.ID)
 	p.mu.Lock()

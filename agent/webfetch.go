@@ -57,9 +57,9 @@ type webFetchArgs struct {
 
 // Call implements ToolProvider. Failures the model can fix (404, a bad
 // selector, an unreachable host) come back as error results.
-func (w *WebFetch) Call(ctx context.Context, _ ToolDef, raw json.RawMessage) (*ToolResult, error) {
+func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
 	var a webFetchArgs
-	if err := json.Unmarshal(raw, &a); err != nil || a.URL == "" {
+	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
 		return &ToolResult{IsError: true, Text: `web_fetch needs {"url": "https://..."}`}, nil
 	}
 	format := fetch.FormatMarkdown

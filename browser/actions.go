@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -69,24 +68,6 @@ func jsFail(err error) (*Result, error) {
 	return nil, err
 }
 
-var (
-	schemeRE   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
-	hostPortRE = regexp.MustCompile(`^[^/:]+:\d+(/|$)`)
-)
-
-// normalizeURL adds a scheme to a bare host, as an address bar does: http
-// for this machine, https elsewhere.
-func normalizeURL(u string) string {
-	u = strings.TrimSpace(u)
-	if u == "" || schemeRE.MatchString(u) && !hostPortRE.MatchString(u) {
-		return u
-	}
-	if strings.HasPrefix(u, "localhost") || strings.HasPrefix(u, "127.") || strings.HasPrefix(u, "[::1]") {
-		return "http://" + u
-	}
-	return "https://" + u
-}
-
 // navigate loads url in the tab with a bounded wait.
 func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 	nctx, cancel := context.WithTimeout(ctx, c.b.opts.NavTimeout)
@@ -100,7 +81,7 @@ func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 	case "reload":
 		act = chromedp.Reload()
 	default:
-		url = normalizeURL(url)
+		url = strings.TrimSpace(url) // the registry already gave it its scheme (guard.LoadURL)
 		resp, err := chromedp.Run(nctx, chromedp.NavigateResponse(url))
 		if r, ok := navFail(err, nctx, ctx, url, c.b.opts.NavTimeout); ok {
 			return r, nil

@@ -174,7 +174,8 @@ func (s *session) list() []Tab {
 	return out
 }
 
-// lookup finds a tab by its short id ("" means the current tab).
+// lookup finds a tab by its short id or its CDP target id ("" means the
+// current tab).
 func (s *session) lookup(short string) (*tab, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,7 +183,10 @@ func (s *session) lookup(short string) (*tab, error) {
 	if short != "" {
 		var ok bool
 		if id, ok = s.short[short]; !ok {
-			return nil, fmt.Errorf("no tab %q: list tabs with browser_tabs", short)
+			if _, ok = s.tabs[target.ID(short)]; !ok {
+				return nil, fmt.Errorf("no tab %q: list tabs with browser_tabs", short)
+			}
+			id = target.ID(short)
 		}
 	}
 	t := s.tabs[id]
@@ -363,6 +367,17 @@ func (b *Browser) knownTab(tabID string) (*session, *tab) {
 		return nil, nil
 	}
 	return s, t
+}
+
+// TargetOf returns the CDP target id of a tab named by its short id (or by
+// its target id), "" when there is no such tab. The target id is a tab's
+// identity: short ids are only names the model uses.
+func (b *Browser) TargetOf(tab string) string {
+	_, t := b.knownTab(tab)
+	if t == nil || tab == "" {
+		return ""
+	}
+	return string(t.id)
 }
 
 // CurrentTab returns the short id of the tab page tools act on, or "".

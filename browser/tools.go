@@ -159,9 +159,17 @@ func (b *Browser) PageURL(ctx context.Context, name string, raw json.RawMessage)
 	return b.CurrentURL(ctx, id)
 }
 
-// Call runs one native tool. Failures the model can fix come back as a
-// Result with IsError; an error means the browser could not be used at all.
+// Call runs one native tool on the tab its arguments name (or the current
+// one). Failures the model can fix come back as a Result with IsError; an
+// error means the browser could not be used at all.
 func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*Result, error) {
+	return b.CallTab(ctx, name, "", raw)
+}
+
+// CallTab runs one native tool on the tab whose CDP target id is tab, the
+// one the guard judged; "" means the tab the arguments name. When that tab
+// has closed since, the call fails: it never falls back to another tab.
+func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMessage) (*Result, error) {
 	h, ok := toolFuncs[name]
 	if !ok {
 		return failf("unknown browser tool %q", name), nil
@@ -173,6 +181,13 @@ func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*
 	s, err := b.session(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if tab != "" {
+		t, err := s.lookup(tab)
+		if err != nil || string(t.id) != tab {
+			return failf("the tab %s acts on closed after it was checked; nothing was done. List tabs with browser_tabs and try again.", name), nil
+		}
+		a.Tab = tab
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()

@@ -91,24 +91,6 @@ func TestParseKey(t *testing.T) {
 	}
 }
 
-func TestNormalizeURL(t *testing.T) {
-	tests := map[string]string{
-		"example.com":              "https://example.com",
-		"localhost:8080/x":         "http://localhost:8080/x",
-		"127.0.0.1:9/":             "http://127.0.0.1:9/",
-		"http://a.b/":              "http://a.b/",
-		"about:blank":              "about:blank",
-		" https://x.y/?q=1 ":       "https://x.y/?q=1",
-		"file:///tmp/a.html":       "file:///tmp/a.html",
-		"data:text/html,<p>hi</p>": "data:text/html,<p>hi</p>",
-	}
-	for in, want := range tests {
-		if got := normalizeURL(in); got != want {
-			t.Errorf("normalizeURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestSnapshotFormat(t *testing.T) {
 	s := &Snapshot{Title: "T", URL: "http://x/", Lines: []string{"- a", "- b", "- c", "- d"}}
 	tests := []struct {

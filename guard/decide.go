@@ -2,12 +2,14 @@ package guard
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/browseragent/browseragent/catalog"
 )
 
 // judged is a call with its URLs normalised and matched.
 type judged struct {
 	c           Call
+	e           catalog.Entry
 	eff         Effect
 	browser     bool // acts in the browser (native browser_* or a browser server)
 	page        URL
@@ -19,49 +21,78 @@ type judged struct {
 	targetS     string // target.String(), computed once
 	pr, tr      *Rule
 	note        string // why the effect changed ("a javascript: URL runs script")
+	scriptURL   string // the target is a data:, javascript: or blob: URL: the agent wrote what runs
 }
 
-// decide is Check without the Once lookup; p.mu is held.
+// decide is Check without the Once lookup; p.mu is held. The page's
+// decision and the files' are combined: the stricter wins.
 func (p *Policy) decide(c Call) Decision {
+	j, d := p.decidePage(c)
+	if d.Verdict == Deny || len(j.e.Files) == 0 {
+		return d
+	}
+	files := c.Files
+	if files == nil {
+		files = FilesOf(j.e, c.Args, p.places.WorkDir)
+	}
+	if len(files) == 0 {
+		return d
+	}
+	return combine(d, p.judgeFiles(c, files))
+}
+
+func (p *Policy) decidePage(c Call) (judged, Decision) {
 	j, bad := p.judge(c)
 	d := Decision{Effect: j.eff, Mode: p.mode, DecidedBy: ByPolicy}
 	if bad != "" {
 		d.Verdict, d.Reason = Deny, bad
-		return d
+		return j, d
 	}
 	d.URL = j.url()
 	if r := j.denyRule(); r != nil {
-		return j.denied(d, r)
+		return j, j.denied(d, r)
+	}
+	if !j.e.Known() {
+		d.Verdict, d.Sensitive, d.Scopes = Ask, true, []Scope{Once}
+		d.Reason = fmt.Sprintf("%s is a tool browseragent knows nothing about, so it is judged as the most dangerous kind: it needs the person's approval, each time.", c.Tool)
+		return j, d
 	}
 	switch j.eff {
 	case Close:
-		return p.decideClose(j, d)
+		return j, p.decideClose(j, d)
 	case Open:
+		if j.scriptURL != "" && p.mode == Shared {
+			return j, p.askFresh(j, d, fmt.Sprintf("%s opens a %s: URL in the person's own browser: the agent wrote the page it loads and any script in it", c.Tool, j.scriptURL))
+		}
 		d.Verdict, d.Reason = Allow, fmt.Sprintf("%s opens %s in a new tab%s", c.Tool, d.URL, j.sensitiveNote(j.tr))
 		j.setRule(&d, j.tr, false)
 	case Navigate:
-		return p.decideNavigate(j, d)
+		return j, p.decideNavigate(j, d)
 	case Read:
 		d.Verdict, d.Reason = Allow, fmt.Sprintf("%s only reads%s", c.Tool, j.where())
 		j.setRule(&d, stricterOf(j.pr, j.tr), false)
+	case Script:
+		return j, p.decideScript(j, d)
 	default:
-		return p.decideWrite(j, d)
+		return j, p.decideWrite(j, d)
 	}
-	return d
+	return j, d
 }
 
 // judge classifies c and normalises and matches its URLs. bad is a reason
 // to refuse a call whose target cannot be read.
 func (p *Policy) judge(c Call) (j judged, bad string) {
-	j.c = c
-	j.browser = p.browsers[c.Server] || c.Server == "" && strings.HasPrefix(c.Tool, "browser_")
-	j.eff = classify(c, p.browsers[c.Server])
+	j.c, j.e = c, entry(c)
+	j.browser = j.e.Browser
+	j.eff = classify(c, j.e)
 	if raw := j.targetRaw(); raw != "" {
 		u, err := Normalize(raw)
-		if err != nil {
+		switch {
+		case err == nil:
+			j.setTarget(u)
+		case j.browser || j.e.Kind == catalog.Builtin:
 			return j, fmt.Sprintf("Refused: %s was given a target it cannot judge (%v). Give a full address like https://example.com/path.", c.Tool, err)
 		}
-		j.setTarget(u)
 	}
 	if c.PageURL != "" {
 		u, err := Normalize(c.PageURL)
@@ -76,43 +107,35 @@ func (p *Policy) judge(c Call) (j judged, bad string) {
 	return j, ""
 }
 
-// targetRaw is where the call goes, for navigating tools and web_fetch.
+// targetRaw is where the call goes: the catalogue's URL parameter, unless
+// the call moves in the tab's history (judged by the page it stays on).
 func (j *judged) targetRaw() string {
 	if j.c.TargetURL != "" {
 		return j.c.TargetURL
 	}
-	base := nativeTools[j.c.Tool]
-	if j.c.Server != "" {
-		base = Read
-		if j.browser {
-			base = devtoolsTools[j.c.Name]
-		}
+	if j.e.URL == "" || j.e.IsHistoryMove(j.c.Args) {
+		return ""
 	}
-	if base == Navigate || base == Open || j.c.Server == "" && j.c.Tool == "web_fetch" {
-		u := argString(j.c.Args, "url")
-		if base == Navigate && historyMoves[strings.ToLower(strings.TrimSpace(u))] {
-			return "" // browser_navigate("back"): stays in the tab's history, judged by the page
-		}
-		return u
-	}
-	return ""
+	return argString(j.c.Args, j.e.URL)
 }
 
-// historyMoves are the non-URL values browser_navigate takes.
-var historyMoves = map[string]bool{"back": true, "forward": true, "reload": true}
-
 // setTarget records a target; one without a host is judged by the page it
-// acts in, and one that runs code there is a write.
+// acts in, and one that runs code there is a script.
 func (j *judged) setTarget(u URL) {
+	if u.Via == "blob" {
+		j.scriptURL = "blob"
+	}
 	if !u.Opaque {
 		j.target, j.hasTarget = u, true
 		return
 	}
 	switch u.Scheme {
-	case "about", "data":
-		// a blank or inline document: nothing leaves the tab
+	case "about":
+		// a blank document: nothing leaves the tab
+	case "data", "blob":
+		j.scriptURL = u.Scheme
 	case "javascript":
-		j.eff, j.note = Write, "a javascript: URL runs script in the page"
+		j.eff, j.note, j.scriptURL = Script, "a javascript: URL runs script in the page", u.Scheme
 	default:
 		j.eff, j.note = Write, fmt.Sprintf("a %s: URL hands the page to another application", u.Scheme)
 	}
@@ -143,7 +166,7 @@ func (j *judged) denyRule() *Rule {
 	if j.tr != nil && j.tr.Action == ActionDeny {
 		return j.tr
 	}
-	if j.pr != nil && j.pr.Action == ActionDeny && (j.eff == Read || j.eff == Write) {
+	if j.pr != nil && j.pr.Action == ActionDeny && (j.eff == Read || j.eff == Write || j.eff == Script) {
 		return j.pr
 	}
 	return nil
@@ -211,9 +234,38 @@ func (p *Policy) decideNavigate(j judged, d Decision) Decision {
 		if j.hasPage {
 			from = " (" + j.pageS + ")"
 		}
-		return p.askGrantable(j, d, fmt.Sprintf("%s would navigate a tab the person opened%s to %s; whatever they had there is left behind", j.c.Tool, from, d.URL))
+		to := d.URL
+		if j.e.IsHistoryMove(j.c.Args) || to == "" {
+			to = "another page of its history"
+		}
+		return p.askFresh(j, d, fmt.Sprintf("%s would navigate a tab the person opened%s to %s; whatever they had there is left behind", j.c.Tool, from, to))
+	}
+	if j.scriptURL != "" && p.mode == Shared {
+		return p.askFresh(j, d, fmt.Sprintf("%s loads a %s: URL in the person's own browser: the agent wrote the page it loads and any script in it", j.c.Tool, j.scriptURL))
 	}
 	d.Verdict, d.Reason = Allow, fmt.Sprintf("%s navigates to %s%s", j.c.Tool, d.URL, j.sensitiveNote(j.tr))
+	return d
+}
+
+// decideScript judges script the agent wrote: on a tab the person opened it
+// needs a fresh approval every time, since it can do anything there (send
+// their forms, read their page, close the tab); elsewhere it is a write.
+func (p *Policy) decideScript(j judged, d Decision) Decision {
+	if p.mode == Shared && !p.owned[j.c.TabID] {
+		j.setRule(&d, stricterOf(j.pr, j.tr), false)
+		return p.askFresh(j, d, fmt.Sprintf("%s runs script the agent wrote in a tab the person opened%s; it can do anything the page can, including send a form or close the tab", j.c.Tool, j.where()))
+	}
+	if j.note == "" {
+		j.note = "runs script the agent wrote"
+	}
+	return p.decideWrite(j, d)
+}
+
+// askFresh asks for a one-time approval that no earlier "always" grant and
+// no --yes can stand in for.
+func (p *Policy) askFresh(j judged, d Decision, what string) Decision {
+	d.Verdict, d.Sensitive, d.Scopes = Ask, true, []Scope{Once}
+	d.Reason = what + ": it needs the person's approval, each time, whatever was approved before."
 	return d
 }
 

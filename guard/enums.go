@@ -1,6 +1,10 @@
 package guard
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/browseragent/browseragent/catalog"
+)
 
 // Mode is the browser mode the agent works in. It changes what a write on an
 // ordinary page needs: nothing in the agent's own throwaway browser, the
@@ -59,39 +63,19 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }
 
-// Effect is what a tool does to the page it acts on.
-type Effect int
+// Effect is what a tool does to the page it acts on; the catalogue says
+// it for every tool.
+type Effect = catalog.Effect
 
+// The effects, as the catalogue names them.
 const (
-	// Read looks and changes nothing: snapshots, screenshots, text.
-	Read Effect = iota
-	// Write changes something: clicks, typing, scripts, dialogs, files on
-	// disk. Anything unknown is a write.
-	Write
-	// Navigate loads another address in an existing tab.
-	Navigate
-	// Open loads an address in a new tab, which the agent then owns.
-	Open
-	// Close closes a tab.
-	Close
+	Read     = catalog.Read
+	Write    = catalog.Write
+	Navigate = catalog.Navigate
+	Open     = catalog.Open
+	Close    = catalog.Close
+	Script   = catalog.Script
 )
-
-// String returns "read", "write", "navigate", "open" or "close".
-func (e Effect) String() string {
-	switch e {
-	case Read:
-		return "read"
-	case Write:
-		return "write"
-	case Navigate:
-		return "navigate"
-	case Open:
-		return "open"
-	case Close:
-		return "close"
-	}
-	return fmt.Sprintf("Effect(%d)", int(e))
-}
 
 // Scope is how far an approval reaches.
 type Scope int

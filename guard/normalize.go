@@ -80,8 +80,8 @@ var errTooDeep = errors.New("too many nested blob:/view-source: wrappers")
 // Normalize reduces raw to the form rules are matched on. It follows what a
 // browser does with the same string (the WHATWG URL standard), so that what
 // guard judges is what the browser would load. A string without a scheme
-// that starts like a host ("paypal.com/x") is read as https, as a browser's
-// address bar does.
+// that starts like a host ("paypal.com/x") is read as LoadURL reads it:
+// https, or http for this machine.
 func Normalize(raw string) (URL, error) {
 	u, err := normalize(raw, 0)
 	if err != nil {
@@ -100,7 +100,7 @@ func normalize(raw string, depth int) (URL, error) {
 		if !looksLikeHost(s) {
 			return URL{}, errors.New("no scheme: give a full URL like https://example.com/")
 		}
-		scheme, rest = "https", "//"+s
+		scheme, rest = bareScheme(s), "//"+s // as LoadURL, which is what loads
 	}
 	if wrapperSchemes[scheme] {
 		return unwrap(scheme, rest, depth)

@@ -37,7 +37,7 @@ func TestNormalize(t *testing.T) {
 		{"https:example.com", "https://example.com/"},
 		{"HTTPS:////example.com", "https://example.com/"},
 		{"example.com/path", "https://example.com/path"},
-		{"localhost:8080/x", "https://localhost:8080/x"},
+		{"localhost:8080/x", "http://localhost:8080/x"}, // as LoadURL: what the browser loads
 		{"http://2130706433/", "http://127.0.0.1/"},
 		{"http://0x7f.1/", "http://127.0.0.1/"},
 		{"http://0177.0.0.01/", "http://127.0.0.1/"},

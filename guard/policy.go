@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browseragent/browseragent/catalog"
 )
 
 // Call describes one tool call to the guard. The registry fills it for every
@@ -23,9 +25,17 @@ type Call struct {
 	Name string
 	// Args are the call's arguments as the tool will receive them.
 	Args map[string]any
+	// Entry is the catalogue's description of the tool, as the registry
+	// resolved it. Nil: the guard looks it up by Server and Name (or
+	// Tool), with the annotations below for tools the catalogue lacks.
+	Entry *catalog.Entry
 	// ReadOnlyHint and DestructiveHint are the MCP tool's annotations
-	// (nil when it has none). Only used for tools not in guard's tables.
+	// (nil when it has none); used only when Entry is nil.
 	ReadOnlyHint, DestructiveHint *bool
+	// Files are the local files the call touches, resolved by the
+	// registry. Nil: the guard reads them from the entry's file
+	// parameters, resolved against the working directory.
+	Files []File
 	// PageURL is the live URL of the page the call acts on, asked from the
 	// browser just before the check; "" when the call acts on no page.
 	PageURL string
@@ -115,9 +125,9 @@ func (d Decision) Unattended(yes bool) Decision {
 type Options struct {
 	// Mode to start in (default Isolated).
 	Mode Mode
-	// BrowserServers are MCP server names that drive the same browser
-	// (chrome-devtools-mcp); default [DefaultBrowserServer].
-	BrowserServers []string
+	// Places are the directories local files are judged against
+	// (default: from the environment).
+	Places Places
 	// OnceTTL is how long a Once approval waits to be used (default 2m).
 	OnceTTL time.Duration
 	// Now is the clock (default time.Now); tests replace it.
@@ -128,12 +138,12 @@ type Options struct {
 // agent owns, and judges calls. It is safe for concurrent use; Check takes
 // one short lock.
 type Policy struct {
-	mu       sync.Mutex
-	rules    *Rules
-	mode     Mode
-	browsers map[string]bool
-	ttl      time.Duration
-	now      func() time.Time
+	mu     sync.Mutex
+	rules  *Rules
+	mode   Mode
+	places Places
+	ttl    time.Duration
+	now    func() time.Time
 
 	toolGrants   map[string]bool
 	serverGrants map[string]bool
@@ -146,19 +156,12 @@ func NewPolicy(rules *Rules, opts *Options) *Policy {
 	if opts == nil {
 		opts = &Options{}
 	}
-	p := &Policy{rules: rules, mode: opts.Mode, ttl: opts.OnceTTL, now: opts.Now, browsers: map[string]bool{}}
+	p := &Policy{rules: rules, mode: opts.Mode, ttl: opts.OnceTTL, now: opts.Now, places: opts.Places.withDefaults()}
 	if p.ttl <= 0 {
 		p.ttl = 2 * time.Minute
 	}
 	if p.now == nil {
 		p.now = time.Now
-	}
-	servers := opts.BrowserServers
-	if servers == nil {
-		servers = []string{DefaultBrowserServer}
-	}
-	for _, s := range servers {
-		p.browsers[s] = true
 	}
 	p.reset()
 	return p
@@ -224,10 +227,10 @@ func (p *Policy) OwnsTab(id string) bool {
 	return p.owned[id]
 }
 
-// Effect returns what c does (read, write, navigate, open, close) before
-// its URLs are looked at.
+// Effect returns what c does (read, write, navigate, open, close, script)
+// before its URLs are looked at.
 func (p *Policy) Effect(c Call) Effect {
-	return classify(c, p.browsers[c.Server])
+	return classify(c, entry(c))
 }
 
 // Check judges c against the rules, the mode and the grants. A pending Once

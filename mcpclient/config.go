@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/browseragent/browseragent/catalog"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ const (
 
 // DefaultServerName is the built-in server, part of every merged
 // configuration unless a file defines a server of that name.
-const DefaultServerName = "chrome-devtools"
+const DefaultServerName = catalog.BrowserServer
 
 // BuiltInSource is the Source of the built-in server.
 const BuiltInSource = "built-in"

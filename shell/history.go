@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/xdg"
 )
@@ -204,13 +205,8 @@ func (m *lineMark) typedSecret(line string) bool {
 	return m.secret.Load() || !m.plain.Load() && typesText(line)
 }
 
-// typingTools are the tools whose arguments carry typed text.
-var typingTools = map[string]bool{"browser_type": true, "browser_select": true, "browser_press": true}
-
-// mcpTyping are the suffixes of chrome-devtools-mcp's typing tools.
-var mcpTyping = []string{"__fill", "__fill_form", "__type_text", "__press_key"}
-
-// typesText reports whether line is a command that types into a field.
+// typesText reports whether line is a command that types into a field:
+// /type, or a /call of a tool the catalogue says types.
 func typesText(line string) bool {
 	f := strings.Fields(line)
 	switch {
@@ -220,15 +216,10 @@ func typesText(line string) bool {
 		return true
 	case f[0] != "/call" || len(f) < 2:
 		return false
-	case typingTools[f[1]]:
-		return true
 	}
-	for _, suf := range mcpTyping {
-		if strings.HasSuffix(f[1], suf) {
-			return true
-		}
-	}
-	return false
+	server, name := guard.SplitToolName(f[1])
+	e := catalog.Describe(server, name, catalog.Hints{}, nil)
+	return e.TypesText()
 }
 
 type lineMarkKey struct{}

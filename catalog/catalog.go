@@ -1,0 +1,281 @@
+// Package catalog is the one description of every tool browseragent offers
+// or hosts: what a call of it does (its effect), which of its parameters
+// name local files, carry script, type into fields or say where it goes,
+// whether its result can carry content of pages other than the one judged,
+// its timeout and the MCP annotations it is served with.
+//
+// Every package that needs a fact about a tool reads it here (the guard, the
+// registry, the context budget, the shell's history, `mcp serve`); nothing
+// keeps a second table keyed by tool name. A tool that has no entry is
+// described by Derive from its MCP annotations and input schema, and a tool
+// nothing is known about is the most dangerous kind: a write that may touch
+// files.
+//
+// catalog imports nothing of browseragent's, so every package may import it.
+package catalog
+
+import (
+	"fmt"
+	"time"
+)
+
+// Effect is what a call does to the page or the world it acts on.
+type Effect int
+
+const (
+	// Read looks and changes nothing: snapshots, screenshots, text.
+	Read Effect = iota
+	// Write changes something: clicks, typing, dialogs, emulation.
+	// Anything unknown is a write.
+	Write
+	// Navigate loads another address in an existing tab.
+	Navigate
+	// Open loads an address in a new tab, which the agent then owns.
+	Open
+	// Close closes a tab.
+	Close
+	// Script runs code the agent wrote inside a page: a write that can
+	// do anything the page can, including navigate or close its tab.
+	Script
+)
+
+// String returns "read", "write", "navigate", "open", "close" or "script".
+func (e Effect) String() string {
+	switch e {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Navigate:
+		return "navigate"
+	case Open:
+		return "open"
+	case Close:
+		return "close"
+	case Script:
+		return "script"
+	}
+	return fmt.Sprintf("Effect(%d)", int(e))
+}
+
+// Kind says where a tool comes from.
+type Kind int
+
+const (
+	// Unknown: nothing is known about the tool; it is judged as the most
+	// dangerous kind.
+	Unknown Kind = iota
+	// Builtin is web_fetch.
+	Builtin
+	// Native is one of browseragent's own browser_* tools.
+	Native
+	// DevTools is a chrome-devtools-mcp tool on the browser's MCP server.
+	DevTools
+	// MCP is a tool of another MCP server, described from its annotations
+	// and input schema (Derive).
+	MCP
+)
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	switch k {
+	case Builtin:
+		return "builtin"
+	case Native:
+		return "native"
+	case DevTools:
+		return "devtools"
+	case MCP:
+		return "mcp"
+	}
+	return "unknown"
+}
+
+// File is a parameter that names a local file or directory.
+type File struct {
+	// Param is the argument's name.
+	Param string
+	// Write is set when the tool writes there (else it reads it).
+	Write bool
+	// List is set when the argument is an array of paths.
+	List bool
+}
+
+// Typing says how the field a typing tool types into is found, so the
+// registry can ask the live page whether it is a password field.
+type Typing int
+
+const (
+	// NoTyping: the tool types nothing.
+	NoTyping Typing = iota
+	// ByRef: the element named by the Element parameter.
+	ByRef
+	// ByFocus: the element that has the focus (a key press).
+	ByFocus
+	// ByPage: an element only the tool's server can resolve (an MCP uid),
+	// so the whole page is asked.
+	ByPage
+)
+
+// Foreign says how a result can carry content of pages other than the one
+// the call was judged on.
+type Foreign int
+
+const (
+	// ForeignSnapshot: the result includes a page snapshot taken after
+	// the call, which may have navigated (redirects, clicks).
+	ForeignSnapshot Foreign = 1 << iota
+	// ForeignFrames: the result includes the content of the page's
+	// frames, which may come from other sites.
+	ForeignFrames
+	// ForeignNetwork: the result includes network requests and their
+	// bodies and headers, to and from any site.
+	ForeignNetwork
+)
+
+// Annotations are the MCP tool annotations a tool is served with. They are
+// true statements about the tool: ReadOnly only when no argument can make
+// it change anything, OpenWorld when it reaches sites the caller names.
+type Annotations struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}
+
+// Entry describes one tool.
+type Entry struct {
+	// Name is the tool's own name at its source ("click", "browser_click",
+	// "web_fetch").
+	Name string
+	Kind Kind
+	// Effect is what a call does when none of its parameters changes that
+	// (a file parameter with a value, a script URL).
+	Effect Effect
+	// Browser is set when the tool acts in the browser.
+	Browser bool
+	// Tab is the parameter naming the tab it acts on ("tab", "pageId");
+	// "" when it acts on no tab, or on the current one without a way to
+	// name another.
+	Tab string
+	// OnPage is set when the tool acts on a tab (named by Tab, or the
+	// current one); unset for tools that act on none or open a new one.
+	OnPage bool
+	// URL is the parameter holding where the call goes (a navigation's
+	// target, web_fetch's address); "" for none.
+	URL string
+	// History are URL values that move in the tab's history instead of
+	// loading an address ("back", "forward", "reload"); HistoryParam, when
+	// set, is a parameter whose value other than "url" means such a move
+	// (navigate_page's type).
+	History      []string
+	HistoryParam string
+	// Files are the parameters naming local files.
+	Files []File
+	// Script are the parameters carrying script source the page will run.
+	Script []string
+	// Types are the parameters carrying text typed into fields, and
+	// Typing how the field is found.
+	Types  []string
+	Typing Typing
+	// Element is the parameter naming the element acted on ("ref", "uid"),
+	// so the frame holding it can be judged.
+	Element string
+	// Foreign says how the result can carry other pages' content;
+	// ForeignParam, when set, is a boolean parameter that turns it on
+	// (includeSnapshot), else it always can.
+	Foreign      Foreign
+	ForeignParam string
+	// Timeout bounds one call (0: the registry's default).
+	Timeout time.Duration
+	// Annotations are what the tool is served with over MCP.
+	Annotations Annotations
+	// DevOnly marks chrome-devtools-mcp tools for developing a site, not
+	// for doing a task on it; the model is offered them only on request.
+	DevOnly bool
+	// Twin is the native tool doing the same job on the same browser; when
+	// it is offered this tool is left out.
+	Twin string
+}
+
+// Known reports whether the entry comes from the catalogue or a server's
+// own description, rather than from nothing.
+func (e Entry) Known() bool { return e.Kind != Unknown }
+
+// FileParam returns the file parameter named p.
+func (e Entry) FileParam(p string) (File, bool) {
+	for _, f := range e.Files {
+		if f.Param == p {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// IsScript reports whether parameter p carries script.
+func (e Entry) IsScript(p string) bool {
+	for _, s := range e.Script {
+		if s == p {
+			return true
+		}
+	}
+	return false
+}
+
+// TypesText reports whether the tool types text into a field.
+func (e Entry) TypesText() bool { return e.Typing != NoTyping }
+
+// ForeignResult reports whether a call with args can return content of
+// pages other than the one judged.
+func (e Entry) ForeignResult(args map[string]any) bool {
+	if e.Foreign == 0 {
+		return false
+	}
+	if e.ForeignParam == "" {
+		return true
+	}
+	on, _ := args[e.ForeignParam].(bool)
+	return on
+}
+
+// IsHistoryMove reports whether a navigation with args moves in the tab's
+// history rather than loading an address.
+func (e Entry) IsHistoryMove(args map[string]any) bool {
+	if e.HistoryParam != "" {
+		if t, ok := args[e.HistoryParam].(string); ok && t != "" && t != "url" {
+			return true
+		}
+	}
+	if e.URL == "" || len(e.History) == 0 {
+		return false
+	}
+	u, _ := args[e.URL].(string)
+	for _, h := range e.History {
+		if equalFoldTrim(u, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalFoldTrim(a, b string) bool {
+	for len(a) > 0 && (a[0] == ' ' || a[0] == '\t') {
+		a = a[1:]
+	}
+	for len(a) > 0 && (a[len(a)-1] == ' ' || a[len(a)-1] == '\t') {
+		a = a[:len(a)-1]
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

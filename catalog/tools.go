@@ -1,0 +1,253 @@
+package catalog
+
+import "time"
+
+// BrowserServer is the name of the MCP server that drives browseragent's
+// own browser (chrome-devtools-mcp). It is the one answer to "is this the
+// browser's MCP server": its tools are described by the DevTools entries,
+// its pages are the browser's tabs.
+const BrowserServer = "chrome-devtools"
+
+// IsBrowserServer reports whether the MCP server called name is the one that
+// drives browseragent's browser.
+func IsBrowserServer(name string) bool { return name == BrowserServer }
+
+// WebFetch is the name of the builtin HTTP tool.
+const WebFetch = "web_fetch"
+
+// DefaultTimeout bounds a call of a tool whose entry sets none.
+const DefaultTimeout = 3 * time.Minute
+
+var readOnly = Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true}
+var writes = Annotations{OpenWorld: true}
+var destroys = Annotations{Destructive: true, OpenWorld: true}
+
+// native are web_fetch and browseragent's own browser_* tools (browser/tools.go).
+var native = []Entry{
+	{Name: WebFetch, Kind: Builtin, Effect: Read, URL: "url", Timeout: 90 * time.Second, Annotations: readOnly},
+	{Name: "browser_open", Effect: Open, URL: "url", Annotations: writes},
+	{Name: "browser_navigate", Effect: Navigate, Tab: "tab", OnPage: true, URL: "url",
+		History: []string{"back", "forward", "reload"}, Annotations: destroys},
+	{Name: "browser_snapshot", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
+	{Name: "browser_click", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
+	{Name: "browser_type", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"text"}, Typing: ByRef, Annotations: destroys},
+	{Name: "browser_select", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"value"}, Typing: ByRef, Annotations: destroys},
+	{Name: "browser_press", Effect: Write, Tab: "tab", OnPage: true, Types: []string{"key"}, Typing: ByFocus, Annotations: destroys},
+	{Name: "browser_scroll", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: Annotations{Idempotent: true, OpenWorld: true}},
+	{Name: "browser_wait", Effect: Read, Tab: "tab", OnPage: true, Timeout: 70 * time.Second, Annotations: readOnly},
+	{Name: "browser_screenshot", Effect: Read, Tab: "tab", OnPage: true, Foreign: ForeignFrames, Annotations: readOnly},
+	{Name: "browser_extract", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
+	{Name: "browser_tabs", Effect: Read, Annotations: readOnly},
+	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Annotations: Annotations{Idempotent: true}},
+	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: destroys},
+	{Name: "browser_eval", Effect: Script, Tab: "tab", OnPage: true, Script: []string{"js"}, Foreign: ForeignFrames, Annotations: destroys},
+}
+
+// includeSnapshot is chrome-devtools-mcp's switch for a snapshot after an
+// input, taken wherever the input led.
+const includeSnapshot = "includeSnapshot"
+
+func input(name string, e Entry) Entry {
+	e.Name, e.Effect, e.Annotations = name, Write, destroys
+	if e.Element == "" {
+		e.Element = "uid"
+	}
+	e.Foreign, e.ForeignParam = ForeignSnapshot|ForeignFrames, includeSnapshot
+	return e
+}
+
+// noSnapshot is an input whose result never carries a snapshot.
+func noSnapshot(e Entry) Entry {
+	e.Foreign, e.ForeignParam = 0, ""
+	return e
+}
+
+func heapReader(name string, params ...string) Entry {
+	if len(params) == 0 {
+		params = []string{"filePath"}
+	}
+	e := Entry{Name: name, Effect: Read, DevOnly: true, Annotations: Annotations{ReadOnly: true, Idempotent: true}}
+	for _, p := range params {
+		e.Files = append(e.Files, File{Param: p})
+	}
+	return e
+}
+
+func saves(params ...string) []File {
+	fs := make([]File, len(params))
+	for i, p := range params {
+		fs[i] = File{Param: p, Write: true}
+	}
+	return fs
+}
+
+// devtools are chrome-devtools-mcp 1.11.0's tools, read from its
+// build/src/tools/*.js (including the ones behind flags, and --slim's).
+// The file parameters are the ones its verifyFilesSchema lists.
+var devtools = []Entry{
+	// pages
+	{Name: "list_pages", Effect: Read, Annotations: readOnly},
+	{Name: "select_page", Effect: Read, Annotations: Annotations{Idempotent: true}, Twin: "browser_select_tab"},
+	{Name: "get_tab_id", Effect: Read, Annotations: readOnly},
+	{Name: "new_page", Effect: Open, URL: "url", Foreign: ForeignSnapshot, Annotations: writes, Twin: "browser_open"},
+	{Name: "navigate_page", Effect: Navigate, URL: "url", HistoryParam: "type", Script: []string{"initScript"},
+		Foreign: ForeignSnapshot, Annotations: destroys, Twin: "browser_navigate"},
+	{Name: "close_page", Effect: Close, Annotations: destroys, Twin: "browser_close"},
+	{Name: "resize_page", Effect: Write, Annotations: writes},
+	{Name: "handle_dialog", Effect: Write, Types: []string{"promptText"}, Typing: ByPage, Annotations: destroys},
+	// input
+	input("click", Entry{Twin: "browser_click"}),
+	input("click_at", Entry{Element: "-"}),
+	input("hover", Entry{}),
+	input("drag", Entry{Element: "from_uid"}),
+	input("fill", Entry{Types: []string{"value"}, Typing: ByPage, Twin: "browser_type"}),
+	input("fill_form", Entry{Element: "-", Types: []string{"elements"}, Typing: ByPage}),
+	noSnapshot(input("type_text", Entry{Element: "-", Types: []string{"text"}, Typing: ByFocus})),
+	input("press_key", Entry{Element: "-", Types: []string{"key"}, Typing: ByFocus, Twin: "browser_press"}),
+	input("upload_file", Entry{Files: []File{{Param: "filePaths", List: true}}}),
+	// inspection
+	{Name: "take_snapshot", Effect: Read, Files: saves("filePath"), Foreign: ForeignFrames, Annotations: writes, Twin: "browser_snapshot"},
+	{Name: "take_screenshot", Effect: Read, Files: saves("filePath"), Foreign: ForeignFrames, Annotations: writes, Twin: "browser_screenshot"},
+	{Name: "wait_for", Effect: Read, Foreign: ForeignSnapshot | ForeignFrames, Timeout: 70 * time.Second, Annotations: readOnly, Twin: "browser_wait"},
+	{Name: "list_console_messages", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},
+	{Name: "get_console_message", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},
+	{Name: "list_network_requests", Effect: Read, Foreign: ForeignNetwork, Annotations: readOnly},
+	{Name: "get_network_request", Effect: Read, Files: saves("requestFilePath", "responseFilePath"), Foreign: ForeignNetwork, Annotations: writes},
+	{Name: "get_css_styles", Effect: Read, Element: "uid", DevOnly: true, Annotations: readOnly},
+	// scripts
+	{Name: "evaluate_script", Effect: Script, Script: []string{"function"}, Files: []File{{Param: "sourcePath"}, {Param: "filePath", Write: true}},
+		Foreign: ForeignFrames, Annotations: destroys, Twin: "browser_eval"},
+	// emulation, performance, audits, memory, screencasts
+	{Name: "emulate", Effect: Write, DevOnly: true, Annotations: writes},
+	{Name: "performance_start_trace", Effect: Write, Files: saves("filePath"), DevOnly: true, Annotations: writes},
+	{Name: "performance_stop_trace", Effect: Read, Files: saves("filePath"), DevOnly: true, Annotations: writes},
+	{Name: "performance_analyze_insight", Effect: Read, DevOnly: true, Annotations: readOnly},
+	{Name: "lighthouse_audit", Effect: Write, Files: saves("outputDirPath"), DevOnly: true, Annotations: writes},
+	{Name: "take_heapsnapshot", Effect: Read, Files: saves("filePath"), DevOnly: true, Annotations: writes},
+	{Name: "screencast_start", Effect: Read, Files: saves("filePath"), DevOnly: true, Annotations: writes},
+	{Name: "screencast_stop", Effect: Read, DevOnly: true, Annotations: writes},
+	heapReader("get_heapsnapshot_summary"), heapReader("get_heapsnapshot_details"),
+	heapReader("get_heapsnapshot_class_nodes"), heapReader("get_heapsnapshot_retainers"),
+	heapReader("close_heapsnapshot"), heapReader("get_heapsnapshot_retaining_paths"),
+	heapReader("get_heapsnapshot_edges"), heapReader("get_heapsnapshot_dominators"),
+	heapReader("compare_heapsnapshots", "baseFilePath", "currentFilePath"),
+	heapReader("get_heapsnapshot_duplicate_strings"), heapReader("get_heapsnapshot_object_details"),
+	heapReader("query_heapsnapshot_objects"), heapReader("analyze_heapsnapshot_contexts"),
+	// extensions and apps: each changes the browser itself
+	{Name: "install_extension", Effect: Write, Files: []File{{Param: "path"}}, Annotations: destroys},
+	{Name: "uninstall_extension", Effect: Write, Annotations: destroys},
+	{Name: "reload_extension", Effect: Write, Annotations: writes},
+	{Name: "trigger_extension_action", Effect: Write, Annotations: destroys},
+	{Name: "list_extensions", Effect: Read, Annotations: readOnly},
+	{Name: "install_pwa", Effect: Write, Files: []File{{Param: "installUrlOrBundleUrl"}}, Annotations: destroys},
+	{Name: "uninstall_pwa", Effect: Write, Annotations: destroys},
+	{Name: "launch_pwa", Effect: Open, URL: "url", Annotations: writes},
+	{Name: "get_os_app_state", Effect: Read, Annotations: readOnly},
+	// DevTools comments, page-provided tools
+	{Name: "open_devtools", Effect: Read, DevOnly: true, Annotations: readOnly},
+	{Name: "get_devtools_comments", Effect: Read, DevOnly: true, Annotations: readOnly},
+	{Name: "reveal_in_devtools", Effect: Read, DevOnly: true, Annotations: readOnly},
+	{Name: "resolve_devtools_comment", Effect: Write, DevOnly: true, Annotations: writes},
+	{Name: "list_3p_developer_tools", Effect: Read, Annotations: readOnly},
+	{Name: "execute_3p_developer_tool", Effect: Write, Annotations: destroys},
+	{Name: "list_webmcp_tools", Effect: Read, Annotations: readOnly},
+	{Name: "execute_webmcp_tool", Effect: Write, Annotations: destroys},
+	// --slim
+	{Name: "screenshot", Effect: Read, Foreign: ForeignFrames, Annotations: readOnly},
+	{Name: "navigate", Effect: Navigate, URL: "url", Foreign: ForeignSnapshot, Annotations: destroys},
+	{Name: "evaluate", Effect: Script, Script: []string{"script"}, Foreign: ForeignFrames, Annotations: destroys},
+}
+
+var nativeByName, devtoolsByName = index(native, Native), index(devtools, DevTools)
+
+// pageless are chrome-devtools-mcp tools that take no pageId.
+var pageless = map[string]bool{
+	"list_pages": true, "new_page": true, "list_extensions": true, "install_extension": true,
+	"uninstall_extension": true, "reload_extension": true, "install_pwa": true, "uninstall_pwa": true,
+	"launch_pwa": true, "get_os_app_state": true, "close_heapsnapshot": true, "compare_heapsnapshots": true,
+	"get_heapsnapshot_summary": true, "get_heapsnapshot_details": true, "get_heapsnapshot_class_nodes": true,
+	"get_heapsnapshot_retainers": true, "get_heapsnapshot_retaining_paths": true, "get_heapsnapshot_edges": true,
+	"get_heapsnapshot_dominators": true, "get_heapsnapshot_duplicate_strings": true,
+	"get_heapsnapshot_object_details": true, "query_heapsnapshot_objects": true, "analyze_heapsnapshot_contexts": true,
+}
+
+func index(es []Entry, k Kind) map[string]Entry {
+	m := make(map[string]Entry, len(es))
+	for _, e := range es {
+		if e.Kind == Unknown {
+			e.Kind = k
+		}
+		if k != Builtin && e.Name != WebFetch {
+			e.Browser = true
+		}
+		if e.Element == "-" {
+			e.Element = ""
+		}
+		if k == DevTools && !pageless[e.Name] {
+			e.Tab, e.OnPage = "pageId", true
+		}
+		if e.Timeout == 0 {
+			e.Timeout = DefaultTimeout
+		}
+		if _, dup := m[e.Name]; dup {
+			panic("catalog: two entries for " + e.Name)
+		}
+		m[e.Name] = e
+	}
+	return m
+}
+
+// NativeTool returns the entry of web_fetch or a browser_* tool.
+func NativeTool(name string) (Entry, bool) {
+	e, ok := nativeByName[name]
+	return e, ok
+}
+
+// DevToolsTool returns the entry of a chrome-devtools-mcp tool.
+func DevToolsTool(name string) (Entry, bool) {
+	e, ok := devtoolsByName[name]
+	return e, ok
+}
+
+// Entries lists every catalogued entry: the native tools, then
+// chrome-devtools-mcp's.
+func Entries() []Entry {
+	out := make([]Entry, 0, len(native)+len(devtools))
+	for _, e := range native {
+		out = append(out, nativeByName[e.Name])
+	}
+	for _, e := range devtools {
+		out = append(out, devtoolsByName[e.Name])
+	}
+	return out
+}
+
+// UnknownTool returns the entry of a tool nothing is known about: a write in
+// the browser that may touch files, the most dangerous kind.
+func UnknownTool(name string) Entry {
+	return Entry{Name: name, Kind: Unknown, Effect: Write, Browser: true, Timeout: DefaultTimeout, Annotations: destroys}
+}
+
+// Hints are an MCP tool's own annotations (nil: not said).
+type Hints struct {
+	ReadOnly, Destructive, OpenWorld *bool
+}
+
+// Describe returns the entry of tool name on MCP server ("" for web_fetch
+// and browser_* tools). A chrome-devtools-mcp tool the catalogue lacks and
+// any other server's tool are described by Derive from hints and schema; a
+// native tool the catalogue lacks is UnknownTool.
+func Describe(server, name string, hints Hints, schema map[string]any) Entry {
+	if server == "" {
+		if e, ok := NativeTool(name); ok {
+			return e
+		}
+		return UnknownTool(name)
+	}
+	if IsBrowserServer(server) {
+		if e, ok := DevToolsTool(name); ok {
+			return e
+		}
+	}
+	return Derive(server, name, hints, schema)
+}

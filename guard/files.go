@@ -1,0 +1,230 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/browseragent/browseragent/catalog"
+)
+
+// File is a local file or directory a call reads or writes, named by one
+// of its catalogue file parameters. The registry resolves Path before the
+// guard judges it (absolute, symbolic links followed as far as they exist),
+// and the tool receives that same path.
+type File struct {
+	Param string // the argument that names it
+	Path  string // absolute, resolved
+	Write bool
+}
+
+// Places are the directories files are judged against. Zero fields take
+// their defaults from the environment when the policy is made.
+type Places struct {
+	// WorkDir is the working directory (default os.Getwd).
+	WorkDir string
+	// TempDir is the temporary directory (default os.TempDir).
+	TempDir string
+	// Home is the person's home directory (default os.UserHomeDir).
+	Home string
+	// ConfigHome is $XDG_CONFIG_HOME (default Home/.config): shell
+	// programs, editors and browseragent read their settings there.
+	ConfigHome string
+	// StateHome is $XDG_STATE_HOME (default Home/.local/state), where
+	// browseragent keeps its audit log and history.
+	StateHome string
+}
+
+func (pl Places) withDefaults() Places {
+	if pl.WorkDir == "" {
+		pl.WorkDir, _ = os.Getwd()
+	}
+	if pl.TempDir == "" {
+		pl.TempDir = os.TempDir()
+	}
+	if pl.Home == "" {
+		pl.Home, _ = os.UserHomeDir()
+	}
+	if pl.ConfigHome == "" {
+		pl.ConfigHome = os.Getenv("XDG_CONFIG_HOME")
+	}
+	if pl.ConfigHome == "" && pl.Home != "" {
+		pl.ConfigHome = filepath.Join(pl.Home, ".config")
+	}
+	if pl.StateHome == "" {
+		pl.StateHome = os.Getenv("XDG_STATE_HOME")
+	}
+	if pl.StateHome == "" && pl.Home != "" {
+		pl.StateHome = filepath.Join(pl.Home, ".local", "state")
+	}
+	for _, d := range []*string{&pl.WorkDir, &pl.TempDir, &pl.Home, &pl.ConfigHome, &pl.StateHome} {
+		if *d != "" {
+			*d = ResolvePath(*d, "")
+		}
+	}
+	return pl
+}
+
+// startupFiles are files a shell, a login or direnv runs as commands.
+var startupFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout",
+	".envrc", ".xprofile", ".xsession", ".xinitrc",
+}
+
+// forbidden says why writing path is never allowed, or "".
+func (pl Places) forbidden(path string) string {
+	base := filepath.Base(path)
+	switch {
+	case strings.EqualFold(base, ".mcp.json"):
+		return "an MCP server list: the commands in it run when browseragent (or another MCP host) starts"
+	case slices.Contains(startupFiles, base):
+		return "a shell start-up file: what is written there runs as the person's commands"
+	case within(path, filepath.Join(pl.StateHome, "browseragent")):
+		return "browseragent's own audit log and history"
+	case within(path, filepath.Join(pl.ConfigHome, "browseragent")):
+		return "browseragent's own configuration"
+	case pl.ConfigHome != "" && within(path, pl.ConfigHome):
+		return "under " + pl.ConfigHome + ", where programs read their settings (some of them run commands)"
+	case pl.Home != "" && within(path, filepath.Join(pl.Home, ".ssh")):
+		return "the person's SSH keys and settings"
+	}
+	return ""
+}
+
+// ordinary reports whether path is inside the working or temporary
+// directory, where the person may allow a tool's files for good.
+func (pl Places) ordinary(path string) bool {
+	return within(path, pl.WorkDir) || within(path, pl.TempDir)
+}
+
+func within(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// ResolvePath makes path absolute (relative to dir, or the working
+// directory when dir is "") and follows symbolic links through the part of
+// it that exists, so a link named ./out.txt that points at ~/.bashrc is
+// judged as ~/.bashrc. A leading ~/ is the home directory.
+func ResolvePath(path, dir string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(path) {
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		path = filepath.Join(dir, path)
+	}
+	path = filepath.Clean(path)
+	var tail []string
+	for p := path; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, tail...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		tail = append([]string{filepath.Base(p)}, tail...)
+		p = parent
+	}
+}
+
+// FilesOf lists the files call arguments name through e's file parameters,
+// each resolved with ResolvePath against dir.
+func FilesOf(e catalog.Entry, args map[string]any, dir string) []File {
+	var out []File
+	for _, f := range e.Files {
+		switch v := args[f.Param].(type) {
+		case string:
+			if strings.TrimSpace(v) != "" {
+				out = append(out, File{Param: f.Param, Path: ResolvePath(v, dir), Write: f.Write})
+			}
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
+					out = append(out, File{Param: f.Param, Path: ResolvePath(s, dir), Write: f.Write})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// judgeFiles judges the local files c touches: writing a forbidden place is
+// denied; anything else asks, in every mode, with "always" on offer only
+// when every file is inside the working or temporary directory.
+func (p *Policy) judgeFiles(c Call, files []File) Decision {
+	d := Decision{Verdict: Allow, DecidedBy: ByPolicy}
+	var reads, writes []string
+	ordinary := true
+	for _, f := range files {
+		if f.Write {
+			if why := p.places.forbidden(f.Path); why != "" {
+				d.Verdict, d.Sensitive = Deny, true
+				d.Reason = fmt.Sprintf("Refused: %s would write %s (%s = %s), which is %s. Nobody can approve that; save to a file in the working directory instead.",
+					c.Tool, f.Path, f.Param, f.Path, why)
+				return d
+			}
+			writes = append(writes, f.Path)
+		} else {
+			reads = append(reads, f.Path)
+		}
+		ordinary = ordinary && p.places.ordinary(f.Path)
+	}
+	var what []string
+	if len(reads) > 0 {
+		what = append(what, "reads "+strings.Join(reads, ", "))
+	}
+	if len(writes) > 0 {
+		what = append(what, "writes "+strings.Join(writes, ", "))
+	}
+	desc := c.Tool + " " + strings.Join(what, " and ") + " on this computer"
+	if ordinary && p.toolGrants[c.Tool] {
+		d.DecidedBy, d.Reason = ByGrant, desc+"; allowed by the person's earlier \"always\" approval"
+		return d
+	}
+	d.Verdict, d.Scopes = Ask, []Scope{Once, ToolAlways}
+	d.Reason = desc + ": every local file a tool touches needs the person's approval."
+	if !ordinary {
+		d.Scopes, d.Sensitive = []Scope{Once}, true
+		d.Reason = desc + ", outside the working and temporary directories: it needs the person's approval, each time."
+	}
+	return d
+}
+
+// combine is the stricter of the page's decision and the files': a denial
+// wins, an ask offers only the approvals both accept.
+func combine(page, files Decision) Decision {
+	switch {
+	case page.Verdict == Deny:
+		return page
+	case files.Verdict == Deny:
+		files.Effect, files.Mode, files.URL = page.Effect, page.Mode, page.URL
+		return files
+	case files.Verdict == Allow:
+		if page.Verdict == Allow && page.DecidedBy == ByPolicy {
+			page.DecidedBy = files.DecidedBy
+		}
+		return page
+	}
+	d := page
+	if page.Verdict == Allow {
+		d.Verdict, d.Scopes, d.Reason = Ask, files.Scopes, files.Reason
+		d.DecidedBy = ByPolicy
+	} else {
+		d.Scopes = slices.DeleteFunc(slices.Clone(page.Scopes), func(s Scope) bool { return !slices.Contains(files.Scopes, s) })
+		d.Reason = page.Reason + " Also: " + files.Reason
+	}
+	d.Sensitive = d.Sensitive || files.Sensitive
+	return d
+}
