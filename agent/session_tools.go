@@ -67,7 +67,7 @@ func (t mcpTools) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error
 		return nil, err
 	}
 	out := &ToolResult{Text: r.Text, IsError: r.IsError}
-	if def.Server == mcpclient.DefaultServerName {
+	if catalog.IsBrowserServer(c.Def.Server) {
 		// Belt and braces to --redactNetworkHeaders: no browser result
 		// carries the person's cookies or tokens.
 		out.Text = browser.RedactHeaders(out.Text)
