@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
@@ -88,22 +89,26 @@ func prepare(def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, e
 		c.URL = u
 	}
 	c.Files = guard.FilesOf(e, m, "")
-	for _, f := range c.Files {
-		setPath(m, f)
-	}
+	setPaths(m, c.Files)
 	c.Foreign = e.ForeignResult(m)
 	return c, c.encode()
 }
 
-// setPath puts the resolved path of f back into its argument.
-func setPath(m map[string]any, f guard.File) {
-	switch v := m[f.Param].(type) {
-	case string:
-		m[f.Param] = f.Path
-	case []any:
-		for i, x := range v {
-			if s, ok := x.(string); ok && guard.ResolvePath(s, "") == f.Path {
-				v[i] = f.Path
+// setPaths puts the resolved paths back into their arguments, so the tool
+// touches the files that were judged. files are in argument order
+// (guard.FilesOf), blank entries of a list skipped.
+func setPaths(m map[string]any, files []guard.File) {
+	next := map[string]int{}
+	for _, f := range files {
+		switch v := m[f.Param].(type) {
+		case string:
+			m[f.Param] = f.Path
+		case []any:
+			for i := next[f.Param]; i < len(v); i++ {
+				if s, ok := v[i].(string); ok && strings.TrimSpace(s) != "" {
+					v[i], next[f.Param] = f.Path, i+1
+					break
+				}
 			}
 		}
 	}

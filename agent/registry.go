@@ -217,14 +217,20 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 }
 
 // markUntrusted wraps what a page or a tool said in an untrusted block for
-// the LLM; browseragent's own note stays outside it, and so does an error.
+// the LLM, its errors too (an error can quote the page: an element's text,
+// an exception); browseragent's own note and its own failures (a timeout)
+// stay outside.
 func markUntrusted(res *ToolResult, c *ResolvedCall) {
-	if res.IsError || strings.TrimSpace(res.Text) == "" {
+	if res.ours || strings.TrimSpace(res.Text) == "" {
 		return
 	}
 	source := c.Def.Name
 	if c.Page.URL != "" {
 		source += " " + c.Page.URL
+	}
+	if res.IsError {
+		res.Text = guard.UntrustedError(source, res.Text)
+		return
 	}
 	res.Text = guard.Untrusted(source, res.Text)
 }
@@ -354,7 +360,7 @@ func (r *Registry) run(ctx context.Context, call *ResolvedCall, exec func(contex
 	defer cancel()
 	res, err := exec(ctx)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &ToolResult{IsError: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit)}, nil
+		return &ToolResult{IsError: true, ours: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit)}, nil
 	}
 	if err == nil && res == nil {
 		res = &ToolResult{}
@@ -397,7 +403,7 @@ func maskValues(s string, args map[string]any) string {
 func approvalRequest(c *ResolvedCall, d guard.Decision) ApprovalRequest {
 	req := ApprovalRequest{
 		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.Page.URL, Rule: d.Rule,
-		Reason: d.Reason, Args: summarizeArgs(c.Args, c.Page.Secret), Sensitive: d.Sensitive,
+		Reason: d.Reason, Args: summarizeArgs(c), Sensitive: d.Sensitive,
 	}
 	for _, sc := range d.Scopes { // only what the guard will accept
 		switch sc {
@@ -448,28 +454,4 @@ func (r *Registry) suggest(name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// summarizeArgs renders arguments for the approval box, secrets masked (and
-// every typed value when secret is set) and long values cut.
-func summarizeArgs(args map[string]any, secret bool) string {
-	red := guard.RedactArgs(args, secret)
-	keys := make([]string, 0, len(red))
-	for k := range red {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		v, _ := json.Marshal(red[k])
-		s := string(v)
-		if len(s) > 120 {
-			s = s[:117] + "..."
-		}
-		if b.Len() > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(&b, "%s=%s", k, s)
-	}
-	return b.String()
 }

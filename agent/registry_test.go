@@ -233,7 +233,7 @@ func TestRegistryWebFetch(t *testing.T) {
 		{"article as markdown for a script", `{"url":"` + srv.URL + `/article"}`, OriginScript, false, "Green tea is steamed", "", false},
 		{"article wrapped for the model", `{"url":"` + srv.URL + `/article"}`, OriginAgent, false, "Green tea is steamed", "", true},
 		{"JS shell tells the model to use the browser", `{"url":"` + srv.URL + `/app"}`, OriginAgent, false, "", "browser_open", true},
-		{"404 is a result the model can act on", `{"url":"` + srv.URL + `/missing"}`, OriginAgent, true, "404", "", false},
+		{"404 is a result the model can act on, wrapped: the site chose its text", `{"url":"` + srv.URL + `/missing"}`, OriginAgent, true, "404", "", true},
 		{"missing url", `{}`, OriginAgent, true, "url", "", false},
 	}
 	for _, tc := range tests {

@@ -143,7 +143,8 @@ func TestSummarizeArgsSecret(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, summarizeArgs(tt.args, tt.secret)); diff != "" {
+			c := &ResolvedCall{Args: tt.args, Page: Page{Secret: tt.secret}}
+			if diff := cmp.Diff(tt.want, summarizeArgs(c)); diff != "" {
 				t.Errorf("summarizeArgs (-want +got)\n%s", diff)
 			}
 		})

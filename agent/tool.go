@@ -62,6 +62,9 @@ type ToolResult struct {
 	// card field: its typed value is redacted in the audit log and the
 	// approval box, and the shell keeps it out of its history.
 	Secret bool
+	// ours marks a result browseragent wrote itself (a timeout), which is
+	// not wrapped as untrusted.
+	ours bool
 }
 
 // Full returns Text followed by Note, for people and scripts.

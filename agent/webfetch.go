@@ -60,7 +60,7 @@ type webFetchArgs struct {
 func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
 	var a webFetchArgs
 	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
-		return &ToolResult{IsError: true, Text: `web_fetch needs {"url": "https://..."}`}, nil
+		return &ToolResult{IsError: true, ours: true, Text: `web_fetch needs {"url": "https://..."}`}, nil
 	}
 	format := fetch.FormatMarkdown
 	if a.Format == "text" {

@@ -99,6 +99,64 @@ type File struct {
 	Write bool
 	// List is set when the argument is an array of paths.
 	List bool
+	// Ext is the extension the tool puts on the name, replacing the one
+	// it has (chrome-devtools-mcp's ensureExtension: "x/.mcp" and
+	// "x/.mcp.txt" are both written as "x/.mcp.json"); "" for none.
+	// ExtParam, when set, names an argument whose value is the extension
+	// instead (take_screenshot's format), and KeepExt are extensions the
+	// tool keeps as given.
+	Ext      string
+	ExtParam string
+	KeepExt  []string
+}
+
+// WrittenName is the name the tool writes when asked for path with args:
+// path with f's extension in place of its own, as node's path.extname sees
+// it (a leading dot starts no extension).
+func (f File) WrittenName(path string, args map[string]any) string {
+	ext := f.Ext
+	if v, ok := args[f.ExtParam].(string); ok && f.ExtParam != "" && v != "" {
+		ext = "." + v
+		if v == "jpg" {
+			ext = ".jpeg"
+		}
+	}
+	if ext == "" {
+		return path
+	}
+	cur := extname(path)
+	for _, k := range f.KeepExt {
+		if cur == k {
+			return path
+		}
+	}
+	return path[:len(path)-len(cur)] + ext
+}
+
+// extname is node's path.extname on POSIX paths.
+func extname(p string) string {
+	base := p
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			base = p[i+1:]
+			break
+		}
+	}
+	i := -1
+	for j := len(base) - 1; j >= 0; j-- {
+		if base[j] == '.' {
+			i = j
+			break
+		}
+	}
+	lead := 0
+	for lead < len(base) && base[lead] == '.' {
+		lead++
+	}
+	if i <= 0 || i < lead || base == ".." {
+		return ""
+	}
+	return base[i:]
 }
 
 // Typing says how the field a typing tool types into is found, so the

@@ -73,13 +73,11 @@ func heapReader(name string, params ...string) Entry {
 	return e
 }
 
-func saves(params ...string) []File {
-	fs := make([]File, len(params))
-	for i, p := range params {
-		fs[i] = File{Param: p, Write: true}
-	}
-	return fs
-}
+// saves is a file the tool writes, with the extension it forces.
+func saves(param, ext string) File { return File{Param: param, Write: true, Ext: ext} }
+
+// trace is a performance trace file: .json, or .gz kept as given.
+var trace = File{Param: "filePath", Write: true, Ext: ".json", KeepExt: []string{".gz"}}
 
 // devtools are chrome-devtools-mcp 1.11.0's tools, read from its
 // build/src/tools/*.js (including the ones behind flags, and --slim's).
@@ -106,25 +104,25 @@ var devtools = []Entry{
 	input("press_key", Entry{Element: "-", Types: []string{"key"}, Typing: ByFocus, Twin: "browser_press"}),
 	input("upload_file", Entry{Files: []File{{Param: "filePaths", List: true}}}),
 	// inspection
-	{Name: "take_snapshot", Effect: Read, Files: saves("filePath"), Foreign: ForeignFrames, Annotations: writes, Twin: "browser_snapshot"},
-	{Name: "take_screenshot", Effect: Read, Files: saves("filePath"), Foreign: ForeignFrames, Annotations: writes, Twin: "browser_screenshot"},
+	{Name: "take_snapshot", Effect: Read, Files: []File{saves("filePath", ".txt")}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_snapshot"},
+	{Name: "take_screenshot", Effect: Read, Files: []File{{Param: "filePath", Write: true, Ext: ".png", ExtParam: "format"}}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_screenshot"},
 	{Name: "wait_for", Effect: Read, Foreign: ForeignSnapshot | ForeignFrames, Timeout: 70 * time.Second, Annotations: readOnly, Twin: "browser_wait"},
 	{Name: "list_console_messages", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},
 	{Name: "get_console_message", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},
 	{Name: "list_network_requests", Effect: Read, Foreign: ForeignNetwork, Annotations: readOnly},
-	{Name: "get_network_request", Effect: Read, Files: saves("requestFilePath", "responseFilePath"), Foreign: ForeignNetwork, Annotations: writes},
+	{Name: "get_network_request", Effect: Read, Files: []File{saves("requestFilePath", ".network-request"), saves("responseFilePath", ".network-response")}, Foreign: ForeignNetwork, Annotations: writes},
 	{Name: "get_css_styles", Effect: Read, Element: "uid", DevOnly: true, Annotations: readOnly},
 	// scripts
-	{Name: "evaluate_script", Effect: Script, Script: []string{"function"}, Files: []File{{Param: "sourcePath"}, {Param: "filePath", Write: true}},
+	{Name: "evaluate_script", Effect: Script, Script: []string{"function"}, Files: []File{{Param: "sourcePath"}, saves("filePath", ".json")},
 		Foreign: ForeignFrames, Annotations: destroys, Twin: "browser_eval"},
 	// emulation, performance, audits, memory, screencasts
 	{Name: "emulate", Effect: Write, DevOnly: true, Annotations: writes},
-	{Name: "performance_start_trace", Effect: Write, Files: saves("filePath"), DevOnly: true, Annotations: writes},
-	{Name: "performance_stop_trace", Effect: Read, Files: saves("filePath"), DevOnly: true, Annotations: writes},
+	{Name: "performance_start_trace", Effect: Write, Files: []File{trace}, DevOnly: true, Annotations: writes},
+	{Name: "performance_stop_trace", Effect: Read, Files: []File{trace}, DevOnly: true, Annotations: writes},
 	{Name: "performance_analyze_insight", Effect: Read, DevOnly: true, Annotations: readOnly},
-	{Name: "lighthouse_audit", Effect: Write, Files: saves("outputDirPath"), DevOnly: true, Annotations: writes},
-	{Name: "take_heapsnapshot", Effect: Read, Files: saves("filePath"), DevOnly: true, Annotations: writes},
-	{Name: "screencast_start", Effect: Read, Files: saves("filePath"), DevOnly: true, Annotations: writes},
+	{Name: "lighthouse_audit", Effect: Write, Files: []File{saves("outputDirPath", "")}, DevOnly: true, Annotations: writes},
+	{Name: "take_heapsnapshot", Effect: Read, Files: []File{saves("filePath", ".heapsnapshot")}, DevOnly: true, Annotations: writes},
+	{Name: "screencast_start", Effect: Read, Files: []File{saves("filePath", ".mp4")}, DevOnly: true, Annotations: writes},
 	{Name: "screencast_stop", Effect: Read, DevOnly: true, Annotations: writes},
 	heapReader("get_heapsnapshot_summary"), heapReader("get_heapsnapshot_details"),
 	heapReader("get_heapsnapshot_class_nodes"), heapReader("get_heapsnapshot_retainers"),

@@ -56,7 +56,7 @@ func TestAuditAppendAndRead(t *testing.T) {
 	got := all[0]
 	want := Entry{
 		Time: e.Time, Tool: "browser_type", Mode: "shared", Effect: "write",
-		PageURL:  "https://user:redacted@www.paypal.com/signin?lang=en&token=redacted",
+		PageURL:  "https://user:redacted@www.paypal.com/signin?token=redacted&lang=en", // in the order written: nothing but the secret changes
 		Rule:     "paypal",
 		Decision: "ask", DecidedBy: ByRule, Reason: d.Reason,
 		Args: map[string]any{"ref": "e7", "text": Redacted, "password": Redacted,

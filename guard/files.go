@@ -110,7 +110,8 @@ func within(path, dir string) bool {
 
 // ResolvePath makes path absolute (relative to dir, or the working
 // directory when dir is "") and follows symbolic links through the part of
-// it that exists, so a link named ./out.txt that points at ~/.bashrc is
+// it that exists, a link at its end too even when what it points at does
+// not exist yet, so a link named ./out.txt that points at ~/.bashrc is
 // judged as ~/.bashrc. A leading ~/ is the home directory.
 func ResolvePath(path, dir string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
@@ -125,6 +126,27 @@ func ResolvePath(path, dir string) string {
 		path = filepath.Join(dir, path)
 	}
 	path = filepath.Clean(path)
+	for range 16 { // links to links, bounded
+		path = resolveExisting(path)
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = filepath.Clean(target)
+	}
+	return path
+}
+
+// resolveExisting follows the links of the longest part of path that
+// exists.
+func resolveExisting(path string) string {
 	var tail []string
 	for p := path; ; {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -140,24 +162,43 @@ func ResolvePath(path, dir string) string {
 }
 
 // FilesOf lists the files call arguments name through e's file parameters,
-// each resolved with ResolvePath against dir.
+// each as the tool will write it (its forced extension) and resolved with
+// ResolvePath against dir.
 func FilesOf(e catalog.Entry, args map[string]any, dir string) []File {
 	var out []File
+	add := func(f catalog.File, p string) {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, File{Param: f.Param, Path: writtenPath(f, p, args, dir), Write: f.Write})
+		}
+	}
 	for _, f := range e.Files {
 		switch v := args[f.Param].(type) {
 		case string:
-			if strings.TrimSpace(v) != "" {
-				out = append(out, File{Param: f.Param, Path: ResolvePath(v, dir), Write: f.Write})
-			}
+			add(f, v)
 		case []any:
 			for _, x := range v {
-				if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
-					out = append(out, File{Param: f.Param, Path: ResolvePath(s, dir), Write: f.Write})
+				if s, ok := x.(string); ok {
+					add(f, s)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// writtenPath resolves p to the file the tool touches: its extension
+// forced, then links followed, until both agree (a link may point at a
+// name with another extension, which the tool would force again).
+func writtenPath(f catalog.File, p string, args map[string]any, dir string) string {
+	p = ResolvePath(f.WrittenName(p, args), dir)
+	for range 4 {
+		next := ResolvePath(f.WrittenName(p, args), dir)
+		if next == p {
+			break
+		}
+		p = next
+	}
+	return p
 }
 
 // judgeFiles judges the local files c touches: writing a forbidden place is

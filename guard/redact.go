@@ -25,19 +25,30 @@ var typedKeys = map[string]bool{"text": true, "value": true, "values": true, "ke
 // under secret-like names are always redacted (at any depth, so headers
 // maps lose Authorization and Cookie); with secret set, every typed value
 // (text, value, elements...) is redacted as well. Strings that look like
-// credentials are redacted wherever they are, and long strings are clipped.
+// credentials are redacted wherever they are, and long strings are clipped
+// (for the audit log; see RedactArgsWhole).
 func RedactArgs(args map[string]any, secret bool) map[string]any {
+	return redactArgs(args, secret, 2000)
+}
+
+// RedactArgsWhole is RedactArgs without clipping: what the person approves
+// is every character that runs, with only its secrets masked.
+func RedactArgsWhole(args map[string]any, secret bool) map[string]any {
+	return redactArgs(args, secret, -1)
+}
+
+func redactArgs(args map[string]any, secret bool, limit int) map[string]any {
 	if args == nil {
 		return nil
 	}
 	out := make(map[string]any, len(args))
 	for k, v := range args {
-		out[k] = redactValue(k, v, secret)
+		out[k] = redactValue(k, v, secret, limit)
 	}
 	return out
 }
 
-func redactValue(key string, v any, secret bool) any {
+func redactValue(key string, v any, secret bool, limit int) any {
 	if secretKey.MatchString(key) || secret && typedKeys[key] {
 		if v == nil {
 			return nil
@@ -46,20 +57,33 @@ func redactValue(key string, v any, secret bool) any {
 	}
 	switch t := v.(type) {
 	case string:
-		if strings.Contains(t, "://") {
-			t = RedactURL(t)
+		t = RedactText(redactURLsIn(t))
+		if limit >= 0 {
+			t = clip(t, limit)
 		}
-		return clip(RedactText(t), 2000)
+		return t
 	case map[string]any:
-		return RedactArgs(t, secret)
+		return redactArgs(t, secret, limit)
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = redactValue(key, e, secret)
+			out[i] = redactValue(key, e, secret, limit)
 		}
 		return out
 	}
 	return v
+}
+
+// urlInText is a URL inside free text (a script, a message).
+var urlInText = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s'"<>()\[\]{}\x60]+`)
+
+// redactURLsIn masks the secrets of every URL in s, leaving the rest of s
+// as it was, byte for byte.
+func redactURLsIn(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlInText.ReplaceAllStringFunc(s, RedactURL)
 }
 
 // RedactText replaces credential-looking substrings of s.
@@ -70,36 +94,48 @@ func RedactText(s string) string {
 	return secretText.ReplaceAllString(s, Redacted)
 }
 
-// RedactURL drops the userinfo password and the values of secret-like query
-// parameters. Unparsable strings are returned with text redaction only.
+// RedactURL masks the userinfo password and the values of secret-like query
+// parameters (and a fragment that holds a token) of raw, and leaves every
+// other character as it was: nothing is re-encoded or reordered, so the
+// person sees the address that loads.
 func RedactURL(raw string) string {
 	if raw == "" {
 		return raw
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return RedactText(raw)
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "redacted")
+	s := raw
+	if i := strings.Index(s, "://"); i > 0 {
+		rest := s[i+3:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
 		}
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		changed := false
-		for k := range q {
-			if secretKey.MatchString(k) || k == "code" || k == "key" {
-				q[k] = []string{"redacted"}
-				changed = true
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			if colon := strings.IndexByte(rest[:at], ':'); colon >= 0 {
+				s = s[:i+3] + rest[:colon+1] + "redacted" + rest[at:]
 			}
 		}
-		if changed {
-			u.RawQuery = q.Encode()
+	}
+	base, frag, hasFrag := strings.Cut(s, "#")
+	path, query, hasQuery := strings.Cut(base, "?")
+	if hasQuery {
+		parts := strings.Split(query, "&")
+		for i, p := range parts {
+			k, _, hasV := strings.Cut(p, "=")
+			name, err := url.QueryUnescape(k)
+			if err != nil {
+				name = k
+			}
+			if hasV && (secretKey.MatchString(name) || name == "code" || name == "key") {
+				parts[i] = k + "=redacted"
+			}
 		}
+		base = path + "?" + strings.Join(parts, "&")
 	}
-	if strings.Contains(u.Fragment, "token") {
-		u.Fragment = "redacted"
+	if hasFrag {
+		if strings.Contains(frag, "token") {
+			frag = "redacted"
+		}
+		base += "#" + frag
 	}
-	return RedactText(u.String())
+	return RedactText(base)
 }

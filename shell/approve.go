@@ -9,10 +9,10 @@ import (
 	"sync"
 	"syscall"
 
+	runewidth "github.com/mattn/go-runewidth"
 	"golang.org/x/sys/unix"
 
 	"github.com/browseragent/browseragent/agent"
-	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // approveMu makes approvals one at a time: two boxes at once could not be
@@ -91,12 +91,25 @@ func approvalBox(req agent.ApprovalRequest, p *printer) string {
 		rows = append(rows, [2]string{"why", req.Reason})
 	}
 	if req.Args != "" {
-		rows = append(rows, [2]string{"args", textutil.OneLine(req.Args, 200)})
+		// Every character that runs, wrapped, never cut.
+		for i, line := range strings.Split(req.Args, "\n") {
+			label := ""
+			if i == 0 {
+				label = "args"
+			}
+			rows = append(rows, [2]string{label, line})
+		}
 	}
 	var b strings.Builder
 	b.WriteString(p.paint(ansiBold, "╭─ approve this tool call? ") + "\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "│ %-7s %s\n", r[0], r[1])
+		for i, part := range wrapWidth(r[1], approvalWidth) {
+			label := r[0]
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(&b, "│ %-7s %s\n", label, part)
+		}
 	}
 	b.WriteString("╰─ [y] yes, once")
 	if req.Offers(agent.AnswerTool) {
@@ -110,6 +123,33 @@ func approvalBox(req agent.ApprovalRequest, p *printer) string {
 		b.WriteString("   (sensitive page: no standing grants)")
 	}
 	return b.String()
+}
+
+// approvalWidth is the width, in terminal columns, the box wraps its
+// values at.
+const approvalWidth = 100
+
+// wrapWidth splits s into pieces of at most width columns, at spaces when
+// it can, keeping every character: a piece never drops what it wraps.
+func wrapWidth(s string, width int) []string {
+	var out []string
+	for runewidth.StringWidth(s) > width {
+		cut, w := 0, 0
+		for i, r := range s {
+			rw := runewidth.RuneWidth(r)
+			if w+rw > width {
+				cut = i
+				break
+			}
+			w += rw
+		}
+		if sp := strings.LastIndexByte(s[:cut], ' '); sp > cut/2 {
+			cut = sp + 1
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
 }
 
 func choicesLine(req agent.ApprovalRequest) string {
