@@ -37,8 +37,8 @@ type ResolvedCall struct {
 	Files []guard.File
 	// FrameURL is the live URL of the frame holding the element the call
 	// acts on (Entry.Element), when that is not the page itself; "" means
-	// the page. A browser-side resolver fills it; the guard judges writes
-	// by it.
+	// the page. It is left for a browser-side resolver to fill (the
+	// locator), so a write is judged by the frame it lands in.
 	FrameURL string
 	// Foreign says the result can carry content of pages other than the
 	// one judged (a snapshot after the input, frames, network bodies): a

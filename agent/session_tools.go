@@ -21,7 +21,7 @@ func (t browserTools) Tools() []ToolDef {
 	tools := t.b.Tools()
 	defs := make([]ToolDef, 0, len(tools))
 	for _, bt := range tools {
-		ro := bt.ReadOnly
+		ro := catalog.Describe("", bt.Name, catalog.Hints{}, nil).Annotations.ReadOnly
 		defs = append(defs, ToolDef{Name: bt.Name, RawName: bt.Name, Description: bt.Description,
 			Parameters: bt.Parameters, Source: SourceBrowser, ReadOnlyHint: &ro})
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/browseragent/browseragent/catalog"
 )
 
 // Tool describes one native browser tool for the registry to offer an LLM.
@@ -13,7 +15,6 @@ type Tool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any // JSON Schema, type object
-	ReadOnly    bool           // reads the page without changing it
 }
 
 // Image is image content of a result.
@@ -66,20 +67,20 @@ func onTab(props map[string]any, required ...string) map[string]any {
 var toolDefs = []Tool{
 	{Name: "browser_open", Description: "Open a URL in a new tab and make it current.", Parameters: obj(map[string]any{"url": str("absolute URL")}, "url")},
 	{Name: "browser_navigate", Description: "Load a URL in the current tab (or 'back', 'forward', 'reload').", Parameters: onTab(map[string]any{"url": str("absolute URL, or back/forward/reload")}, "url")},
-	{Name: "browser_snapshot", Description: "Text outline of the current page (accessibility tree). Interactive elements carry refs like e12 for click/type/select.", ReadOnly: true,
+	{Name: "browser_snapshot", Description: "Text outline of the current page (accessibility tree). Interactive elements carry refs like e12 for click/type/select.",
 		Parameters: onTab(map[string]any{"selector": str("optional CSS selector to outline only that part"), "from_line": num("optional line to start at, to read past a cut")})},
 	{Name: "browser_click", Description: "Click an element by ref.", Parameters: onTab(map[string]any{"ref": refParam}, "ref")},
 	{Name: "browser_type", Description: "Replace the text of a field by ref; submit=true presses Enter after.", Parameters: onTab(map[string]any{"ref": refParam, "text": str("text to type"), "submit": boolean("press Enter afterwards")}, "ref", "text")},
 	{Name: "browser_select", Description: "Choose an option of a <select> by ref, by value or visible label.", Parameters: onTab(map[string]any{"ref": refParam, "value": str("option value or label")}, "ref", "value")},
 	{Name: "browser_press", Description: "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a.", Parameters: onTab(map[string]any{"key": str("key name")}, "key")},
 	{Name: "browser_scroll", Description: "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", Parameters: onTab(map[string]any{"direction": str("down|up|top|bottom; default down"), "ref": str("optional element ref to scroll into view")})},
-	{Name: "browser_wait", Description: "Wait until text appears on the page or a CSS selector matches a visible element.", ReadOnly: true,
+	{Name: "browser_wait", Description: "Wait until text appears on the page or a CSS selector matches a visible element.",
 		Parameters: onTab(map[string]any{"text": str("text to wait for"), "selector": str("CSS selector to wait for"), "timeout": num("seconds, default 10, max 60")})},
-	{Name: "browser_screenshot", Description: "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", ReadOnly: true,
+	{Name: "browser_screenshot", Description: "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.",
 		Parameters: onTab(map[string]any{"full_page": boolean("whole page, not only the viewport"), "max_width": num("scale down to this width in pixels, default 1280"), "format": str("jpeg (default) or png")})},
-	{Name: "browser_extract", Description: "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", ReadOnly: true,
+	{Name: "browser_extract", Description: "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.",
 		Parameters: onTab(map[string]any{"select": str("optional CSS selector")})},
-	{Name: "browser_tabs", Description: "List open tabs: id, title, URL, whether the agent opened it, which is current.", ReadOnly: true, Parameters: obj(map[string]any{})},
+	{Name: "browser_tabs", Description: "List open tabs: id, title, URL, whether the agent opened it, which is current.", Parameters: obj(map[string]any{})},
 	{Name: "browser_select_tab", Description: "Make a tab current by id (from browser_tabs).", Parameters: obj(map[string]any{"tab": str("tab id, e.g. t2")}, "tab")},
 	{Name: "browser_close", Description: "Close a tab by id (default: the current tab). In the person's browser only tabs the agent opened.", Parameters: obj(map[string]any{"tab": tabParam})},
 	{Name: "browser_eval", Description: "Run JavaScript in the current page and return its JSON result (awaits promises).", Parameters: onTab(map[string]any{"js": str("expression or IIFE")}, "js")},
@@ -121,11 +122,11 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	return a, err
 }
 
-// pageTools act on one tab: the tab argument, else the current tab.
-var pageTools = map[string]bool{
-	"browser_navigate": true, "browser_snapshot": true, "browser_click": true, "browser_type": true,
-	"browser_select": true, "browser_press": true, "browser_scroll": true, "browser_wait": true,
-	"browser_screenshot": true, "browser_extract": true, "browser_eval": true,
+// pageTool reports whether name acts on one tab (the tab argument, else
+// the current tab), as the catalogue says.
+func pageTool(name string) bool {
+	e, ok := catalog.NativeTool(name)
+	return ok && e.OnPage
 }
 
 // TabFor returns the id of the tab a call would act on: its tab argument
@@ -136,9 +137,9 @@ var pageTools = map[string]bool{
 func (b *Browser) TabFor(name string, raw json.RawMessage) string {
 	a, _ := parseArgs(raw)
 	switch {
-	case a.Tab != "" && (name == "browser_select_tab" || name == "browser_close" || pageTools[name]):
+	case a.Tab != "" && pageTool(name):
 		return a.Tab
-	case name == "browser_close" || pageTools[name]:
+	case pageTool(name) && name != "browser_select_tab":
 		return b.CurrentTab()
 	}
 	return ""

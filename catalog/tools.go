@@ -40,6 +40,9 @@ var native = []Entry{
 	{Name: "browser_tabs", Effect: Read, Annotations: readOnly},
 	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Annotations: Annotations{Idempotent: true}},
 	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: destroys},
+	// served by `mcp serve` only: switch the browser the session drives
+	{Name: "browser_connect", Effect: Write, Annotations: destroys},
+	{Name: "browser_disconnect", Effect: Write, Annotations: destroys},
 	{Name: "browser_eval", Effect: Script, Tab: "tab", OnPage: true, Script: []string{"js"}, Foreign: ForeignFrames, Annotations: destroys},
 }
 

@@ -6,10 +6,6 @@ import (
 	"github.com/browseragent/browseragent/catalog"
 )
 
-// DefaultBrowserServer is the MCP server name that drives the browser
-// (catalog.BrowserServer).
-const DefaultBrowserServer = catalog.BrowserServer
-
 // entry is the catalogue's description of c: the one the registry resolved,
 // or, for a call built by hand (`sites check`, Recheck), the catalogue's.
 func entry(c Call) catalog.Entry {

@@ -30,7 +30,8 @@ var modeDefs = []agent.ToolDef{
 
 func (m modeTools) Tools() []agent.ToolDef { return modeDefs }
 
-func (m modeTools) Call(ctx context.Context, def agent.ToolDef, raw json.RawMessage) (*agent.ToolResult, error) {
+func (m modeTools) Call(ctx context.Context, c *agent.ResolvedCall) (*agent.ToolResult, error) {
+	def, raw := c.Def, c.Raw
 	var msg string
 	var err error
 	switch def.Name {

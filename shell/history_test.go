@@ -23,7 +23,7 @@ func TestHistoryLine(t *testing.T) {
 		{"call typing into password field", `/call browser_type {"ref":"e2","text":"hunter2"}`, true, `/call browser_type {"ref":"e2","text":"[redacted]"}`},
 		{"call with bad JSON", `/call browser_type {"text":hunter2`, true, "/call browser_type ****"},
 		{"url password", "/fetch http://user:s3cr3t@host/x", false, "/fetch http://user:redacted@host/x"},
-		{"url token", "/fetch http://host/x?token=abc&page=2", false, "/fetch http://host/x?page=2&token=redacted"},
+		{"url token", "/fetch http://host/x?token=abc&page=2", false, "/fetch http://host/x?token=redacted&page=2"},
 		{"bare host password and token", "/open user:s3cr3t@host/x?token=abc", false, "/open user:redacted@host/x?token=redacted"},
 		{"plain url kept as typed", "/fetch https://example.com/a?q=b&z=1 --select h1", false, "/fetch https://example.com/a?q=b&z=1 --select h1"},
 		{"bearer token in a message", "use Bearer abcdefghijklmnop1234 for the api", false, "use [redacted] for the api"},
