@@ -36,6 +36,9 @@ type Page struct {
 	// for an MCP page that is not one of our browser's tabs; "" when the
 	// call acts on no tab.
 	TabID string
+	// Alias is the tab's id as the tools name it ("t2"), for callers that
+	// keep tabs by that name (mcp serve's sessions); "" when none.
+	Alias string
 	URL   string // the tab's URL, asked from the browser just now
 	Owned bool   // the agent opened this tab
 	// Secret: the call types into a password, one-time-code or card field
@@ -254,7 +257,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
 	gc := call.guardCall()
-	d := r.check(ctx, gc)
+	d := r.check(ctx, gc, call.Page.Alias)
 	if d.Verdict != guard.Ask {
 		return d, nil
 	}
@@ -297,7 +300,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d = r.check(ctx, call.guardCall())
+	d = r.check(ctx, call.guardCall(), call.Page.Alias)
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
 		d.Reason = "The page changed after the person approved (now " + call.Page.URL + "); the approval does not carry over. " + d.Reason
@@ -310,10 +313,10 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 
 // check asks the guard, then holds an MCP client to the tabs it opened: a
 // close of any other tab (another client's, the person's) is refused.
-func (r *Registry) check(ctx context.Context, call guard.Call) guard.Decision {
+func (r *Registry) check(ctx context.Context, call guard.Call, alias string) guard.Decision {
 	d := r.policy.Check(call)
 	c := ClientFrom(ctx)
-	if d.Verdict == guard.Deny || d.Effect != guard.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) {
+	if d.Verdict == guard.Deny || d.Effect != guard.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) || alias != "" && c.Owns(alias) {
 		return d
 	}
 	d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil

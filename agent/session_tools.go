@@ -133,9 +133,10 @@ func (l locator) page(ctx context.Context, c *ResolvedCall) (Page, error) {
 	case !c.Entry.OnPage:
 		return Page{}, nil
 	case c.Def.Source == SourceBrowser:
-		id := c.Page.TabID
+		id, alias := c.Page.TabID, c.Page.Alias
 		if id == "" {
-			id = l.s.Browser.TargetOf(l.s.Browser.TabFor(c.Def.Name, c.Raw))
+			alias = l.s.Browser.TabFor(c.Def.Name, c.Raw)
+			id = l.s.Browser.TargetOf(alias)
 		}
 		if id == "" || !l.s.Browser.Running() {
 			return Page{}, nil
@@ -144,7 +145,7 @@ func (l locator) page(ctx context.Context, c *ResolvedCall) (Page, error) {
 		if err != nil {
 			return Page{}, err
 		}
-		return Page{TabID: id, URL: u, Owned: l.s.Browser.Owned(id)}, nil
+		return Page{TabID: id, Alias: alias, URL: u, Owned: l.s.Browser.Owned(id)}, nil
 	case c.Def.Source == SourceMCP && l.s.pages != nil && catalog.IsBrowserServer(c.Def.Server) && c.Entry.Tab != "":
 		page, id, err := l.s.pages.locate(ctx, c.Def.Server, c.Args[c.Entry.Tab])
 		if err != nil || page.TabID == "" {
