@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browseragent/browseragent/catalog"
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/tools"
 )
 
 func sys(s string) openai.ChatCompletionMessage {
@@ -114,7 +116,7 @@ func TestFitContextSummaryNamesTheCall(t *testing.T) {
 // loadCDMTools reads chrome-devtools-mcp 1.11.0's tools/list as captured from
 // the real server (npx chrome-devtools-mcp@1.11.0), turned into ToolDefs the
 // way the registry offers MCP tools.
-func loadCDMTools(t *testing.T) []ToolDef {
+func loadCDMTools(t *testing.T) []tools.ToolDef {
 	t.Helper()
 	// One capture serves both packages: mcpclient's golden tests own it.
 	data, err := os.ReadFile("../mcpclient/testdata/chrome-devtools-mcp-1.11.0.tools.json")
@@ -131,20 +133,20 @@ func loadCDMTools(t *testing.T) []ToolDef {
 	if err := json.Unmarshal(data, &list); err != nil {
 		t.Fatal(err)
 	}
-	var defs []ToolDef
+	var defs []tools.ToolDef
 	for _, tl := range list.Tools {
-		defs = append(defs, ToolDef{Name: "mcp__chrome-devtools__" + tl.Name, RawName: tl.Name, Server: "chrome-devtools",
-			Source: SourceMCP, Description: tl.Description, Parameters: tl.InputSchema})
+		defs = append(defs, tools.ToolDef{Name: "mcp__chrome-devtools__" + tl.Name, RawName: tl.Name, Server: "chrome-devtools",
+			Source: tools.SourceMCP, Description: tl.Description, Parameters: tl.InputSchema})
 	}
 	return defs
 }
 
 // nativeTools stands for the browser's native tools, by name only.
-func nativeTools() []ToolDef {
-	var defs []ToolDef
+func nativeTools() []tools.ToolDef {
+	var defs []tools.ToolDef
 	for _, e := range catalog.Entries() {
 		if e.Kind == catalog.DevTools && e.Twin != "" {
-			defs = append(defs, ToolDef{Name: e.Twin, Source: SourceBrowser, Description: "native"})
+			defs = append(defs, tools.ToolDef{Name: e.Twin, Source: tools.SourceBrowser, Description: "native"})
 		}
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
@@ -155,7 +157,7 @@ func TestCompactToolsKeepsEveryParameter(t *testing.T) {
 	defs := loadCDMTools(t)
 	for _, e := range []ToolEconomy{{DevTools: true}, {}} {
 		for _, d := range CompactTools(defs, e) {
-			var orig ToolDef
+			var orig tools.ToolDef
 			for _, o := range defs {
 				if o.Name == d.Name {
 					orig = o
@@ -186,10 +188,10 @@ func paramShape(schema map[string]any) map[string]any {
 func TestCompactToolsBytes(t *testing.T) {
 	cdm := loadCDMTools(t)
 	native := nativeTools()
-	both := append(append([]ToolDef(nil), native...), cdm...)
+	both := append(append([]tools.ToolDef(nil), native...), cdm...)
 	tests := []struct {
 		name      string
-		defs      []ToolDef
+		defs      []tools.ToolDef
 		economy   ToolEconomy
 		wantTools int
 	}{
@@ -205,9 +207,9 @@ func TestCompactToolsBytes(t *testing.T) {
 			if len(got) != tt.wantTools {
 				t.Errorf("tools = %d, want %d", len(got), tt.wantTools)
 			}
-			var mcpOnly []ToolDef
+			var mcpOnly []tools.ToolDef
 			for _, d := range got {
-				if d.Source == SourceMCP {
+				if d.Source == tools.SourceMCP {
 					mcpOnly = append(mcpOnly, d)
 				}
 			}

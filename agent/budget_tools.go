@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/browseragent/browseragent/catalog"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // Caps for tool text sent with every request. Long descriptions are cut at
@@ -29,14 +31,14 @@ type ToolEconomy struct {
 // bytes and confuse models), descriptions tightened and schema noise
 // removed. Every tool kept keeps every parameter, its type,
 // enum and required list. defs is not modified.
-func CompactTools(defs []ToolDef, e ToolEconomy) []ToolDef {
+func CompactTools(defs []tools.ToolDef, e ToolEconomy) []tools.ToolDef {
 	offered := make(map[string]bool, len(defs))
 	for _, d := range defs {
 		offered[d.Name] = true
 	}
-	out := make([]ToolDef, 0, len(defs))
+	out := make([]tools.ToolDef, 0, len(defs))
 	for _, d := range defs {
-		if ent := entryOf(d); ent.Kind == catalog.DevTools {
+		if ent := tools.EntryOf(d); ent.Kind == catalog.DevTools {
 			if !e.DevTools && ent.DevOnly {
 				continue
 			}
@@ -55,7 +57,7 @@ func CompactTools(defs []ToolDef, e ToolEconomy) []ToolDef {
 
 // ToolDefBytes is the size in bytes of the tool definitions as sent in one
 // Chat Completions request (the "tools" array).
-func ToolDefBytes(defs []ToolDef) int {
+func ToolDefBytes(defs []tools.ToolDef) int {
 	b, err := json.Marshal(openAITools(defs))
 	if err != nil {
 		return 0
@@ -63,14 +65,14 @@ func ToolDefBytes(defs []ToolDef) int {
 	return len(b)
 }
 
-func openAITools(defs []ToolDef) []openai.Tool {
-	tools := make([]openai.Tool, 0, len(defs))
+func openAITools(defs []tools.ToolDef) []openai.Tool {
+	toolList := make([]openai.Tool, 0, len(defs))
 	for _, d := range defs {
 		params := d.Parameters
 		if params == nil {
 			params = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
-		tools = append(tools, openai.Tool{
+		toolList = append(toolList, openai.Tool{
 			Type: openai.ToolTypeFunction,
 			Function: &openai.FunctionDefinition{
 				Name:        d.Name,
@@ -79,7 +81,7 @@ func openAITools(defs []ToolDef) []openai.Tool {
 			},
 		})
 	}
-	return tools
+	return toolList
 }
 
 // noiseKeys carry no meaning for a model calling the tool.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/browseragent/browseragent/tools"
 )
 
 // ErrStepLimit is returned by Turn when the model kept calling tools until
@@ -69,8 +71,8 @@ type Event struct {
 	Step   int
 	Text   string
 	Call   ToolCallInfo
-	Result *ToolResult // EventToolResult: the tool's result, nil when Err is set
-	Err    error       // EventToolResult: the call failed in the infrastructure
+	Result *tools.ToolResult // EventToolResult: the tool's result, nil when Err is set
+	Err    error             // EventToolResult: the call failed in the infrastructure
 }
 
 // Events receives a turn's events, in order, on the goroutine running Turn.
@@ -117,7 +119,7 @@ type Agent struct {
 	s     Settings
 	stats Stats
 
-	caller  Caller
+	caller  tools.Caller
 	economy ToolEconomy
 	client  *openai.Client
 	tr      *transport
@@ -129,7 +131,7 @@ type Agent struct {
 }
 
 // New returns an agent for settings s that calls tools through caller.
-func New(s Settings, caller Caller, opts *Options) (*Agent, error) {
+func New(s Settings, caller tools.Caller, opts *Options) (*Agent, error) {
 	if !s.Enabled() {
 		return nil, fmt.Errorf("%w: %s", ErrDisabled, s.Why())
 	}
@@ -277,12 +279,12 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 // ask makes one streamed request and records the model's answer.
 func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error) {
 	out.Event(Event{Kind: EventStep, Step: step})
-	tools := a.shelf.bound(CompactTools(a.caller.Tools(), a.economy), a.bounds)
+	toolList := a.shelf.bound(CompactTools(a.caller.Tools(), a.economy), a.bounds)
 	for broken := 0; ; {
-		a.fit(ToolDefBytes(tools), out)
+		a.fit(ToolDefBytes(toolList), out)
 		req := openai.ChatCompletionRequest{Model: a.Settings().Model, Messages: a.msgs, Stream: true}
-		if len(tools) > 0 {
-			req.Tools = openAITools(tools)
+		if len(toolList) > 0 {
+			req.Tools = openAITools(toolList)
 		}
 		ans, err := a.stream(ctx, req, step, out)
 		if err == nil {
@@ -382,16 +384,16 @@ func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall,
 	return ctx.Err()
 }
 
-func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*ToolResult, error) {
+func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*tools.ToolResult, error) {
 	if !json.Valid([]byte(c.Args)) {
-		return &ToolResult{IsError: true, Text: fmt.Sprintf("the arguments were not valid JSON (%q); call %s again with a JSON object", truncate(c.Args, 200), c.Name)}, nil
+		return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("the arguments were not valid JSON (%q); call %s again with a JSON object", truncate(c.Args, 200), c.Name)}, nil
 	}
 	if c.Name == ToolSearchName {
 		// The agent's own index of the tools it did not send: it touches
 		// nothing (no page, file or server), so it needs no guard.
 		return a.shelf.search(c.Args), nil
 	}
-	return a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), OriginAgent)
+	return a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), tools.OriginAgent)
 }
 
 // cancelCalls answers calls that will not run, so no tool call is left
@@ -407,9 +409,9 @@ func (a *Agent) cancelCalls(calls []openai.ToolCall) {
 
 // resultForModel turns a tool result into the tool message text and the
 // image parts for the user message that follows.
-func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error, room int) (string, []openai.ChatMessagePart) {
+func (a *Agent) resultForModel(c ToolCallInfo, res *tools.ToolResult, err error, room int) (string, []openai.ChatMessagePart) {
 	if err != nil {
-		if errors.Is(err, ErrUnknownTool) {
+		if errors.Is(err, tools.ErrUnknownTool) {
 			return fmt.Sprintf("Tool call failed: %v. Use only the tools you were given.", err), nil
 		}
 		return fmt.Sprintf("Tool call failed: %v. Check the arguments, try another tool, or tell the person what failed.", err), nil
@@ -435,7 +437,7 @@ func (a *Agent) resultForModel(c ToolCallInfo, res *ToolResult, err error, room 
 	return text, parts
 }
 
-func (a *Agent) imageParts(c ToolCallInfo, imgs []Image, room int) ([]openai.ChatMessagePart, string) {
+func (a *Agent) imageParts(c ToolCallInfo, imgs []tools.Image, room int) ([]openai.ChatMessagePart, string) {
 	if len(imgs) == 0 {
 		return nil, ""
 	}

@@ -20,34 +20,35 @@ import (
 
 	"github.com/browseragent/browseragent/agent/llmtest"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // testCaller is the tool side of these loop tests: a tiny Caller whose
 // tools answer from a function. End-to-end tests with the real Registry,
 // browser and web_fetch live with the Session.
 type testCaller struct {
-	mu    sync.Mutex
-	tools []ToolDef
-	do    func(ctx context.Context, name string, args json.RawMessage) (*ToolResult, error)
-	calls []string // "name args" per call
+	mu       sync.Mutex
+	toolList []tools.ToolDef
+	do       func(ctx context.Context, name string, args json.RawMessage) (*tools.ToolResult, error)
+	calls    []string // "name args" per call
 }
 
-func (c *testCaller) Tools() []ToolDef {
+func (c *testCaller) Tools() []tools.ToolDef {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]ToolDef(nil), c.tools...)
+	return append([]tools.ToolDef(nil), c.toolList...)
 }
 
-func (c *testCaller) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
+func (c *testCaller) Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error) {
 	c.mu.Lock()
 	c.calls = append(c.calls, name+" "+string(args))
 	do := c.do
 	c.mu.Unlock()
-	if origin != OriginAgent {
+	if origin != tools.OriginAgent {
 		return nil, errors.New("origin is not agent")
 	}
 	if do == nil {
-		return &ToolResult{Text: "ok"}, nil
+		return &tools.ToolResult{Text: "ok"}, nil
 	}
 	return do(ctx, name, args)
 }
@@ -58,16 +59,16 @@ func (c *testCaller) Calls() []string {
 	return append([]string(nil), c.calls...)
 }
 
-func webFetchDef() ToolDef {
-	return ToolDef{
-		Name: "web_fetch", Description: "Fetch a URL and return its main content as markdown.", Source: SourceBuiltin,
+func webFetchDef() tools.ToolDef {
+	return tools.ToolDef{
+		Name: "web_fetch", Description: "Fetch a URL and return its main content as markdown.", Source: tools.SourceBuiltin,
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"url": map[string]any{"type": "string"}}, "required": []any{"url"}},
 	}
 }
 
 // newTestAgent returns an agent talking to srv whose retries do not sleep
 // but record what they would have waited.
-func newTestAgent(t *testing.T, srv *llmtest.Server, c Caller, edit func(*Settings)) (*Agent, *[]time.Duration) {
+func newTestAgent(t *testing.T, srv *llmtest.Server, c tools.Caller, edit func(*Settings)) (*Agent, *[]time.Duration) {
 	t.Helper()
 	s := ResolveSettings(Overrides{BaseURL: srv.URL, Model: "test-model"}, func(string) string { return "" }, nil)
 	if edit != nil {
@@ -179,8 +180,8 @@ func TestTurnAssemblesStreamedToolCalls(t *testing.T) {
 				llmtest.Rule{When: llmtest.LastUser("title"), Reply: tt.reply},
 				llmtest.Rule{When: llmtest.LastTool("Example Domain"), Reply: llmtest.Text("The title is Example Domain.")},
 			)
-			c := &testCaller{tools: []ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*ToolResult, error) {
-				return &ToolResult{Text: "# Example Domain"}, nil
+			c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
+				return &tools.ToolResult{Text: "# Example Domain"}, nil
 			}}
 			a, _ := newTestAgent(t, srv, c, nil)
 			rec := &recorder{}
@@ -306,7 +307,7 @@ func TestTurnStepLimitLeavesUsableConversation(t *testing.T) {
 		llmtest.Rule{When: llmtest.LastUser("thanks"), Reply: llmtest.Text("You're welcome.")},
 		llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1/"}`)},
 	)
-	c := &testCaller{tools: []ToolDef{webFetchDef()}}
+	c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}}
 	a, _ := newTestAgent(t, srv, c, func(s *Settings) { s.MaxSteps = 3 })
 	rec := &recorder{}
 	_, err := a.Turn(context.Background(), "loop forever", rec)
@@ -353,7 +354,7 @@ func TestTurnCancel(t *testing.T) {
 				llmtest.Rule{When: llmtest.LastUser("start"), Reply: tt.reply},
 				llmtest.Rule{When: llmtest.LastUser("still there?"), Reply: llmtest.Text("Yes.")},
 			)
-			c := &testCaller{tools: []ToolDef{webFetchDef()}, do: func(ctx context.Context, _ string, _ json.RawMessage) (*ToolResult, error) {
+			c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(ctx context.Context, _ string, _ json.RawMessage) (*tools.ToolResult, error) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}}
@@ -415,9 +416,9 @@ func decodeDataURL(t *testing.T, url string) (string, image.Config) {
 
 func screenshotCaller(img []byte) *testCaller {
 	return &testCaller{
-		tools: []ToolDef{{Name: "browser_screenshot", Source: SourceBrowser, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}},
-		do: func(context.Context, string, json.RawMessage) (*ToolResult, error) {
-			return &ToolResult{Text: "screenshot of http://127.0.0.1/", Images: []Image{{MIME: "image/png", Data: img}}}, nil
+		toolList: []tools.ToolDef{{Name: "browser_screenshot", Source: tools.SourceBrowser, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}},
+		do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
+			return &tools.ToolResult{Text: "screenshot of http://127.0.0.1/", Images: []tools.Image{{MIME: "image/png", Data: img}}}, nil
 		},
 	}
 }
@@ -511,21 +512,21 @@ func TestToolResultsForModel(t *testing.T) {
 	long := strings.Repeat("word ", 10_000)
 	tests := []struct {
 		name    string
-		res     *ToolResult
+		res     *tools.ToolResult
 		err     error
 		args    string
 		want    []string // substrings of the tool message
 		notWant string
 	}{
-		{name: "long text is capped with a note", res: &ToolResult{Text: long}, args: `{}`,
+		{name: "long text is capped with a note", res: &tools.ToolResult{Text: long}, args: `{}`,
 			want: []string{"[Result cut: showing the first 20000 of 50000 characters", "CSS selector"}},
-		{name: "browseragent's note follows the text", res: &ToolResult{Text: "<<<UNTRUSTED x>>>\nshell\n<<<END x UNTRUSTED>>>", Note: "This page is a JavaScript app shell: use the browser."}, args: `{}`,
+		{name: "browseragent's note follows the text", res: &tools.ToolResult{Text: "<<<UNTRUSTED x>>>\nshell\n<<<END x UNTRUSTED>>>", Note: "This page is a JavaScript app shell: use the browser."}, args: `{}`,
 			want: []string{"UNTRUSTED>>>\n\nThis page is a JavaScript app shell"}},
-		{name: "tool error is marked", res: &ToolResult{Text: "404 Not Found: try the site's search", IsError: true}, args: `{}`,
+		{name: "tool error is marked", res: &tools.ToolResult{Text: "404 Not Found: try the site's search", IsError: true}, args: `{}`,
 			want: []string{"Error: 404 Not Found"}},
 		{name: "infrastructure failure goes back as a tool error", err: errors.New("mcp server \"x\" crashed"), args: `{}`,
 			want: []string{"Tool call failed: mcp server \"x\" crashed", "try another tool"}},
-		{name: "unknown tool", err: fmt.Errorf("%w %q", ErrUnknownTool, "web_fetc"), args: `{}`,
+		{name: "unknown tool", err: fmt.Errorf("%w %q", tools.ErrUnknownTool, "web_fetc"), args: `{}`,
 			want: []string{"unknown tool \"web_fetc\"", "Use only the tools you were given"}},
 		{name: "bad JSON arguments are not executed", args: `{"url": `,
 			want: []string{"not valid JSON"}, notWant: "ok"},
@@ -536,7 +537,7 @@ func TestToolResultsForModel(t *testing.T) {
 				llmtest.Rule{When: llmtest.LastUser("go"), Reply: llmtest.Call("web_fetch", tt.args)},
 				llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Text("ok")},
 			)
-			c := &testCaller{tools: []ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*ToolResult, error) {
+			c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
 				return tt.res, tt.err
 			}}
 			a, _ := newTestAgent(t, srv, c, nil)
@@ -564,12 +565,12 @@ func TestToolsRefreshedEachStep(t *testing.T) {
 		llmtest.Rule{When: llmtest.LastUser("go"), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1/"}`)},
 		llmtest.Rule{When: llmtest.Any(), Reply: llmtest.Text("done")},
 	)
-	c := &testCaller{tools: []ToolDef{webFetchDef()}}
-	c.do = func(context.Context, string, json.RawMessage) (*ToolResult, error) {
+	c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}}
+	c.do = func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
 		c.mu.Lock()
-		c.tools = append(c.tools, ToolDef{Name: "mcp__docs__search", Source: SourceMCP, Server: "docs", RawName: "search"})
+		c.toolList = append(c.toolList, tools.ToolDef{Name: "mcp__docs__search", Source: tools.SourceMCP, Server: "docs", RawName: "search"})
 		c.mu.Unlock()
-		return &ToolResult{Text: "page"}, nil
+		return &tools.ToolResult{Text: "page"}, nil
 	}
 	a, _ := newTestAgent(t, srv, c, nil)
 	if _, err := a.Turn(context.Background(), "go", nil); err != nil {
@@ -631,10 +632,10 @@ func TestKeylessLocalServerSendsNoAuthorization(t *testing.T) {
 func TestImagesPerStepAreBounded(t *testing.T) {
 	img := pngImage(t, 32, 32)
 	c := screenshotCaller(img)
-	c.do = func(context.Context, string, json.RawMessage) (*ToolResult, error) {
-		r := &ToolResult{Text: "screenshot of six frames"}
+	c.do = func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
+		r := &tools.ToolResult{Text: "screenshot of six frames"}
 		for range 6 {
-			r.Images = append(r.Images, Image{MIME: "image/png", Data: img})
+			r.Images = append(r.Images, tools.Image{MIME: "image/png", Data: img})
 		}
 		return r, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // The providers' streams differ in how they send tool calls, reasoning,
@@ -56,8 +57,8 @@ func TestProviderStreams(t *testing.T) {
 				llmtest.Rule{When: llmtest.LastUser("title"), Reply: tt.reply},
 				llmtest.Rule{When: llmtest.LastTool("Example Domain"), Reply: llmtest.Reply{Text: "The title is Example Domain.", Reasoning: tt.reply.Reasoning, ReasoningField: tt.reply.ReasoningField}},
 			)
-			c := &testCaller{tools: []ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*ToolResult, error) {
-				return &ToolResult{Text: "# Example Domain"}, nil
+			c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
+				return &tools.ToolResult{Text: "# Example Domain"}, nil
 			}}
 			a, _ := newTestAgent(t, srv, c, nil)
 			got, err := a.Turn(context.Background(), "what is the title?", &recorder{})
@@ -103,7 +104,7 @@ func TestProviderStreamFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.Rule{When: llmtest.Any(), Reply: tt.reply})
-			a, _ := newTestAgent(t, srv, &testCaller{tools: []ToolDef{webFetchDef()}}, nil)
+			a, _ := newTestAgent(t, srv, &testCaller{toolList: []tools.ToolDef{webFetchDef()}}, nil)
 			answer, err := a.Turn(context.Background(), "hello", &recorder{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Turn = %q, %v; want an error saying %q", answer, err, tt.want)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/browseragent/browseragent/tools"
 )
 
 // Bounds on the tools sent with one request. OpenAI refuses more than 128
@@ -44,7 +46,7 @@ func (b ToolBounds) withDefaults() ToolBounds {
 type toolShelf struct {
 	mu       sync.Mutex
 	chosen   []string // most recent first
-	deferred []ToolDef
+	deferred []tools.ToolDef
 }
 
 // bound splits defs (already compacted) into those offered with the next
@@ -52,7 +54,7 @@ type toolShelf struct {
 // tools always stay; then the tools tool_search chose; then MCP tools in
 // order while the count and the bytes allow. When any is deferred,
 // tool_search is offered too, and its own room is kept.
-func (sh *toolShelf) bound(defs []ToolDef, b ToolBounds) []ToolDef {
+func (sh *toolShelf) bound(defs []tools.ToolDef, b ToolBounds) []tools.ToolDef {
 	b = b.withDefaults()
 	sh.mu.Lock()
 	chosen := slices.Clone(sh.chosen)
@@ -61,9 +63,9 @@ func (sh *toolShelf) bound(defs []ToolDef, b ToolBounds) []ToolDef {
 		sh.setDeferred(nil)
 		return defs
 	}
-	rank := func(d ToolDef) int {
+	rank := func(d tools.ToolDef) int {
 		switch {
-		case d.Source != SourceMCP:
+		case d.Source != tools.SourceMCP:
 			return 0
 		case slices.Contains(chosen, d.Name):
 			return 1
@@ -80,7 +82,7 @@ func (sh *toolShelf) bound(defs []ToolDef, b ToolBounds) []ToolDef {
 	})
 	search := toolSearchDef(0)
 	room := b.MaxBytes - toolBytes(search) - 2
-	var offered, deferred []ToolDef
+	var offered, deferred []tools.ToolDef
 	used, full := 0, false
 	for _, d := range order {
 		size := toolBytes(d) + 1
@@ -101,14 +103,14 @@ func (sh *toolShelf) bound(defs []ToolDef, b ToolBounds) []ToolDef {
 	return append(offered, toolSearchDef(len(deferred)))
 }
 
-func (sh *toolShelf) setDeferred(d []ToolDef) {
+func (sh *toolShelf) setDeferred(d []tools.ToolDef) {
 	sh.mu.Lock()
 	sh.deferred = d
 	sh.mu.Unlock()
 }
 
 // Deferred are the tools the last request left behind tool_search.
-func (sh *toolShelf) Deferred() []ToolDef {
+func (sh *toolShelf) Deferred() []tools.ToolDef {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	return slices.Clone(sh.deferred)
@@ -137,17 +139,17 @@ func (sh *toolShelf) reset() {
 // search answers a tool_search call: the deferred tools whose name or
 // description holds the most of the query's words, best first, and
 // chooses them for the next step.
-func (sh *toolShelf) search(args string) *ToolResult {
+func (sh *toolShelf) search(args string) *tools.ToolResult {
 	var in struct {
 		Query string   `json:"query"`
 		Names []string `json:"names"`
 	}
 	if err := json.Unmarshal([]byte(first(strings.TrimSpace(args), "{}")), &in); err != nil {
-		return &ToolResult{IsError: true, Text: "tool_search takes {\"query\": \"words\"}: the arguments are not that JSON object"}
+		return &tools.ToolResult{IsError: true, Text: "tool_search takes {\"query\": \"words\"}: the arguments are not that JSON object"}
 	}
 	deferred := sh.Deferred()
 	type hit struct {
-		d     ToolDef
+		d     tools.ToolDef
 		score int
 	}
 	var hits []hit
@@ -173,7 +175,7 @@ func (sh *toolShelf) search(args string) *ToolResult {
 		hits = hits[:maxSearchResults]
 	}
 	if len(hits) == 0 {
-		return &ToolResult{Text: fmt.Sprintf("No tool matches %q among the %d not listed. Try other words.", in.Query, len(deferred))}
+		return &tools.ToolResult{Text: fmt.Sprintf("No tool matches %q among the %d not listed. Try other words.", in.Query, len(deferred))}
 	}
 	var b strings.Builder
 	names := make([]string, 0, len(hits))
@@ -183,12 +185,12 @@ func (sh *toolShelf) search(args string) *ToolResult {
 		fmt.Fprintf(&b, "- %s: %s\n", h.d.Name, tighten(h.d.Description, 160))
 	}
 	sh.choose(names)
-	return &ToolResult{Text: strings.TrimRight(b.String(), "\n")}
+	return &tools.ToolResult{Text: strings.TrimRight(b.String(), "\n")}
 }
 
-func toolSearchDef(n int) ToolDef {
-	return ToolDef{
-		Name: ToolSearchName, Source: SourceBuiltin,
+func toolSearchDef(n int) tools.ToolDef {
+	return tools.ToolDef{
+		Name: ToolSearchName, Source: tools.SourceBuiltin,
 		Description: fmt.Sprintf(toolSearchSummary, n),
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{
 			"query": map[string]any{"type": "string", "description": "words to look for, e.g. \"github issue create\""},
@@ -197,4 +199,4 @@ func toolSearchDef(n int) ToolDef {
 	}
 }
 
-func toolBytes(d ToolDef) int { return ToolDefBytes([]ToolDef{d}) - 2 }
+func toolBytes(d tools.ToolDef) int { return ToolDefBytes([]tools.ToolDef{d}) - 2 }

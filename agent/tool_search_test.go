@@ -1,116 +1,19 @@
 package agent
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/browseragent/browseragent/agent/llmtest"
-	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/tools"
 )
-
-// TestToolSearchWithManyTools: a real MCP server (go-sdk, Streamable
-// HTTP on 127.0.0.1) with 300 tools. The first request carries at most
-// MaxRequestTools tools within MaxToolDefBytes, tool_search among them, and
-// leaves none out silently: every tool is sent or deferred. The model
-// searches, the tool found is offered on the next step, and its call
-// reaches the server.
-func TestToolSearchWithManyTools(t *testing.T) {
-	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
-	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
-	var mu sync.Mutex
-	var called []string
-	for i := range 300 {
-		name, desc := fmt.Sprintf("tool_%03d", i), fmt.Sprintf("Tool number %d of a big catalogue: it does thing %d to a record.", i, i)
-		if i == 250 {
-			name, desc = "weather_forecast", "Give the weather forecast for a city."
-		}
-		srv.AddTool(&mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, InputSchema: map[string]any{"type": "object",
-			"properties": map[string]any{"city": map[string]any{"type": "string", "description": "the city"}}, "required": []any{"city"}}},
-			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				mu.Lock()
-				called = append(called, req.Params.Name)
-				mu.Unlock()
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Sunny in Lisbon, 24°C."}}}, nil
-			})
-	}
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	t.Cleanup(ts.Close) // after the session's Close (cleanups run last first): its GET stream holds a connection
-	s := openSessionWith(t, &SessionOptions{MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{
-		"many": {Name: "many", URL: ts.URL, Source: "test"}}}})
-	s.Start(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, "many"); err != nil {
-		t.Fatal(err)
-	}
-
-	llm := llmtest.New(t,
-		llmtest.Rule{When: llmtest.LastUser("weather"), Reply: llmtest.Call(ToolSearchName, `{"query":"weather forecast"}`)},
-		llmtest.Rule{When: llmtest.AfterCall(ToolSearchName), Reply: llmtest.Call("mcp__many__weather_forecast", `{"city":"Lisbon"}`)},
-		llmtest.Rule{When: llmtest.LastTool("Sunny"), Reply: llmtest.Text("Sunny in Lisbon.")},
-	)
-	a, err := New(ResolveSettings(Overrides{BaseURL: llm.URL, Model: "m"}, func(string) string { return "" }, nil), s.Registry, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer, err := a.Turn(ctx, "what is the weather in Lisbon?", &recorder{})
-	if err != nil || answer != "Sunny in Lisbon." {
-		t.Fatalf("Turn = %q, %v", answer, err)
-	}
-	reqs := llm.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d requests, want 3", len(reqs))
-	}
-	first := reqs[0]
-	if len(first.Tools) > MaxRequestTools || first.ToolsBytes > MaxToolDefBytes || !slices.Contains(first.Tools, ToolSearchName) {
-		t.Errorf("first request: %d tools, %d bytes, tool_search offered: %v; want at most %d tools and %d bytes, with tool_search",
-			len(first.Tools), first.ToolsBytes, slices.Contains(first.Tools, ToolSearchName), MaxRequestTools, MaxToolDefBytes)
-	}
-	if slices.Contains(first.Tools, "mcp__many__weather_forecast") {
-		t.Fatal("the test needs weather_forecast deferred in the first request")
-	}
-	total := len(s.Registry.Tools())
-	offered := 0
-	for _, n := range reqs[2].Tools { // the shelf holds what the last request deferred
-		if n != ToolSearchName {
-			offered++
-		}
-	}
-	if deferred := len(a.DeferredTools()); offered+deferred != total {
-		t.Errorf("%d sent + %d deferred != %d tools: some were dropped silently", offered, deferred, total)
-	}
-	if !slices.Contains(reqs[1].Tools, "mcp__many__weather_forecast") {
-		t.Errorf("the tool tool_search found is not offered on the next step: %v", reqs[1].Tools)
-	}
-	if got := reqs[1].Last().Content; !strings.Contains(got, "mcp__many__weather_forecast: Give the weather forecast for a city.") {
-		t.Errorf("tool_search result:\n%s", got)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !slices.Equal(called, []string{"weather_forecast"}) {
-		t.Errorf("the server received %v, want one weather_forecast call", called)
-	}
-	if n := len(a.DeferredTools()); n == 0 || slices.Contains(a.DeferredTools(), "mcp__many__weather_forecast") {
-		t.Errorf("DeferredTools after the search: %d, weather_forecast among them: %v", n, slices.Contains(a.DeferredTools(), "mcp__many__weather_forecast"))
-	}
-}
 
 // TestBoundToolsKeepsBuiltins: whatever the bounds, builtin and browser
 // tools are sent; MCP tools fill the rest in order.
 func TestBoundToolsKeepsBuiltins(t *testing.T) {
-	defs := []ToolDef{webFetchDef(), {Name: "browser_open", Source: SourceBrowser, Description: "Open a page."}}
+	defs := []tools.ToolDef{webFetchDef(), {Name: "browser_open", Source: tools.SourceBrowser, Description: "Open a page."}}
 	for i := range 10 {
-		defs = append(defs, ToolDef{Name: fmt.Sprintf("mcp__s__t%d", i), Source: SourceMCP, Server: "s", Description: "An MCP tool."})
+		defs = append(defs, tools.ToolDef{Name: fmt.Sprintf("mcp__s__t%d", i), Source: tools.SourceMCP, Server: "s", Description: "An MCP tool."})
 	}
 	sh := &toolShelf{}
 	got := sh.bound(defs, ToolBounds{MaxTools: 5})

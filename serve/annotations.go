@@ -3,8 +3,8 @@ package serve
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // closedWorld are the tools that touch only browseragent's own state (its
@@ -18,7 +18,7 @@ var closedWorld = map[string]bool{
 // tool does before any URL is known: reads are read-only; opening a tab
 // adds without destroying; navigating, closing and every write may destroy
 // what was there (a submitted form, a person's page left behind).
-func annotations(p *guard.Policy, d agent.ToolDef) *mcp.ToolAnnotations {
+func annotations(p *guard.Policy, d tools.ToolDef) *mcp.ToolAnnotations {
 	eff := p.Effect(guard.Call{Tool: d.Name, Name: d.RawName})
 	open := !closedWorld[d.Name]
 	a := &mcp.ToolAnnotations{OpenWorldHint: &open}

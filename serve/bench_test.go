@@ -11,8 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // BenchmarkWebFetch measures what serving costs one web_fetch of a local
@@ -28,7 +29,7 @@ func BenchmarkWebFetch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, AuditPath: filepath.Join(b.TempDir(), "audit.jsonl")})
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: filepath.Join(b.TempDir(), "audit.jsonl")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func BenchmarkWebFetch(b *testing.B) {
 
 	b.Run("registry", func(b *testing.B) {
 		for b.Loop() {
-			if res, err := sess.Registry.Call(ctx, "web_fetch", raw, agent.OriginMCP); err != nil || res.IsError {
+			if res, err := sess.Registry.Call(ctx, "web_fetch", raw, tools.OriginMCP); err != nil || res.IsError {
 				b.Fatal(err, res)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // client is one MCP session's state: who it is, whether it can show
@@ -42,8 +42,8 @@ func newClient(ss *mcp.ServerSession, yes bool) *client {
 
 // identity is the client as the registry sees it: named in the audit log,
 // allowed to close only its own tabs.
-func (c *client) identity() *agent.Client {
-	return &agent.Client{Name: c.name, Session: c.id, Owns: c.owns}
+func (c *client) identity() *tools.Client {
+	return &tools.Client{Name: c.name, Session: c.id, Owns: c.owns}
 }
 
 func (c *client) owns(tab string) bool {
@@ -65,7 +65,7 @@ func (c *client) canElicit() bool {
 // scope gives a page tool called without a tab this session's current
 // tab, so it acts where this session last opened or selected one rather
 // than wherever another session left the browser.
-func (c *client) scope(d agent.ToolDef, raw json.RawMessage) (json.RawMessage, error) {
+func (c *client) scope(d tools.ToolDef, raw json.RawMessage) (json.RawMessage, error) {
 	props, _ := d.Parameters["properties"].(map[string]any)
 	if _, takesTab := props["tab"]; !takesTab || d.Name == "browser_select_tab" {
 		return raw, nil
@@ -92,7 +92,7 @@ func (c *client) scope(d agent.ToolDef, raw json.RawMessage) (json.RawMessage, e
 // after learns from a finished call which tabs the session now has: the
 // tab a browser_open made current is its own, browser_select_tab moves its
 // current tab, and a closed tab is forgotten.
-func (c *client) after(name string, raw json.RawMessage, res *agent.ToolResult, before, now string) {
+func (c *client) after(name string, raw json.RawMessage, res *tools.ToolResult, before, now string) {
 	var a struct {
 		Tab string `json:"tab"`
 	}
@@ -129,7 +129,7 @@ func (c *client) reset() {
 }
 
 // logCall tells the client, at the level it set, what happened to a call.
-func (c *client) logCall(ctx context.Context, tool string, res *agent.ToolResult, err error, took time.Duration) {
+func (c *client) logCall(ctx context.Context, tool string, res *tools.ToolResult, err error, took time.Duration) {
 	switch {
 	case err != nil:
 		c.log.ErrorContext(ctx, tool+" failed", "error", err.Error(), "took", took.Round(time.Millisecond).String())

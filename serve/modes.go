@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // modeTools offers browser_connect and browser_disconnect through the
@@ -15,22 +15,22 @@ import (
 // and every session's tabs.
 type modeTools struct{ s *Server }
 
-var modeDefs = []agent.ToolDef{
-	{Name: "browser_connect", RawName: "browser_connect", Source: agent.SourceBrowser,
+var modeDefs = []tools.ToolDef{
+	{Name: "browser_connect", RawName: "browser_connect", Source: tools.SourceBrowser,
 		Description: "Use the person's running Chrome (their logins) instead. Resets trust.",
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{
 			"ws_endpoint":   map[string]any{"type": "string", "description": "DevTools websocket URL"},
 			"browser_url":   map[string]any{"type": "string", "description": "http://host:port to debug"},
 			"user_data_dir": map[string]any{"type": "string", "description": "Chrome profile dir"},
 		}}},
-	{Name: "browser_disconnect", RawName: "browser_disconnect", Source: agent.SourceBrowser,
+	{Name: "browser_disconnect", RawName: "browser_disconnect", Source: tools.SourceBrowser,
 		Description: "Back to an isolated browser; the person's Chrome stays open. Resets trust.",
 		Parameters:  map[string]any{"type": "object", "properties": map[string]any{}}},
 }
 
-func (m modeTools) Tools() []agent.ToolDef { return modeDefs }
+func (m modeTools) Tools() []tools.ToolDef { return modeDefs }
 
-func (m modeTools) Call(ctx context.Context, c *agent.ResolvedCall) (*agent.ToolResult, error) {
+func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolResult, error) {
 	def, raw := c.Def, c.Raw
 	var msg string
 	var err error
@@ -42,17 +42,17 @@ func (m modeTools) Call(ctx context.Context, c *agent.ResolvedCall) (*agent.Tool
 			Profile string `json:"user_data_dir"`
 		}
 		if err := json.Unmarshal(raw, &a); err != nil && len(raw) > 0 {
-			return &agent.ToolResult{IsError: true, Text: fmt.Sprintf("browser_connect: bad arguments: %v", err)}, nil
+			return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("browser_connect: bad arguments: %v", err)}, nil
 		}
 		msg, err = m.s.opts.Modes.Connect(ctx, browser.Target{WSEndpoint: a.WS, BrowserURL: a.URL, UserDataDir: a.Profile})
 	case "browser_disconnect":
 		msg, err = m.s.opts.Modes.Disconnect(ctx)
 	default:
-		return nil, fmt.Errorf("%w %q", agent.ErrUnknownTool, def.Name)
+		return nil, fmt.Errorf("%w %q", tools.ErrUnknownTool, def.Name)
 	}
 	if err != nil {
-		return &agent.ToolResult{IsError: true, Text: fmt.Sprintf("%s: %v", def.Name, err)}, nil
+		return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("%s: %v", def.Name, err)}, nil
 	}
 	m.s.ResetTabs()
-	return &agent.ToolResult{Text: msg}, nil
+	return &tools.ToolResult{Text: msg}, nil
 }

@@ -18,10 +18,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/session"
 )
 
 // bankSite is a page on loopback whose button sends a transfer request;
@@ -49,7 +49,7 @@ func newBankSite(t *testing.T) *bankSite {
 
 // fixture is a served session with its own audit log.
 type fixture struct {
-	sess  *agent.Session
+	sess  *session.Session
 	srv   *Server
 	audit string
 }
@@ -72,7 +72,7 @@ rules:
 		t.Fatal(err)
 	}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit})
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // ProtocolVersions are the MCP revisions served. Approvals need a request
@@ -33,17 +33,17 @@ import (
 // offering it falls back to the initialize handshake at 2025-11-25.
 var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// Registry is the one tool-call path (*agent.Registry).
+// Registry is the one tool-call path (*tools.Registry).
 type Registry interface {
-	Tools() []agent.ToolDef
-	Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error)
-	SetApprover(agent.Approver)
-	Add(agent.ToolProvider)
+	Tools() []tools.ToolDef
+	Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error)
+	SetApprover(tools.Approver)
+	Add(tools.ToolProvider)
 	Policy() *guard.Policy
 }
 
 // Modes switches the browser between isolated and the person's Chrome
-// (*agent.Session); each switch resets trust.
+// (*session.Session); each switch resets trust.
 type Modes interface {
 	Connect(ctx context.Context, t browser.Target) (string, error)
 	Disconnect(ctx context.Context) (string, error)
@@ -85,7 +85,7 @@ type Server struct {
 	// tabMu serialises the calls that change which tab is current
 	// (browser_open, browser_select_tab), so each session learns its own.
 	tabMu sync.Mutex
-	defs  []agent.ToolDef
+	defs  []tools.ToolDef
 
 	// ended runs the clean-up of sessions that ended (closeTabs); closing
 	// and stdio stop it: a session ending with the server leaves the
@@ -121,7 +121,7 @@ func New(reg Registry, opts *Options) *Server {
 		Capabilities:              &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 	})
 	for _, d := range reg.Tools() {
-		if d.Source == agent.SourceMCP {
+		if d.Source == tools.SourceMCP {
 			continue // served tools are browseragent's own, not its servers'
 		}
 		s.defs = append(s.defs, d)
@@ -148,19 +148,19 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-func (s *Server) tool(d agent.ToolDef) *mcp.Tool {
+func (s *Server) tool(d tools.ToolDef) *mcp.Tool {
 	return &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters, Annotations: annotations(s.reg.Policy(), d)}
 }
 
 // handler runs one tools/call through the registry as the calling client.
-func (s *Server) handler(d agent.ToolDef) mcp.ToolHandler {
+func (s *Server) handler(d tools.ToolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := s.client(req.Session)
 		args, err := c.scope(d, req.Params.Arguments)
 		if err != nil {
 			return errorResult(err.Error()), nil
 		}
-		ctx = agent.WithClient(ctx, c.identity())
+		ctx = tools.WithClient(ctx, c.identity())
 		ctx = withClient(ctx, c)
 		stop := s.progress(ctx, req, d.Name)
 		start := time.Now()
@@ -179,14 +179,14 @@ func (s *Server) handler(d agent.ToolDef) mcp.ToolHandler {
 
 // call runs the tool; browser_open and browser_select_tab hold tabMu so
 // the tab they make current is known to be this session's.
-func (s *Server) call(ctx context.Context, c *client, d agent.ToolDef, args json.RawMessage) (*agent.ToolResult, error) {
+func (s *Server) call(ctx context.Context, c *client, d tools.ToolDef, args json.RawMessage) (*tools.ToolResult, error) {
 	switch d.Name {
 	case "browser_open", "browser_select_tab":
 		s.tabMu.Lock()
 		defer s.tabMu.Unlock()
 	}
 	before := s.currentTab()
-	res, err := s.reg.Call(ctx, d.Name, args, agent.OriginMCP)
+	res, err := s.reg.Call(ctx, d.Name, args, tools.OriginMCP)
 	if err != nil {
 		return nil, err
 	}
@@ -254,10 +254,10 @@ func (s *Server) closeTabs(c *client) {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ctx = agent.WithClient(ctx, c.identity())
+	ctx = tools.WithClient(ctx, c.identity())
 	for _, id := range tabs {
 		args, _ := json.Marshal(map[string]string{"tab": id})
-		_, _ = s.reg.Call(ctx, "browser_close", args, agent.OriginMCP)
+		_, _ = s.reg.Call(ctx, "browser_close", args, tools.OriginMCP)
 	}
 }
 
@@ -287,11 +287,11 @@ func (s *Server) Notice(ctx context.Context, msg string) {
 // ToolDefBytes is the size of the tools/list answer's tools, as a client
 // receives them: what every request of its model carries.
 func (s *Server) ToolDefBytes() int {
-	var tools []*mcp.Tool
+	var toolList []*mcp.Tool
 	for _, d := range s.defs {
-		tools = append(tools, s.tool(d))
+		toolList = append(toolList, s.tool(d))
 	}
-	b, _ := json.Marshal(tools)
+	b, _ := json.Marshal(toolList)
 	return len(b)
 }
 
@@ -323,7 +323,7 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, name st
 	return func() { close(done); wg.Wait() }
 }
 
-func toResult(r *agent.ToolResult) *mcp.CallToolResult {
+func toResult(r *tools.ToolResult) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: r.IsError}
 	if text := r.Full(); text != "" || len(r.Images) == 0 {
 		out.Content = append(out.Content, &mcp.TextContent{Text: text})

@@ -12,14 +12,14 @@ import (
 	runewidth "github.com/mattn/go-runewidth"
 	"golang.org/x/sys/unix"
 
-	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // approveMu makes approvals one at a time: two boxes at once could not be
 // answered.
 var approveMu sync.Mutex
 
-// Approve implements agent.Approver with a box that names the tool, server,
+// Approve implements tools.Approver with a box that names the tool, server,
 // page, matched rule and arguments, and asks: y once, t this tool always,
 // s this server always, n no. On a sensitive page only y or n is offered.
 // At a terminal anything else asks again. In a script the answer is the
@@ -28,16 +28,16 @@ var approveMu sync.Mutex
 // answer loses nothing. End of input means no, Ctrl-C (ctx) means no with
 // ctx's error. With Options.Yes, calls on ordinary pages are approved once
 // without asking; a sensitive page always asks.
-func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+func (s *Shell) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Answer, error) {
 	approveMu.Lock()
 	defer approveMu.Unlock()
 	if s.p == nil {
-		return agent.AnswerDeny, errors.New("shell: approval asked before the shell started")
+		return tools.AnswerDeny, errors.New("shell: approval asked before the shell started")
 	}
 	s.p.SpinStop()
 	if s.opts.Yes && !req.Sensitive {
 		s.p.Hint("approved by --yes: %s %s", req.Tool, req.PageURL)
-		return agent.AnswerOnce, nil
+		return tools.AnswerOnce, nil
 	}
 	s.p.Hold(true)
 	defer s.p.Hold(false)
@@ -49,12 +49,12 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 		if errors.Is(err, io.EOF) {
 			s.p.Line("")
 			s.p.Hint("not approved (end of input)")
-			return agent.AnswerNone, nil
+			return tools.AnswerNone, nil
 		}
 		if err != nil {
 			s.p.Line("")
 			s.p.Hint("not approved")
-			return agent.AnswerDeny, err
+			return tools.AnswerDeny, err
 		}
 		a, ok := parseAnswer(line, req)
 		if s.tty == nil {
@@ -72,7 +72,7 @@ func (s *Shell) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.A
 }
 
 // approvalBox draws the request.
-func approvalBox(req agent.ApprovalRequest, p *printer) string {
+func approvalBox(req tools.ApprovalRequest, p *printer) string {
 	rows := [][2]string{{"tool", req.Tool}}
 	if req.Server != "" {
 		rows = append(rows, [2]string{"server", req.Server})
@@ -112,10 +112,10 @@ func approvalBox(req agent.ApprovalRequest, p *printer) string {
 		}
 	}
 	b.WriteString("╰─ [y] yes, once")
-	if req.Offers(agent.AnswerTool) {
+	if req.Offers(tools.AnswerTool) {
 		b.WriteString("   [t] this tool always")
 	}
-	if req.Offers(agent.AnswerServer) {
+	if req.Offers(tools.AnswerServer) {
 		b.WriteString("   [s] this server always")
 	}
 	b.WriteString("   [n] no")
@@ -152,17 +152,17 @@ func wrapWidth(s string, width int) []string {
 	return append(out, s)
 }
 
-func choicesLine(req agent.ApprovalRequest) string {
+func choicesLine(req tools.ApprovalRequest) string {
 	return "approve? " + offered(req) + " "
 }
 
 // offered lists the answer keys the guard accepts for req, e.g. "[y/t/n]".
-func offered(req agent.ApprovalRequest) string {
+func offered(req tools.ApprovalRequest) string {
 	keys := []string{"y"}
-	if req.Offers(agent.AnswerTool) {
+	if req.Offers(tools.AnswerTool) {
 		keys = append(keys, "t")
 	}
-	if req.Offers(agent.AnswerServer) {
+	if req.Offers(tools.AnswerServer) {
 		keys = append(keys, "s")
 	}
 	return "[" + strings.Join(append(keys, "n"), "/") + "]"
@@ -177,24 +177,24 @@ func orNone(s string) string {
 
 // parseAnswer reads y/t/s/n (and yes/no); t and s count only when the
 // guard offers them (never on a sensitive page).
-func parseAnswer(line string, req agent.ApprovalRequest) (agent.Answer, bool) {
+func parseAnswer(line string, req tools.ApprovalRequest) (tools.Answer, bool) {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return agent.AnswerOnce, true
+		return tools.AnswerOnce, true
 	case "n", "no":
-		return agent.AnswerDeny, true
+		return tools.AnswerDeny, true
 	case "t":
-		return agent.AnswerTool, !req.Sensitive && req.Offers(agent.AnswerTool)
+		return tools.AnswerTool, !req.Sensitive && req.Offers(tools.AnswerTool)
 	case "s":
-		return agent.AnswerServer, !req.Sensitive && req.Offers(agent.AnswerServer)
+		return tools.AnswerServer, !req.Sensitive && req.Offers(tools.AnswerServer)
 	}
-	return agent.AnswerDeny, false
+	return tools.AnswerDeny, false
 }
 
 // scriptAnswer takes a script's line as the answer when it is one (ok);
 // any other line is the script's next command, put back, and the call is
 // declined: asking again would swallow the rest of the script.
-func (s *Shell) scriptAnswer(line string, a agent.Answer, ok bool) agent.Answer {
+func (s *Shell) scriptAnswer(line string, a tools.Answer, ok bool) tools.Answer {
 	if ok {
 		s.p.Line("%s", line) // echo, so a transcript reads well
 		return a
@@ -202,7 +202,7 @@ func (s *Shell) scriptAnswer(line string, a agent.Answer, ok bool) agent.Answer 
 	s.unread(line)
 	s.p.Line("")
 	s.p.ErrHint("no answer on the next line: not approved")
-	return agent.AnswerNone
+	return tools.AnswerNone
 }
 
 // readAnswer reads one line like readLine; a script's line is echoed after

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/session"
 )
 
 var errNoBrowser = &hintError{
@@ -49,7 +49,7 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 	if s.opts.Browser.Mode() != guard.Shared {
 		// The session knows why: never connected, or the person's Chrome
 		// was lost (it then says so), so ask it rather than guess.
-		if _, err := s.opts.Browser.Disconnect(ctx); errors.Is(err, agent.ErrAlreadyLost) {
+		if _, err := s.opts.Browser.Disconnect(ctx); errors.Is(err, session.ErrAlreadyLost) {
 			s.p.Line("%s", err)
 			return nil
 		}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/tools"
 )
 
 func browserCommands() []*command {
@@ -89,7 +89,7 @@ func (s *Shell) callTool(ctx context.Context, tool string, args map[string]any) 
 
 func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) error {
 	s.p.SpinStart(tool)
-	res, err := s.opts.Tools.Call(ctx, tool, raw, agent.OriginCommand)
+	res, err := s.opts.Tools.Call(ctx, tool, raw, tools.OriginCommand)
 	s.p.SpinStop()
 	markLine(ctx, res) // a Secret result keeps the typed value out of history
 	if err != nil {
@@ -99,7 +99,7 @@ func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) e
 }
 
 // printResult shows a tool result: text, then where images were saved.
-func (s *Shell) printResult(res *agent.ToolResult) error {
+func (s *Shell) printResult(res *tools.ToolResult) error {
 	if res == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func (s *Shell) printResult(res *agent.ToolResult) error {
 // saveImage writes img to file, or to a new name in ScreenshotDir (by
 // default where the browser keeps its screenshots), never in the working
 // directory.
-func (s *Shell) saveImage(file string, img agent.Image) (string, error) {
+func (s *Shell) saveImage(file string, img tools.Image) (string, error) {
 	if file == "" {
 		ext := ".png"
 		if strings.Contains(img.MIME, "jpeg") {
@@ -179,7 +179,7 @@ func cmdScreenshot(ctx context.Context, s *Shell, c *call) error {
 	}
 	raw, _ := json.Marshal(args)
 	s.p.SpinStart("browser_screenshot")
-	res, err := s.opts.Tools.Call(ctx, "browser_screenshot", raw, agent.OriginCommand)
+	res, err := s.opts.Tools.Call(ctx, "browser_screenshot", raw, tools.OriginCommand)
 	s.p.SpinStop()
 	if err != nil {
 		return err

@@ -4,26 +4,28 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // The shell declares what it needs from the rest of the program as small
 // interfaces, shaped so the real types fit without adapters where they
-// exist: *agent.Registry (Tools), *agent.Agent (Agent), *agent.Session
+// exist: *tools.Registry (Tools), *agent.Agent (Agent), *session.Session
 // (Browser), *browser.Browser (TabLister), *mcpclient.Manager (MCP). Every dependency except Tools may be nil: the commands that need
 // it then say how to enable it.
 
 // Tools is the one tool-call path. Every tool-running command (/open,
 // /snapshot, /screenshot, /click, /type, /tabs, /tab, /fetch, /call) goes
-// through Call with agent.OriginCommand, so the guard, approvals and the
+// through Call with tools.OriginCommand, so the guard, approvals and the
 // audit log apply to slash commands exactly as to the LLM.
 type Tools interface {
-	Tools() []agent.ToolDef
-	Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error)
+	Tools() []tools.ToolDef
+	Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error)
 }
 
 // Agent runs LLM turns; *agent.Agent fits. Nil means no LLM is configured.
@@ -49,7 +51,7 @@ type ToolDeferrer interface {
 }
 
 // Browser switches the browser session between isolated and shared mode;
-// *agent.Session fits. Switching also resets grants and owned tabs and
+// *session.Session fits. Switching also resets grants and owned tabs and
 // points chrome-devtools-mcp at the new browser: the returned message says
 // what was reset.
 type Browser interface {

@@ -14,6 +14,7 @@ import (
 	"github.com/browseragent/browseragent/agent/llmtest"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
 )
 
 // hostServer is an in-process MCP server whose tools ask the client for a
@@ -55,7 +56,7 @@ func hostServer() *mcp.Server {
 	return srv
 }
 
-// hostShell runs script in a shell over a real agent.Session whose one MCP
+// hostShell runs script in a shell over a real session.Session whose one MCP
 // server "h" is hostServer, with the shell's host hooks and llm (nil: no
 // LLM configured).
 func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string) {
@@ -79,7 +80,7 @@ func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string
 		return ct, nil
 	}}
 	sh.HostOptions(&mo, func() agent.Settings { return settings })
-	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"h": {Name: "h", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)

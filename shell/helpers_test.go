@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // needTool skips the test when an outside program is missing, or fails it
@@ -32,33 +32,33 @@ func needTool(t *testing.T, name string) string {
 type toolCall struct {
 	Name   string
 	Args   string
-	Origin agent.Origin
+	Origin tools.Origin
 }
 
 // fakeTools stands in for the registry: it records calls and answers from
 // handlers. Calls are what the tests check: slash commands must arrive
-// here, by tool name, with agent.OriginCommand.
+// here, by tool name, with tools.OriginCommand.
 type fakeTools struct {
 	mu       sync.Mutex
 	calls    []toolCall
-	defs     []agent.ToolDef
-	handlers map[string]func(ctx context.Context, args json.RawMessage) (*agent.ToolResult, error)
+	defs     []tools.ToolDef
+	handlers map[string]func(ctx context.Context, args json.RawMessage) (*tools.ToolResult, error)
 }
 
 func newFakeTools() *fakeTools {
-	f := &fakeTools{handlers: map[string]func(context.Context, json.RawMessage) (*agent.ToolResult, error){}}
+	f := &fakeTools{handlers: map[string]func(context.Context, json.RawMessage) (*tools.ToolResult, error){}}
 	for _, n := range []string{"web_fetch", "browser_open", "browser_snapshot", "browser_click", "browser_type",
 		"browser_screenshot", "browser_tabs", "browser_select_tab", "mcp__git__status"} {
-		f.defs = append(f.defs, agent.ToolDef{Name: n, Description: "the " + n + " tool",
+		f.defs = append(f.defs, tools.ToolDef{Name: n, Description: "the " + n + " tool",
 			Parameters: map[string]any{"type": "object", "properties": map[string]any{"url": map[string]any{"type": "string", "description": "where"}}, "required": []string{"url"}}})
 	}
 	f.defs[len(f.defs)-1].Server = "git"
 	return f
 }
 
-func (f *fakeTools) Tools() []agent.ToolDef { return append([]agent.ToolDef(nil), f.defs...) }
+func (f *fakeTools) Tools() []tools.ToolDef { return append([]tools.ToolDef(nil), f.defs...) }
 
-func (f *fakeTools) Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error) {
+func (f *fakeTools) Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, toolCall{name, string(args), origin})
 	h := f.handlers[name]
@@ -66,7 +66,7 @@ func (f *fakeTools) Call(ctx context.Context, name string, args json.RawMessage,
 	if h != nil {
 		return h(ctx, args)
 	}
-	return &agent.ToolResult{Text: name + " ok"}, nil
+	return &tools.ToolResult{Text: name + " ok"}, nil
 }
 
 func (f *fakeTools) got() []toolCall {

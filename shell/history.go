@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/xdg"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // history keeps typed lines in a file, without secrets: what a command
@@ -231,7 +231,7 @@ func withLineMark(ctx context.Context) (context.Context, *lineMark) {
 }
 
 // markLine records what a tool result of the line being run said.
-func markLine(ctx context.Context, res *agent.ToolResult) {
+func markLine(ctx context.Context, res *tools.ToolResult) {
 	m, ok := ctx.Value(lineMarkKey{}).(*lineMark)
 	switch {
 	case !ok || res == nil:

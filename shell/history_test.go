@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/tools"
 )
 
 // TestHistoryLine: what history keeps of a line, with and without a tool
@@ -49,15 +50,15 @@ func TestLineMark(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
-		res  *agent.ToolResult // nil: no tool answered
+		res  *tools.ToolResult // nil: no tool answered
 		want bool
 	}{
-		{"secret result", "/type e2 pw", &agent.ToolResult{Secret: true}, true},
-		{"plain result", "/type e1 alice", &agent.ToolResult{}, false},
+		{"secret result", "/type e2 pw", &tools.ToolResult{Secret: true}, true},
+		{"plain result", "/type e1 alice", &tools.ToolResult{}, false},
 		{"type that never reached a tool", "/type e1 alice", nil, true},
 		{"mcp fill that never reached a tool", `/call mcp__chrome-devtools__fill {"uid":"1_2","value":"pw"}`, nil, true},
 		{"not a typing line", "/fetch example.com", nil, false},
-		{"secret result of any line", "/call login {}", &agent.ToolResult{Secret: true}, true},
+		{"secret result of any line", "/call login {}", &tools.ToolResult{Secret: true}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

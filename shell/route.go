@@ -9,6 +9,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // dispatch routes one line: "/..." is a command, anything else goes to the
@@ -227,7 +228,7 @@ func (s *Shell) toolResultLine(ev agent.Event) {
 }
 
 // resultSummary is "1234 chars" plus a saved file or images.
-func resultSummary(r *agent.ToolResult) string {
+func resultSummary(r *tools.ToolResult) string {
 	parts := []string{plural(len(r.Text), "char")}
 	if len(r.Images) > 0 {
 		parts = append(parts, plural(len(r.Images), "image"))

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // TestScriptCallImageSaved: an image in a /call result is saved where the
@@ -18,11 +18,11 @@ func TestScriptCallImageSaved(t *testing.T) {
 	tmp, work := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Chdir(work)
-	tools := newFakeTools()
-	tools.handlers["mcp__git__status"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
-		return &agent.ToolResult{Text: "a tiny image", Images: []agent.Image{{MIME: "image/png", Data: []byte("\x89PNG tiny")}}}, nil
+	toolList := newFakeTools()
+	toolList.handlers["mcp__git__status"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+		return &tools.ToolResult{Text: "a tiny image", Images: []tools.Image{{MIME: "image/png", Data: []byte("\x89PNG tiny")}}}, nil
 	}
-	stdout, stderr := runScript(t, &Options{Tools: tools}, "/call mcp__git__status {}\n")
+	stdout, stderr := runScript(t, &Options{Tools: toolList}, "/call mcp__git__status {}\n")
 	saved, _ := filepath.Glob(filepath.Join(tmp, "browseragent-screenshots", "screenshot-*.png"))
 	if len(saved) != 1 || !strings.Contains(stdout+stderr, "saved "+saved[0]) {
 		t.Fatalf("saved %v\nstdout:\n%s\nstderr:\n%s", saved, stdout, stderr)

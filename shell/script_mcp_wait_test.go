@@ -9,12 +9,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent"
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
 )
 
-// slowShell runs script in a shell over a real agent.Session whose one
+// slowShell runs script in a shell over a real session.Session whose one
 // MCP server "slow" (tool echo) connects only once release is closed;
 // afterRun runs when the script has ended, before the session closes.
 func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time.Duration, script string) (string, string, int) {
@@ -38,7 +38,7 @@ func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time
 	}}
 	opts := &Options{HistoryFile: "-", MCPWait: wait}
 	sh := New(opts)
-	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"slow": {Name: "slow", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)

@@ -11,21 +11,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/agent/llmtest"
-	"github.com/google/go-cmp/cmp"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // TestScriptCommandsUseToolPath: every tool-running command reaches the one
 // tool-call path by tool name with OriginCommand, and prints the result.
 func TestScriptCommandsUseToolPath(t *testing.T) {
 	dir := t.TempDir()
-	tools := newFakeTools()
-	tools.handlers["browser_screenshot"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
-		return &agent.ToolResult{Text: "screenshot", Images: []agent.Image{{MIME: "image/png", Data: []byte("\x89PNG fake")}}}, nil
+	toolList := newFakeTools()
+	toolList.handlers["browser_screenshot"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+		return &tools.ToolResult{Text: "screenshot", Images: []tools.Image{{MIME: "image/png", Data: []byte("\x89PNG fake")}}}, nil
 	}
-	tools.handlers["browser_click"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
-		return &agent.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
+	toolList.handlers["browser_click"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+		return &tools.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
 	}
 	shot := filepath.Join(dir, "page.png")
 	script := strings.Join([]string{
@@ -40,9 +42,9 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 		"/screenshot " + shot,
 		"",
 	}, "\n")
-	stdout, stderr := runScript(t, &Options{Tools: tools}, script)
+	stdout, stderr := runScript(t, &Options{Tools: toolList}, script)
 
-	o := agent.OriginCommand
+	o := tools.OriginCommand
 	want := []toolCall{
 		{"browser_open", `{"url":"https://example.com"}`, o},
 		{"browser_snapshot", `{}`, o},
@@ -54,7 +56,7 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 		{"mcp__git__status", `{"url": "x"}`, o},
 		{"browser_screenshot", `{"format":"png"}`, o},
 	}
-	if diff := cmp.Diff(want, tools.got()); diff != "" {
+	if diff := cmp.Diff(want, toolList.got()); diff != "" {
 		t.Errorf("tool calls (-want +got)\n%s", diff)
 	}
 	wantOut := strings.Join([]string{
@@ -112,8 +114,8 @@ func TestScriptRouting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools := newFakeTools()
-			out, errs, failed := runScriptResult(t, &Options{Tools: tools}, tt.script)
+			toolList := newFakeTools()
+			out, errs, failed := runScriptResult(t, &Options{Tools: toolList}, tt.script)
 			if diff := cmp.Diff(tt.wantOut, out); diff != "" {
 				t.Errorf("stdout (-want +got)\n%s", diff)
 			}
@@ -125,7 +127,7 @@ func TestScriptRouting(t *testing.T) {
 			if want := strings.Count(tt.wantErr, "error: "); failed != want {
 				t.Errorf("%d commands failed, want %d", failed, want)
 			}
-			if got := len(tools.got()); got != tt.wantCalled {
+			if got := len(toolList.got()); got != tt.wantCalled {
 				t.Errorf("%d tool calls, want %d", got, tt.wantCalled)
 			}
 		})
@@ -140,17 +142,17 @@ func TestScriptAgentTurn(t *testing.T) {
 		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1:1/"}`)},
 		llmtest.Rule{When: llmtest.LastTool("Example Domain"), Reply: llmtest.Text("The title is Example Domain.")},
 	)
-	tools := newFakeTools()
-	tools.handlers["web_fetch"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
-		return &agent.ToolResult{Text: "# Example Domain"}, nil
+	toolList := newFakeTools()
+	toolList.handlers["web_fetch"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+		return &tools.ToolResult{Text: "# Example Domain"}, nil
 	}
 	srv.SetModels(llmtest.Model{ID: "test-model"}, llmtest.Model{ID: "other-model", Capabilities: []string{"tools"}})
 	set := agent.ResolveSettings(agent.Overrides{BaseURL: srv.URL, Model: "test-model"}, func(string) string { return "" }, nil)
-	a, err := agent.New(set, tools, nil)
+	a, err := agent.New(set, toolList, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := New(&Options{Tools: tools, Agent: a})
+	sh := New(&Options{Tools: toolList, Agent: a})
 	if diff := cmp.Diff([]suggestion{{"other-model", "model, calls tools"}}, sh.suggest("/model ot"), cmp.AllowUnexported(suggestion{})); diff != "" {
 		t.Errorf("completion of /model ot (-want +got):\n%s", diff)
 	}
@@ -176,7 +178,7 @@ func TestScriptAgentTurn(t *testing.T) {
 	if got := len(srv.Requests()); got != 2 {
 		t.Errorf("%d LLM requests, want 2 (the unknown command must not reach the LLM)", got)
 	}
-	if calls := tools.got(); len(calls) != 1 || calls[0].Origin != agent.OriginAgent {
+	if calls := toolList.got(); len(calls) != 1 || calls[0].Origin != tools.OriginAgent {
 		t.Errorf("tool calls = %+v, want one web_fetch from the agent", calls)
 	}
 }
@@ -190,35 +192,35 @@ func TestScriptApproval(t *testing.T) {
 		sensitive bool
 		yes       bool
 		answers   string
-		want      agent.Answer
+		want      tools.Answer
 		wantAsked int
 	}{
-		{"yes flag approves ordinary pages", false, true, "", agent.AnswerOnce, 0},
-		{"yes flag still asks on sensitive pages", true, true, "n\n", agent.AnswerDeny, 1},
-		{"yes once", false, false, "y\n", agent.AnswerOnce, 1},
-		{"tool always", false, false, "t\n", agent.AnswerTool, 1},
-		{"server always", false, false, "s\n", agent.AnswerServer, 1},
-		{"no", false, false, "n\n", agent.AnswerDeny, 1},
-		{"nonsense is no answer", false, false, "maybe\nt\n", agent.AnswerNone, 1},
-		{"sensitive: t is no answer", true, false, "t\nyes\n", agent.AnswerNone, 1},
-		{"sensitive yes", true, false, "yes\n", agent.AnswerOnce, 1},
-		{"end of input is no answer", false, false, "", agent.AnswerNone, 1},
+		{"yes flag approves ordinary pages", false, true, "", tools.AnswerOnce, 0},
+		{"yes flag still asks on sensitive pages", true, true, "n\n", tools.AnswerDeny, 1},
+		{"yes once", false, false, "y\n", tools.AnswerOnce, 1},
+		{"tool always", false, false, "t\n", tools.AnswerTool, 1},
+		{"server always", false, false, "s\n", tools.AnswerServer, 1},
+		{"no", false, false, "n\n", tools.AnswerDeny, 1},
+		{"nonsense is no answer", false, false, "maybe\nt\n", tools.AnswerNone, 1},
+		{"sensitive: t is no answer", true, false, "t\nyes\n", tools.AnswerNone, 1},
+		{"sensitive yes", true, false, "yes\n", tools.AnswerOnce, 1},
+		{"end of input is no answer", false, false, "", tools.AnswerNone, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools := newFakeTools()
+			toolList := newFakeTools()
 			var sh *Shell
-			var got agent.Answer
-			tools.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*agent.ToolResult, error) {
-				a, err := sh.Approve(ctx, agent.ApprovalRequest{Tool: "browser_click", PageURL: "https://bank.test/pay",
+			var got tools.Answer
+			toolList.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*tools.ToolResult, error) {
+				a, err := sh.Approve(ctx, tools.ApprovalRequest{Tool: "browser_click", PageURL: "https://bank.test/pay",
 					Rule: "banking", Sensitive: tt.sensitive, Args: `ref=e4`, Reason: "a write on a page you did not open"})
 				got = a
 				if err != nil {
-					return &agent.ToolResult{Text: "not approved", IsError: true}, nil
+					return &tools.ToolResult{Text: "not approved", IsError: true}, nil
 				}
-				return &agent.ToolResult{Text: "clicked: " + a.String()}, nil
+				return &tools.ToolResult{Text: "clicked: " + a.String()}, nil
 			}
-			opts := &Options{Tools: tools, HistoryFile: "-", Yes: tt.yes}
+			opts := &Options{Tools: toolList, HistoryFile: "-", Yes: tt.yes}
 			sh = New(opts)
 			var out, errb strings.Builder
 			opts.Stdin = strings.NewReader("/click e4\n" + tt.answers)
@@ -239,7 +241,7 @@ func TestScriptApproval(t *testing.T) {
 				}
 			}
 			unanswered := strings.Contains(errb.String(), "no answer on the next line: not approved\n")
-			if want := tt.want == agent.AnswerNone && tt.answers != ""; unanswered != want {
+			if want := tt.want == tools.AnswerNone && tt.answers != ""; unanswered != want {
 				t.Errorf("said no answer: %v, want %v; stderr:\n%s", unanswered, want, errb.String())
 			}
 		})
@@ -249,16 +251,16 @@ func TestScriptApproval(t *testing.T) {
 // TestScriptInterrupt: SIGINT cancels the running command and the script
 // goes on; with nothing running it ends the script.
 func TestScriptInterrupt(t *testing.T) {
-	tools := newFakeTools()
+	toolList := newFakeTools()
 	started := make(chan struct{})
-	tools.handlers["browser_snapshot"] = func(ctx context.Context, _ json.RawMessage) (*agent.ToolResult, error) {
+	toolList.handlers["browser_snapshot"] = func(ctx context.Context, _ json.RawMessage) (*tools.ToolResult, error) {
 		close(started)
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
 	pr, pw := io.Pipe()
 	var out, errb syncBuffer
-	sh := New(&Options{Tools: tools, Stdin: pr, Stdout: &out, Stderr: &errb, HistoryFile: "-"})
+	sh := New(&Options{Tools: toolList, Stdin: pr, Stdout: &out, Stderr: &errb, HistoryFile: "-"})
 	res := make(chan error, 1)
 	go func() { res <- sh.Run(context.Background()) }()
 	io.WriteString(pw, "/snapshot\n")
@@ -288,46 +290,46 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 	for i := range 18 {
 		name := []string{"tabs", "snapshot"}[i%2]
 		rest = append(rest, "/"+name)
-		wantRest = append(wantRest, toolCall{"browser_" + name, "{}", agent.OriginCommand})
+		wantRest = append(wantRest, toolCall{"browser_" + name, "{}", tools.OriginCommand})
 	}
-	click := toolCall{"browser_click", `{"ref":"e1"}`, agent.OriginCommand}
+	click := toolCall{"browser_click", `{"ref":"e1"}`, tools.OriginCommand}
 	tests := []struct {
 		name       string
 		asks       int // questions the click asks (an agent turn may ask several)
 		script     string
-		wantAnswer []agent.Answer
+		wantAnswer []tools.Answer
 		wantOut    string // where the question's line ends
 		wantFailed int
 	}{
-		{"answered y", 1, "/click e1\ny\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerOnce},
+		{"answered y", 1, "/click e1\ny\n" + strings.Join(rest, "\n"), []tools.Answer{tools.AnswerOnce},
 			"approve? [y/t/s/n] y\nclicked\nbrowser_tabs ok\n", 0},
-		{"no answer", 1, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerNone},
+		{"no answer", 1, "/click e1\n" + strings.Join(rest, "\n"), []tools.Answer{tools.AnswerNone},
 			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
-		{"no answer to two questions", 2, "/click e1\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerNone, agent.AnswerNone},
+		{"no answer to two questions", 2, "/click e1\n" + strings.Join(rest, "\n"), []tools.Answer{tools.AnswerNone, tools.AnswerNone},
 			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
-		{"blank line is no answer", 1, "/click e1\n\n" + strings.Join(rest, "\n"), []agent.Answer{agent.AnswerNone},
+		{"blank line is no answer", 1, "/click e1\n\n" + strings.Join(rest, "\n"), []tools.Answer{tools.AnswerNone},
 			"approve? [y/t/s/n] \nbrowser_tabs ok\n", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools := newFakeTools()
-			sh := New(&Options{Tools: tools, HistoryFile: "-"})
-			var answers []agent.Answer
-			tools.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*agent.ToolResult, error) {
+			toolList := newFakeTools()
+			sh := New(&Options{Tools: toolList, HistoryFile: "-"})
+			var answers []tools.Answer
+			toolList.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*tools.ToolResult, error) {
 				for range tt.asks {
-					a, err := sh.Approve(ctx, agent.ApprovalRequest{Tool: "browser_click", PageURL: "https://shop.test/", Args: "ref=e1"})
+					a, err := sh.Approve(ctx, tools.ApprovalRequest{Tool: "browser_click", PageURL: "https://shop.test/", Args: "ref=e1"})
 					if err != nil {
 						return nil, err
 					}
 					answers = append(answers, a)
 				}
-				if slices.Contains(answers, agent.AnswerNone) { // as the registry says it
-					return &agent.ToolResult{Text: "Nobody answered the approval question.", IsError: true}, nil
+				if slices.Contains(answers, tools.AnswerNone) { // as the registry says it
+					return &tools.ToolResult{Text: "Nobody answered the approval question.", IsError: true}, nil
 				}
-				return &agent.ToolResult{Text: "clicked"}, nil
+				return &tools.ToolResult{Text: "clicked"}, nil
 			}
 			out, errs, failed := runShellScript(t, sh, tt.script)
-			if diff := cmp.Diff(append([]toolCall{click}, wantRest...), tools.got()); diff != "" {
+			if diff := cmp.Diff(append([]toolCall{click}, wantRest...), toolList.got()); diff != "" {
 				t.Errorf("tool calls (-want +got)\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantAnswer, answers); diff != "" {
@@ -370,14 +372,14 @@ func TestScriptResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools := newFakeTools()
-			tools.handlers["browser_click"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
-				return &agent.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
+			toolList := newFakeTools()
+			toolList.handlers["browser_click"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+				return &tools.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
 			}
-			tools.handlers["browser_open"] = func(context.Context, json.RawMessage) (*agent.ToolResult, error) {
-				return &agent.ToolResult{Text: "bank.test is a sensitive site: denied", IsError: true}, nil
+			toolList.handlers["browser_open"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+				return &tools.ToolResult{Text: "bank.test is a sensitive site: denied", IsError: true}, nil
 			}
-			opts := &Options{Tools: tools, HistoryFile: "-", Stdin: strings.NewReader(tt.script), Stdout: io.Discard, Stderr: io.Discard}
+			opts := &Options{Tools: toolList, HistoryFile: "-", Stdin: strings.NewReader(tt.script), Stdout: io.Discard, Stderr: io.Discard}
 			err := Run(context.Background(), opts)
 			if diff := cmp.Diff(tt.want, err); diff != "" {
 				t.Errorf("Run (-want +got)\n%s", diff)

@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browseragent/browseragent"
-	"github.com/browseragent/browseragent/agent"
-	"github.com/browseragent/browseragent/guard"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/session"
 )
 
-// TestScriptRealSession drives the shell over a real agent.Session (guard,
+// TestScriptRealSession drives the shell over a real session.Session (guard,
 // registry, web_fetch) against pages served on 127.0.0.1: the script's
 // commands produce the pages' content, and every call lands in the audit log.
 func TestScriptRealSession(t *testing.T) {
@@ -30,7 +31,7 @@ func TestScriptRealSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, AuditPath: dir + "/audit.jsonl"})
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: dir + "/audit.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +62,11 @@ func TestScriptRealSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tools []string
+	var toolList []string
 	for _, e := range entries {
-		tools = append(tools, e.Tool)
+		toolList = append(toolList, e.Tool)
 	}
-	if diff := cmp.Diff([]string{"web_fetch", "web_fetch", "web_fetch"}, tools); diff != "" {
+	if diff := cmp.Diff([]string{"web_fetch", "web_fetch", "web_fetch"}, toolList); diff != "" {
 		t.Errorf("audit log tools (-want +got)\n%s", diff)
 	}
 }

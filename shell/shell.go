@@ -22,10 +22,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/browseragent/browseragent/agent"
+	"golang.org/x/term"
+
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/mcpclient"
-	"golang.org/x/term"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // Options configures the shell. Nil dependencies disable the commands that
@@ -66,7 +67,7 @@ type Options struct {
 	ScreenshotDir string
 }
 
-// Shell is one interactive session. It implements agent.Approver: pass it to
+// Shell is one interactive session. It implements tools.Approver: pass it to
 // the registry before calling Run. Approve may be called from any goroutine
 // while Run is active.
 type Shell struct {
@@ -94,7 +95,7 @@ type Shell struct {
 	ran, failed int
 }
 
-var _ agent.Approver = (*Shell)(nil)
+var _ tools.Approver = (*Shell)(nil)
 
 // New makes a shell. Fields of opts may still be set after New and before
 // Run (the registry needs the shell as its Approver, the shell needs the

@@ -21,8 +21,8 @@ func (a deferringAgent) DeferredTools() []string                                
 // TestToolsSaysDeferred: /tools marks the tools the agent's requests leave
 // behind tool_search, and says how many.
 func TestToolsSaysDeferred(t *testing.T) {
-	tools := newFakeTools()
-	out, _ := runScript(t, &Options{Tools: tools, Agent: deferringAgent{deferred: []string{"web_fetch"}}}, "/tools\n")
+	toolList := newFakeTools()
+	out, _ := runScript(t, &Options{Tools: toolList, Agent: deferringAgent{deferred: []string{"web_fetch"}}}, "/tools\n")
 	var line string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "web_fetch ") {
@@ -41,14 +41,14 @@ func TestToolsSaysDeferred(t *testing.T) {
 // a web address and call no tool (it used to open https://notaurl, an
 // empty tab); a bare domain, localhost and an IP with a port still open.
 func TestOpenRefusesNonAddress(t *testing.T) {
-	tools := newFakeTools()
-	out, errs, failed := runScriptResult(t, &Options{Tools: tools}, "/open notaurl\n/fetch notaurl\n/open example.com/a\n/open localhost:8080/x\n/open 127.0.0.1:9/y\n")
+	toolList := newFakeTools()
+	out, errs, failed := runScriptResult(t, &Options{Tools: toolList}, "/open notaurl\n/fetch notaurl\n/open example.com/a\n/open localhost:8080/x\n/open 127.0.0.1:9/y\n")
 	const want = `error: "notaurl" is not a web address: it has no scheme and no domain`
 	if failed != 2 || strings.Count(errs, want) != 2 || !strings.Contains(errs+out, "write it as https://example.com/page (or http://notaurl/ for a name on your network)") {
 		t.Errorf("failed %d\nstdout: %s\nstderr: %s", failed, out, errs)
 	}
 	var urls []string
-	for _, c := range tools.got() {
+	for _, c := range toolList.got() {
 		var a struct{ URL string }
 		json.Unmarshal([]byte(c.Args), &a)
 		urls = append(urls, c.Name+" "+a.URL)
@@ -62,15 +62,15 @@ func TestOpenRefusesNonAddress(t *testing.T) {
 // TestScreenshotFormatFollowsName: .png asks for PNG, .jpg for JPEG, and a
 // name that is neither (.gif) is refused before any screenshot is taken.
 func TestScreenshotFormatFollowsName(t *testing.T) {
-	tools := newFakeTools()
+	toolList := newFakeTools()
 	dir := t.TempDir()
-	_, errs, failed := runScriptResult(t, &Options{Tools: tools, ScreenshotDir: dir},
+	_, errs, failed := runScriptResult(t, &Options{Tools: toolList, ScreenshotDir: dir},
 		"/screenshot "+dir+"/a.png\n/screenshot "+dir+"/b.jpg\n/screenshot "+dir+"/c.gif\n")
 	if failed != 1 || !strings.Contains(errs, "screenshots are PNG or JPEG, not .gif") {
 		t.Errorf("failed %d, stderr:\n%s", failed, errs)
 	}
 	var formats []string
-	for _, c := range tools.got() {
+	for _, c := range toolList.got() {
 		var a struct{ Format string }
 		json.Unmarshal([]byte(c.Args), &a)
 		formats = append(formats, c.Name+" "+a.Format)

@@ -17,10 +17,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // connectFlags choose the person's browser to attach to (shared mode).
@@ -182,10 +183,10 @@ opened, changed or closed.`,
 	return cmd
 }
 
-// renderer renders pages for `fetch --render` through an agent.Session. It
+// renderer renders pages for `fetch --render` through an session.Session. It
 // is safe for concurrent use: each page has its own tab and extraction.
 type renderer struct {
-	sess     *agent.Session
+	sess     *session.Session
 	lost     atomic.Bool // the attached browser went away: no further call
 	waitFor  string
 	wait     time.Duration
@@ -209,7 +210,7 @@ func newRenderer(ctx context.Context, f *fetchFlags, target browser.Target) (*re
 	r := &renderer{waitFor: f.render.waitFor, wait: wait, sel: f.selector, links: f.links, maxBytes: int64(f.maxBytes)}
 	ex := &renderExtract{links: f.links}
 	attached := f.render.conn.on()
-	sess, err := agent.NewSession(&agent.SessionOptions{
+	sess, err := session.NewSession(&session.SessionOptions{
 		Rules: rules,
 		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: f.render.headed}, Extract: ex.extract, NavTimeout: f.timeout,
 			OnLost: func() { r.lost.Store(attached) }},
@@ -320,12 +321,12 @@ func (x *extraction) take() (*fetch.Result, error) {
 
 // call runs one tool through the registry. A refusal or a tool failure
 // becomes an error of one sentence.
-func (r *renderer) call(ctx context.Context, tool string, args map[string]any) (*agent.ToolResult, error) {
+func (r *renderer) call(ctx context.Context, tool string, args map[string]any) (*tools.ToolResult, error) {
 	if r.lost.Load() {
 		return nil, errBrowserLost{}
 	}
 	raw, _ := json.Marshal(args)
-	res, err := r.sess.Registry.Call(ctx, tool, raw, agent.OriginCommand)
+	res, err := r.sess.Registry.Call(ctx, tool, raw, tools.OriginCommand)
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +402,7 @@ var openedTabRE = regexp.MustCompile(`(?m)^(?:Loaded tab|Tab) (t\d+)\b`)
 var httpStatusRE = regexp.MustCompile(`\(HTTP (\d{3})\b`)
 
 // call runs a page tool on the page's tab.
-func (p *renderPage) call(ctx context.Context, tool string, args map[string]any) (*agent.ToolResult, error) {
+func (p *renderPage) call(ctx context.Context, tool string, args map[string]any) (*tools.ToolResult, error) {
 	args["tab"] = p.tab
 	return p.r.call(ctx, tool, args)
 }

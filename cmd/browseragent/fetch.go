@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // fetchFlags are the flags of `browseragent fetch`. render holds the
@@ -125,7 +125,7 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 		return nil, nil, err
 	}
 	opts := f.options()
-	opts.AllowRedirect = func(to string) error { return sess.Registry.Recheck(agent.WebFetchName, to) }
+	opts.AllowRedirect = func(to string) error { return sess.Registry.Recheck(tools.WebFetchName, to) }
 	opts.DialControl = sess.Policy.DialControl
 	client := fetch.NewClient(opts)
 	get := func(ctx context.Context, u string) (*fetch.Result, error) {
@@ -135,15 +135,15 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 		var res *fetch.Result
 		var ferr error
 		args, _ := json.Marshal(map[string]string{"url": u})
-		tr, err := sess.Registry.Run(ctx, agent.WebFetchName, args, agent.OriginScript, func(ctx context.Context) (*agent.ToolResult, error) {
+		tr, err := sess.Registry.Run(ctx, tools.WebFetchName, args, tools.OriginScript, func(ctx context.Context) (*tools.ToolResult, error) {
 			res, ferr = client.Fetch(ctx, u)
 			if res != nil && res.JSShell {
 				res.Hint += " Add --render to read it in the browser."
 			}
 			if ferr != nil {
-				return &agent.ToolResult{IsError: true, Text: ferr.Error()}, nil
+				return &tools.ToolResult{IsError: true, Text: ferr.Error()}, nil
 			}
-			return &agent.ToolResult{}, nil
+			return &tools.ToolResult{}, nil
 		})
 		switch {
 		case err != nil:

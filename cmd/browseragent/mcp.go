@@ -17,9 +17,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // mcpFlags are shared by the `mcp` subcommands: where the config comes
@@ -272,11 +273,11 @@ func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tTRANSPORT\tSOURCE\tERROR")
 	for _, r := range rows {
-		tools := strconv.Itoa(r.Tools)
+		toolList := strconv.Itoa(r.Tools)
 		if r.State == mcpclient.StateError.String() || r.State == mcpclient.StateDisabled.String() {
-			tools = "-" // a server in error or disabled offers none
+			toolList = "-" // a server in error or disabled offers none
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.State, tools, r.Transport, r.Source, textutil.FirstLine(r.Error, 0))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.State, toolList, r.Transport, r.Source, textutil.FirstLine(r.Error, 0))
 	}
 	return tw.Flush()
 }
@@ -327,10 +328,10 @@ type toolJSON struct {
 }
 
 func printTools(s *streams, m *mcpclient.Manager, asJSON bool) error {
-	tools := m.Tools()
+	toolList := m.Tools()
 	if asJSON {
-		out := make([]toolJSON, 0, len(tools))
-		for _, t := range tools {
+		out := make([]toolJSON, 0, len(toolList))
+		for _, t := range toolList {
 			out = append(out, toolJSON{t.Name, t.Server, t.RawName, t.Description, t.InputSchema, t.ReadOnlyHint, t.DestructiveHint, t.Virtual})
 		}
 		return writeJSON(s.out, out)
@@ -340,7 +341,7 @@ func printTools(s *streams, m *mcpclient.Manager, asJSON bool) error {
 			fmt.Fprintf(s.err, "browseragent: mcp server %q: %v\n", st.Name, st.Err)
 		}
 	}
-	for _, t := range tools {
+	for _, t := range toolList {
 		fmt.Fprintf(s.out, "%s%s\n", t.Name, hints(t))
 		if d := textutil.FirstLine(t.Description, 0); d != "" {
 			fmt.Fprintf(s.out, "    %s\n", d)
@@ -452,7 +453,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	// The call goes through the agent's Registry, the one tool-call path.
-	sess, err := agent.NewSession(&agent.SessionOptions{Rules: rules, MCP: cfg, MCPOptions: *f.managerOptions(), Yes: c.yes})
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, MCP: cfg, MCPOptions: *f.managerOptions(), Yes: c.yes})
 	if err != nil {
 		return err
 	}
@@ -465,7 +466,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if err != nil {
 		return err
 	}
-	res, err := sess.Registry.Call(ctx, full, argJSON, agent.OriginScript)
+	res, err := sess.Registry.Call(ctx, full, argJSON, tools.OriginScript)
 	f.host.progress.clear()
 	if err != nil {
 		return err
@@ -473,7 +474,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	return printResult(s, c, res.Full(), res.IsError, toImages(res.Images), full)
 }
 
-func toImages(in []agent.Image) []mcpclient.Image {
+func toImages(in []tools.Image) []mcpclient.Image {
 	out := make([]mcpclient.Image, 0, len(in))
 	for _, im := range in {
 		out = append(out, mcpclient.Image{MIME: im.MIME, Data: im.Data})
@@ -504,12 +505,12 @@ func readArgs(s *streams, rest []string) (json.RawMessage, error) {
 
 // resolveTool accepts the server's own tool name or the full name.
 func resolveTool(m *mcpclient.Manager, server, tool string) (string, error) {
-	tools, err := m.ServerTools(server)
+	toolList, err := m.ServerTools(server)
 	if err != nil {
 		return "", err
 	}
 	var names []string
-	for _, t := range tools {
+	for _, t := range toolList {
 		if t.RawName == tool || t.Name == tool {
 			return t.Name, nil
 		}

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/serve"
+	"github.com/browseragent/browseragent/session"
 )
 
 // serveFlags are `mcp serve`'s flags.
@@ -170,4 +170,4 @@ func serveHTTP(ctx context.Context, s *streams, f *serveFlags, srv *serve.Server
 }
 
 // The session is what the server switches modes on.
-var _ serve.Modes = (*agent.Session)(nil)
+var _ serve.Modes = (*session.Session)(nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/session"
 )
 
 type runFlags struct {
@@ -145,7 +146,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 // openRunSession opens the session the agent calls tools through and gives
 // the MCP servers up to --mcp-wait to start, so their tools are on offer
 // from the first step.
-func openRunSession(ctx context.Context, s *streams, f *runFlags) (*agent.Session, error) {
+func openRunSession(ctx context.Context, s *streams, f *runFlags) (*session.Session, error) {
 	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice, keepTabs: f.keepTabs, gate: projectGate(s.err, f.trustProject, nil)})
 	if err != nil {

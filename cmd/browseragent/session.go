@@ -9,10 +9,11 @@ import (
 	"os"
 
 	"github.com/browseragent/browseragent"
-	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // sessionConfig is what the commands that run tools pass to openSession.
@@ -23,7 +24,7 @@ type sessionConfig struct {
 	yes       bool   // --yes
 	headed    bool   // --headed
 	keepTabs  bool   // --keep-tabs
-	approver  agent.Approver
+	approver  tools.Approver
 	onMCP     func(mcpclient.Event)
 	notice    func(string)             // one-line notices for the person (the browser starting)
 	mcpHost   func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
@@ -80,12 +81,12 @@ func loadMCPConfig(extra string, gate *mcpclient.ProjectGate) (*mcpclient.Config
 
 // openSession builds a Session and starts its MCP servers in the
 // background. The caller must Close it.
-func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
+func openSession(ctx context.Context, c sessionConfig) (*session.Session, error) {
 	rules, err := loadRules(c.sitesFile, c.warn)
 	if err != nil {
 		return nil, err
 	}
-	opts := &agent.SessionOptions{
+	opts := &session.SessionOptions{
 		Rules:    rules,
 		Approver: c.approver,
 		Yes:      c.yes,
@@ -108,7 +109,7 @@ func openSession(ctx context.Context, c sessionConfig) (*agent.Session, error) {
 			c.mcpHost(&opts.MCPOptions)
 		}
 	}
-	s, err := agent.NewSession(opts)
+	s, err := session.NewSession(opts)
 	if err != nil {
 		return nil, err
 	}

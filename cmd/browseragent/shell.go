@@ -14,7 +14,9 @@ import (
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/shell"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // shellFlags are the interactive shell's start-up flags (on the root command).
@@ -90,7 +92,7 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 
 // modeSwitch keeps the agent's system prompt in step with the browser mode.
 type modeSwitch struct {
-	*agent.Session
+	*session.Session
 	agent *agent.Agent
 }
 
@@ -148,7 +150,7 @@ func (g shellGuard) Audit(n int) ([]string, error) {
 // The real parts fit the shell's interfaces; the shell finds /mcp
 // enable|disable through MCPToggler, so a mismatch would hide them silently.
 var (
-	_ shell.Tools        = (*agent.Registry)(nil)
+	_ shell.Tools        = (*tools.Registry)(nil)
 	_ shell.Agent        = (*agent.Agent)(nil)
 	_ shell.ModelLister  = (*agent.Agent)(nil)
 	_ shell.ToolDeferrer = (*agent.Agent)(nil)

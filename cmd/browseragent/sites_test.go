@@ -244,15 +244,15 @@ func TestAuditCommand(t *testing.T) {
 		}
 	}
 	_, js, _ := runMain("audit", "--json", "-n", "0")
-	var tools []string
+	var toolList []string
 	for _, l := range strings.Split(strings.TrimSpace(js), "\n") {
 		var e guard.Entry
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatalf("not a JSON line: %s", l)
 		}
-		tools = append(tools, e.Tool)
+		toolList = append(toolList, e.Tool)
 	}
-	if diff := cmp.Diff([]string{"web_fetch", "browser_type", "browser_close"}, tools); diff != "" {
+	if diff := cmp.Diff([]string{"web_fetch", "browser_type", "browser_close"}, toolList); diff != "" {
 		t.Errorf("audit --json (-want +got):\n%s", diff)
 	}
 	if strings.Contains(js, "hunter2") {

@@ -20,17 +20,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/browseragent/browseragent/agent"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/shell"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/browseragent/browseragent/tools"
 )
 
-type tools struct{ approver agent.Approver }
+type toolList struct{ approver tools.Approver }
 
-func (t *tools) Tools() []agent.ToolDef {
+func (t *toolList) Tools() []tools.ToolDef {
 	obj := map[string]any{"type": "object", "properties": map[string]any{}}
-	return []agent.ToolDef{
+	return []tools.ToolDef{
 		{Name: "echo", Description: "Return the arguments.", Parameters: obj},
 		{Name: "slow", Description: "Wait until cancelled, or for seconds.", Parameters: obj},
 		{Name: "approve", Description: "Ask for approval, then say the answer.", Parameters: obj},
@@ -40,10 +41,10 @@ func (t *tools) Tools() []agent.ToolDef {
 	}
 }
 
-func (t *tools) Call(ctx context.Context, name string, args json.RawMessage, origin agent.Origin) (*agent.ToolResult, error) {
+func (t *toolList) Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error) {
 	switch name {
 	case "echo", "web_fetch":
-		return &agent.ToolResult{Text: fmt.Sprintf("%s %s (%s)", name, args, origin)}, nil
+		return &tools.ToolResult{Text: fmt.Sprintf("%s %s (%s)", name, args, origin)}, nil
 	case "slow":
 		var a struct{ Seconds float64 }
 		json.Unmarshal(args, &a)
@@ -55,28 +56,28 @@ func (t *tools) Call(ctx context.Context, name string, args json.RawMessage, ori
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(d):
-			return &agent.ToolResult{Text: "slow done"}, nil
+			return &tools.ToolResult{Text: "slow done"}, nil
 		}
 	case "browser_type":
 		var a struct{ Ref, Text string }
 		json.Unmarshal(args, &a)
-		return &agent.ToolResult{Text: fmt.Sprintf("Typed %d characters into %s.", len(a.Text), a.Ref), Secret: a.Ref == "e2"}, nil
+		return &tools.ToolResult{Text: fmt.Sprintf("Typed %d characters into %s.", len(a.Text), a.Ref), Secret: a.Ref == "e2"}, nil
 	case "panic":
 		panic("testshell: the panic tool was called")
 	case "approve":
-		ans, err := t.approver.Approve(ctx, agent.ApprovalRequest{Tool: "approve", PageURL: "https://example.com/", Args: string(args)})
+		ans, err := t.approver.Approve(ctx, tools.ApprovalRequest{Tool: "approve", PageURL: "https://example.com/", Args: string(args)})
 		if err != nil {
 			return nil, err
 		}
-		return &agent.ToolResult{Text: "answer: " + ans.String()}, nil
+		return &tools.ToolResult{Text: "answer: " + ans.String()}, nil
 	}
-	return &agent.ToolResult{Text: "no tool " + name, IsError: true}, nil
+	return &tools.ToolResult{Text: "no tool " + name, IsError: true}, nil
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	t := &tools{}
+	t := &toolList{}
 	opts := &shell.Options{Tools: t, HistoryFile: os.Getenv("TESTSHELL_HISTORY")}
 	sh := shell.New(opts)
 	t.approver = sh
@@ -111,10 +112,10 @@ func newFakeMCP(onEvent func(mcpclient.Event)) *fakeMCP {
 	return m
 }
 
-func (m *fakeMCP) set(i int, st mcpclient.ServerState, tools int, err error) {
+func (m *fakeMCP) set(i int, st mcpclient.ServerState, toolList int, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.sts[i].State, m.sts[i].Tools, m.sts[i].Err = st, tools, err
+	m.sts[i].State, m.sts[i].Tools, m.sts[i].Err = st, toolList, err
 	if st == mcpclient.StateReady {
 		m.sts[i].Resources = 1
 	}

@@ -1,0 +1,111 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// How the element a write acts on is found, for judging the frame it is in.
+const (
+	elemNone  = iota
+	elemRef   // a native snapshot ref: an element of the top document, which may hold a frame
+	elemFocus // the focused element: a key press lands in a frame when that has the focus
+	elemUID   // an MCP uid: the server's snapshot covers every frame, so any frame may hold it
+)
+
+// elementOf says how the call names the element it acts on, as its
+// catalogue entry says.
+func (l locator) elementOf(c *tools.ResolvedCall) int {
+	e := c.Entry
+	switch {
+	case c.Def.Source == tools.SourceBrowser:
+		if ref, _ := c.Args[e.Element].(string); ref != "" && e.Element != "" {
+			return elemRef
+		}
+		if e.Typing == catalog.ByFocus {
+			return elemFocus
+		}
+	case c.Def.Source == tools.SourceMCP && catalog.IsBrowserServer(c.Def.Server):
+		for _, k := range []string{"uid", "from_uid", "to_uid", "elements"} {
+			if _, ok := c.Args[k]; ok {
+				return elemUID
+			}
+		}
+		if e.Typing == catalog.ByFocus {
+			return elemFocus
+		}
+	}
+	return elemNone
+}
+
+// judgedURL is the address a call on page is judged by: the page's own, or
+// the URL of a frame the call's element may be in when the guard is
+// stricter there (deny before a sensitive ask before an ask before allow),
+// so a click or a fill inside a bank's iframe on an ordinary page is
+// judged as a write on the bank. The frames are asked from the live page;
+// when it cannot say which frame holds the element, every frame counts.
+func (l locator) judgedURL(ctx context.Context, c *tools.ResolvedCall, page tools.Page) string {
+	b := l.s.Browser
+	how := l.elementOf(c)
+	args := c.Args
+	if how == elemNone || b == nil || page.TabID == "" || strings.HasPrefix(page.TabID, "mcp:") {
+		return page.URL
+	}
+	if how != elemUID {
+		ref, _ := args["ref"].(string)
+		if how == elemFocus {
+			ref = ""
+		}
+		if in, err := b.RefInFrame(ctx, page.TabID, ref); err == nil && !in {
+			return page.URL
+		}
+	}
+	frames, err := b.FrameURLs(ctx, page.TabID)
+	if err != nil {
+		return page.URL // the call's own check still judges the page
+	}
+	call := c.GuardCall()
+	call.TabID, call.Files = page.TabID, []guard.File{} // the page's part: the files are judged apart
+	best, bestRank := page.URL, -1
+	for _, u := range append([]string{page.URL}, frames...) {
+		if !hasOwnAddress(u) {
+			continue // about:blank, srcdoc, data: frames: the page's own content
+		}
+		call.PageURL = u
+		if r := strictness(l.s.Policy.Peek(call)); r > bestRank {
+			best, bestRank = u, r
+		}
+	}
+	return best
+}
+
+// hasOwnAddress reports whether a frame URL names content of its own, not
+// content its parent wrote (about:, data:, javascript:).
+func hasOwnAddress(u string) bool {
+	i := strings.IndexByte(u, ':')
+	if i < 0 {
+		return false
+	}
+	switch strings.ToLower(u[:i]) {
+	case "about", "data", "javascript", "":
+		return false
+	}
+	return true
+}
+
+// strictness ranks decisions: deny, then a sensitive ask, an ask, allow.
+func strictness(d guard.Decision) int {
+	switch {
+	case d.Verdict == guard.Deny:
+		return 3
+	case d.Verdict == guard.Ask && d.Sensitive:
+		return 2
+	case d.Verdict == guard.Ask:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,129 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// screen checks, after a browser tool ran and before its result goes
+// anywhere, where the result's content came from: the tab as it is now
+// (the call may have navigated it: a click, a redirect during wait_for),
+// every frame in it, and the network requests the result shows. Content
+// of a page, frame or request a deny rule names is replaced by one
+// sentence saying so; a page list keeps its other lines. The call itself
+// was judged before it ran; this judges what it brought back.
+func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string]any, tabID string, res *tools.ToolResult) {
+	if res == nil || s.Browser == nil {
+		return
+	}
+	browserTool := def.Source == tools.SourceBrowser || def.Source == tools.SourceMCP && s.isBrowserServer(def.Server)
+	if !browserTool {
+		return
+	}
+	if tabID == "" && def.Source == tools.SourceBrowser && def.Name == "browser_open" {
+		tabID = s.Browser.CurrentTab() // the tab it just opened
+	}
+	var urls []string
+	if tabID != "" && !strings.HasPrefix(tabID, "mcp:") && s.Browser.Running() {
+		if u, err := s.Browser.CurrentURL(ctx, tabID); err == nil {
+			urls = append(urls, u)
+		}
+		if showsFrames(def, args) {
+			if frames, err := s.Browser.FrameURLs(ctx, tabID); err == nil {
+				urls = append(urls, frames...)
+			}
+		}
+	}
+	urls = append(urls, browser.ParseRequestURLs(res.Text)...)
+	for _, u := range urls {
+		if d := s.deniedRead(u); d != nil {
+			res.Text = fmt.Sprintf("browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it.",
+				def.Name, guard.RedactURL(u), d.Rule, d.Category)
+			res.Images, res.Path, res.IsError = nil, "", true
+			return
+		}
+	}
+	switch {
+	case def.Source == tools.SourceMCP:
+		res.Text = s.screenPageList(res.Text)
+	case def.Name == "browser_tabs":
+		res.Text = s.screenTabList(res.Text)
+	}
+}
+
+var tabListLineRE = regexp.MustCompile(`^(t\d+) \[([^\]]*)\] "(.*)" (\S+)$`)
+
+// screenTabList hides the title of a tab in browser_tabs whose page a
+// deny rule names.
+func (s *Session) screenTabList(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if m := tabListLineRE.FindStringSubmatch(line); m != nil {
+			if d := s.deniedRead(m[4]); d != nil {
+				lines[i] = fmt.Sprintf("%s [%s] (a page the sensitive-site rule %q denies)", m[1], m[2], d.Rule)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// showsFrames reports whether a result can show what the page's frames
+// hold, as the catalogue says (ForeignFrames): a screenshot, a script's
+// answer, chrome-devtools-mcp's snapshots (its text snapshot covers every
+// frame) and console messages. Native snapshots, text and waits see the
+// top document only, and the other results name the top page.
+func showsFrames(def tools.ToolDef, args map[string]any) bool {
+	e := tools.EntryOf(def)
+	return e.Foreign&catalog.ForeignFrames != 0 && e.ForeignResult(args)
+}
+
+// deniedRead returns the guard's decision when reading u is denied.
+func (s *Session) deniedRead(u string) *guard.Decision {
+	if u == "" {
+		return nil
+	}
+	d := s.Policy.Peek(guard.Call{Tool: "browser_snapshot", Name: "browser_snapshot", PageURL: u})
+	if d.Verdict != guard.Deny {
+		return nil
+	}
+	return &d
+}
+
+var pageListLineRE = regexp.MustCompile(`^(\d+): `)
+
+// screenPageList replaces the lines of chrome-devtools-mcp's page list
+// ("N: title (url)") whose page a deny rule names: its title is that
+// page's content.
+func (s *Session) screenPageList(text string) string {
+	if !strings.Contains(text, "## Pages") && !strings.Contains(text, "## Opened pages") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	section := ""
+	for i, line := range lines {
+		if strings.HasPrefix(line, "## ") {
+			section = strings.TrimSpace(line[3:])
+			continue
+		}
+		if section != "Pages" && section != "Opened pages" {
+			continue
+		}
+		m := pageListLineRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, p := range browser.ParseListPages("## Pages\n" + line) {
+			if d := s.deniedRead(p.URL); d != nil {
+				lines[i] = fmt.Sprintf("%s: (a page the sensitive-site rule %q denies)", m[1], d.Rule)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,61 @@
+//go:build linux
+
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// BenchmarkScreen measures what judging a result's provenance adds to a
+// native browser_snapshot through the registry: "off" runs without the
+// screen, "on" with it (the tab's live address after the call); compare
+// the two in one run.
+func BenchmarkScreen(b *testing.B) {
+	testutil.Require(b, "chromium", browser.FindChrome)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>Bench</title><h1>Heading</h1><p>text</p><iframe src='/inner'></iframe>")
+	}))
+	defer srv.Close()
+	rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "bench.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewSession(&SessionOptions{Rules: rules, AuditPath: filepath.Join(b.TempDir(), "audit.jsonl")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	raw, _ := json.Marshal(map[string]any{"url": srv.URL + "/"})
+	if _, err := s.Registry.Call(ctx, "browser_open", raw, tools.OriginCommand); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, tool string
+		on         bool
+	}{{"snapshot/off", "browser_snapshot", false}, {"snapshot/on", "browser_snapshot", true},
+		{"screenshot/off", "browser_screenshot", false}, {"screenshot/on", "browser_screenshot", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s.Registry.SetScreen(nil)
+			if tc.on {
+				s.Registry.SetScreen(s.screen)
+			}
+			for b.Loop() {
+				if _, err := s.Registry.Call(ctx, tc.tool, json.RawMessage(`{}`), tools.OriginCommand); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

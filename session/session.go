@@ -1,0 +1,448 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// SessionOptions configures a Session; nil fields mean defaults.
+type SessionOptions struct {
+	// Rules are the sensitive-site rules (required: the program refuses to
+	// run without them).
+	Rules *guard.Rules
+	// MCP is the server configuration; nil starts no MCP server.
+	MCP *mcpclient.Config
+	// MCPOptions are passed to the manager; Adjust is set by the session.
+	MCPOptions mcpclient.Options
+	// Browser configures the isolated browser and the native tools.
+	Browser browser.Options
+	// Fetch configures web_fetch.
+	Fetch *fetch.Options
+	// Approver asks the person; nil with Yes decides non-interactive runs.
+	Approver tools.Approver
+	Yes      bool
+	// AuditPath is the audit log; "" means guard.DefaultAuditPath(), "-"
+	// keeps no log.
+	AuditPath string
+	// CallTimeout bounds each tool call (default DefaultCallTimeout).
+	CallTimeout time.Duration
+	// OnNotice hears one-line notices meant for the person, such as the
+	// browser starting on first use; it may run on any goroutine.
+	OnNotice func(msg string)
+	// KeepTabs leaves the tabs the agent opened in the person's Chrome
+	// open when the session ends or disconnects (by default they are
+	// closed, and the notice says how many).
+	KeepTabs bool
+}
+
+// Session is one running browseragent: the guard policy, the tool registry
+// and the tool sources behind it (web_fetch, the browser, the MCP servers).
+// The shell, `run` and the subcommands all build one and call tools only
+// through Registry.
+type Session struct {
+	Policy   *guard.Policy
+	Registry *tools.Registry
+	Browser  *browser.Browser
+	MCP      *mcpclient.Manager // nil without MCP servers
+
+	audit *guard.AuditLog
+	pages *mcpPages
+
+	// modeMu keeps the browser's mode and the guard policy's in step:
+	// Connect, Disconnect and a lost browser switch both under it.
+	modeMu  sync.Mutex
+	lost    bool             // the person's browser went away since the last Connect
+	onLost  func(msg string) // see OnBrowserLost
+	closing bool             // Close began: a loss restarts nothing
+	bg      sync.WaitGroup   // restarts after a loss, waited for by Close
+	notice  func(msg string) // SessionOptions.OnNotice, never nil
+	exec    string           // browser.LaunchOptions.ExecPath: "" means FindChrome
+	keep    bool             // SessionOptions.KeepTabs
+}
+
+// ErrBrowserUnavailable is the state of chrome-devtools-mcp when there is
+// no browser to point it at: it is never started against another one.
+var ErrBrowserUnavailable = errors.New("unavailable")
+
+// NewSession wires the parts; nothing is started yet (see Start).
+func NewSession(opts *SessionOptions) (*Session, error) {
+	if opts == nil || opts.Rules == nil {
+		return nil, errors.New("session: sensitive-site rules are required")
+	}
+	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil), notice: opts.OnNotice, exec: opts.Browser.Launch.ExecPath, keep: opts.KeepTabs}
+	if s.notice == nil {
+		s.notice = func(string) {}
+	}
+	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, CallTimeout: opts.CallTimeout, Screen: s.screen}
+	if opts.AuditPath != "-" {
+		path := opts.AuditPath
+		if path == "" {
+			path = guard.DefaultAuditPath()
+		}
+		log, err := guard.OpenAudit(path)
+		if err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		s.audit = log
+		ro.Audit = func(e guard.Entry) { _ = log.Append(e) }
+	}
+	bo := opts.Browser
+	if bo.Extract == nil {
+		bo.Extract = extractRendered
+	}
+	if next := bo.OnLost; next != nil {
+		bo.OnLost = func() { s.browserLost(); next() }
+	} else {
+		bo.OnLost = s.browserLost
+	}
+	bo.OnLaunch = s.browserLaunching
+	s.Browser = browser.New(&bo)
+	s.Registry = tools.NewRegistry(s.Policy, ro)
+	fo := fetch.Options{}
+	if opts.Fetch != nil {
+		fo = *opts.Fetch
+	}
+	fo.AllowRedirect = func(to string) error { return s.Registry.Recheck(tools.WebFetchName, to) }
+	// The guard judges the resolved address of every connection; a
+	// caller's own control (tests) runs after it.
+	own := fo.DialControl
+	fo.DialControl = func(ctx context.Context, network, address string, c syscall.RawConn) error {
+		if err := s.Policy.DialControl(ctx, network, address, c); err != nil || own == nil {
+			return err
+		}
+		return own(ctx, network, address, c)
+	}
+	s.Registry.Add(tools.NewWebFetch(&fo))
+	s.Registry.Add(browserTools{s.Browser})
+	if opts.MCP != nil {
+		mo := opts.MCPOptions
+		mo.Adjust = s.adjustServer
+		mo.OnDemand = s.isBrowserServer // with the browser, on first use
+		s.MCP = mcpclient.NewManager(opts.MCP, &mo)
+		s.pages = &mcpPages{mgr: s.MCP, b: s.Browser, owned: map[string]bool{}}
+		s.Registry.Add(mcpTools{s.MCP, s.pages})
+	}
+	s.Registry.SetLocator(locator{s})
+	return s, nil
+}
+
+// Start brings the MCP servers up in the background and returns at once.
+// The browser and chrome-devtools-mcp are not among them: they start on
+// the first call that needs the browser (see browserLaunching). Without a
+// browser to launch, chrome-devtools-mcp is marked unavailable at once.
+func (s *Session) Start(ctx context.Context) {
+	if s.MCP == nil {
+		return
+	}
+	s.MCP.Start(ctx)
+	if s.noChrome() != nil {
+		for _, st := range s.MCP.Status() {
+			if s.isBrowserServer(st.Name) && st.State == mcpclient.StateIdle {
+				_ = s.MCP.WaitReady(ctx, st.Name) // fails at once, in Adjust: its state says why
+			}
+		}
+	}
+}
+
+// noChrome says why no isolated browser can be launched, or nil.
+func (s *Session) noChrome() error {
+	if s.exec != "" {
+		return nil // launch reports a bad path itself
+	}
+	_, err := browser.FindChrome()
+	return err
+}
+
+// browserLaunching runs as the isolated Chromium is about to start (on the
+// first call that needs it): the person hears it on one line, and
+// chrome-devtools-mcp, idle so far, starts against it in the background.
+func (s *Session) browserLaunching() {
+	if s.noChrome() != nil {
+		return // the call fails with the reason; nothing starts
+	}
+	if s.MCP == nil {
+		s.notice("starting the browser (Chromium) for its first use…")
+		return
+	}
+	var idle []string
+	for _, st := range s.MCP.Status() {
+		if s.isBrowserServer(st.Name) && st.State == mcpclient.StateIdle {
+			idle = append(idle, st.Name)
+		}
+	}
+	if len(idle) == 0 {
+		s.notice("starting the browser (Chromium) for its first use…")
+		return
+	}
+	s.notice("starting the browser (Chromium and " + strings.Join(idle, ", ") + ") for its first use…")
+	for _, name := range idle {
+		go func() { _ = s.MCP.WaitReady(context.Background(), name) }() // its state carries any failure
+	}
+}
+
+// Connect attaches to the person's browser (shared mode), clears every
+// "always" grant and owned tab, and restarts the browser MCP servers against
+// it. The returned message says what was reset.
+func (s *Session) Connect(ctx context.Context, t browser.Target) (string, error) {
+	s.modeMu.Lock()
+	if err := s.Browser.Connect(ctx, t); err != nil {
+		s.modeMu.Unlock()
+		return "", err
+	}
+	msg := s.Policy.SetMode(guard.Shared)
+	s.lost = false
+	s.modeMu.Unlock()
+	s.restartBrowserServers(ctx)
+	return msg, nil
+}
+
+// ErrAlreadyLost is Disconnect's answer after the person's browser went
+// away by itself: the session is already back in isolated mode.
+var ErrAlreadyLost = errors.New("not connected: the connection to your Chrome was already lost (closed or crashed), so browseragent is in isolated mode with trust reset; /connect attaches again")
+
+// Disconnect leaves the person's browser as it was and returns to isolated
+// mode, with the same trust reset.
+func (s *Session) Disconnect(ctx context.Context) (string, error) {
+	s.modeMu.Lock()
+	if s.Browser.Mode() != browser.ModeShared {
+		lost := s.lost
+		s.modeMu.Unlock()
+		if lost {
+			return "", ErrAlreadyLost
+		}
+		return "", errors.New("not connected: already in isolated mode")
+	}
+	closed := s.closeAgentTabs(ctx)
+	err := s.Browser.Disconnect()
+	msg := s.Policy.SetMode(guard.Isolated)
+	if closed != "" {
+		msg = closed + " " + msg
+	}
+	s.modeMu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	s.restartBrowserServers(ctx)
+	return msg, nil
+}
+
+// OnBrowserLost sets fn to hear, once per loss, that the person's browser
+// went away while connected. By then Mode and Facts say isolated and the
+// trust is reset; msg says so in sentences the shell can print as it is.
+// fn runs on a background goroutine once chrome-devtools-mcp is being
+// restarted against the isolated browser.
+func (s *Session) OnBrowserLost(fn func(msg string)) {
+	s.modeMu.Lock()
+	s.onLost = fn
+	s.modeMu.Unlock()
+}
+
+// browserLost follows the Browser back to isolated mode (browser.Options.
+// OnLost): the guard policy at once, so the very call that reports the
+// loss already sees isolated mode, then the MCP restart and the notice in
+// the background, since the caller may be an MCP server's start (Adjust).
+func (s *Session) browserLost() {
+	s.modeMu.Lock()
+	if s.closing || s.Browser.Mode() == browser.ModeShared {
+		s.modeMu.Unlock() // closing, or a Connect already replaced the lost browser
+		return
+	}
+	msg := "Lost the connection to your Chrome (closed or crashed). " + s.Policy.SetMode(guard.Isolated)
+	s.lost = true
+	notify := s.onLost
+	s.bg.Add(1)
+	s.modeMu.Unlock()
+	go func() {
+		defer s.bg.Done()
+		s.restartBrowserServers(context.Background())
+		if notify != nil {
+			notify(msg) // after the restart began, so /mcp no longer shows the dead one ready
+		}
+	}()
+}
+
+// Mode is the current browser mode.
+func (s *Session) Mode() guard.Mode { return s.Policy.Mode() }
+
+// Close stops the MCP servers and the isolated browser (a shared browser is
+// only detached) and closes the audit log. No child process remains.
+func (s *Session) Close() error {
+	s.modeMu.Lock()
+	s.closing = true
+	s.modeMu.Unlock()
+	s.bg.Wait()
+	if s.Browser.Mode() == browser.ModeShared {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if msg := s.closeAgentTabs(ctx); msg != "" {
+			s.notice(msg)
+		}
+		cancel()
+	}
+	var errs []error
+	if s.MCP != nil {
+		errs = append(errs, s.MCP.Close())
+	}
+	errs = append(errs, s.Browser.Close())
+	if s.audit != nil {
+		errs = append(errs, s.audit.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// closeAgentTabs closes the tabs the agent opened in the person's Chrome
+// (unless KeepTabs) and says how many, "" when none. Tabs chrome-devtools-
+// mcp opened that our browser never matched are closed through it.
+func (s *Session) closeAgentTabs(ctx context.Context) string {
+	if s.keep || s.Browser.Mode() != browser.ModeShared {
+		return ""
+	}
+	n, err := s.Browser.CloseOwned(ctx)
+	if s.pages != nil {
+		n += s.pages.closeOwned(ctx)
+	}
+	var msg string
+	switch n {
+	case 0:
+	case 1:
+		msg = "Closed the tab the agent opened in your Chrome."
+	default:
+		msg = fmt.Sprintf("Closed the %d tabs the agent opened in your Chrome.", n)
+	}
+	if err != nil {
+		msg = strings.TrimSpace(msg + " Some of its tabs could not be closed; close them yourself.")
+	}
+	return msg
+}
+
+func (s *Session) restartBrowserServers(ctx context.Context) {
+	if s.MCP == nil {
+		return
+	}
+	s.pages.reset()
+	shared := s.Browser.Mode() == browser.ModeShared
+	for _, st := range s.MCP.Status() {
+		if !s.isBrowserServer(st.Name) || st.State == mcpclient.StateDisabled {
+			continue
+		}
+		if shared {
+			// The person's browser is there already: connecting is the
+			// first use, so its tabs are on offer at once.
+			_ = s.MCP.Restart(ctx, st.Name) // its state carries any failure
+		} else {
+			// Back to isolated: it starts again with that browser, on
+			// the first call that needs it.
+			_ = s.MCP.Idle(ctx, st.Name)
+		}
+	}
+}
+
+func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserServer(name) }
+
+// adjustServer points chrome-devtools-mcp at our browser (the isolated one,
+// launched on demand, or the person's), so native and MCP tools see the
+// same tabs. It is only ever started against that endpoint: flags in its
+// config that name another browser are dropped, and with no browser it is
+// unavailable (ErrBrowserUnavailable) instead of launching one of its own.
+// It always gets the safety arguments (header redaction, get_tab_id for
+// tab identity) and get_tab_id stays hidden from the model.
+func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
+	if !s.isBrowserServer(name) || sc.URL != "" {
+		return
+	}
+	if !slices.Contains(sc.ExcludeTools, browser.TabIDTool) {
+		sc.ExcludeTools = append(slices.Clone(sc.ExcludeTools), browser.TabIDTool)
+	}
+	if s.Browser.Mode() != browser.ModeShared {
+		if err := s.noChrome(); err != nil {
+			sc.Err = fmt.Errorf("%w: no browser to drive: %v", ErrBrowserUnavailable, err)
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ws, err := s.Browser.WSEndpoint(ctx)
+	if err != nil {
+		sc.Err = fmt.Errorf("%w: no browser to drive: %v", ErrBrowserUnavailable, err)
+		return
+	}
+	args := withoutBrowserFlags(sc.Args)
+	for _, a := range browser.ChromeDevtoolsMCPArgs(ws) {
+		if !slices.Contains(args, a) {
+			args = append(args, a)
+		}
+	}
+	sc.Args = args
+	env := maps.Clone(sc.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for _, kv := range browser.ChromeDevtoolsMCPEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
+	sc.Env = env
+}
+
+// browserFlags are chrome-devtools-mcp's flags that pick or launch a
+// browser, with whether they take a value.
+var browserFlags = map[string]bool{
+	"--wsEndpoint": true, "--ws-endpoint": true, "-w": true,
+	"--browserUrl": true, "--browser-url": true, "-u": true,
+	"--executablePath": true, "--executable-path": true, "-e": true,
+	"--channel": true, "--userDataDir": true, "--user-data-dir": true,
+	"--autoConnect": false, "--auto-connect": false, "--isolated": false,
+}
+
+// withoutBrowserFlags drops the flags that would point chrome-devtools-mcp
+// at a browser other than ours (the whole "--flag value" or "--flag=value").
+func withoutBrowserFlags(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		flag, _, hasValue := strings.Cut(a, "=")
+		takes, ok := browserFlags[flag]
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		if takes && !hasValue && i+1 < len(args) {
+			i++ // its value
+		}
+	}
+	return out
+}
+
+// extractRendered runs a rendered page through web_fetch's extractor, as
+// the browser's DOM: never flagged as a JavaScript shell.
+func extractRendered(_ context.Context, html []byte, pageURL, selector string) (string, error) {
+	r, err := browser.ExtractDOM(html, pageURL, &fetch.ExtractOptions{Select: selector})
+	if err != nil {
+		return "", err
+	}
+	return r.Markdown(), nil
+}
+
+// Facts describes the session for the system prompt: which browser the
+// agent is driving and what that means for its actions.
+func (s *Session) Facts() string {
+	if s.Mode() == guard.Shared {
+		return "Browser mode: shared. You are driving the person's own Chrome, with their logins. You may close only tabs you opened. Every write asks the person first; on sensitive sites every single write needs a fresh approval."
+	}
+	return "Browser mode: isolated. You are driving a throwaway Chromium with an empty profile: no logins. If the task needs the person's session, tell them to run /connect."
+}

@@ -1,0 +1,186 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// loginSite serves a sign-in form at every path; /vault/... is what the
+// test's sensitive-site rule names.
+func loginSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Sign in</title><form><input name="user" placeholder="user name">`+
+			`<input type="password" name="pw" placeholder="pass word"></form>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// refOf finds the ref of the current page's snapshot line holding label.
+func refOf(t *testing.T, s *Session, label string) string {
+	t.Helper()
+	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
+	for _, line := range strings.Split(snap, "\n") {
+		if m := snapRefRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
+			return m[1]
+		}
+	}
+	t.Fatalf("no ref for %q in:\n%s", label, snap)
+	return ""
+}
+
+// TestSessionSecretTyping: text typed into a real password field never
+// reaches the audit log or the approval box, and the result says so
+// (Secret) for the shell's history; text typed into an ordinary field is
+// still logged and shown, so redaction does not hide everything.
+func TestSessionSecretTyping(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	site := loginSite(t)
+	host := strings.Split(strings.TrimPrefix(site.URL, "http://"), ":")[0]
+	s, person := newSharedSession(t, false, `version: 1
+rules:
+  - name: local-vault
+    category: password-manager
+    hosts: ["`+host+`"]
+    paths: ["/vault*"]
+    action: ask
+`)
+	const (
+		password = "hunter2secret"
+		vaultPw  = "hunter2vault"
+		user     = "alice-visible"
+		vaultUsr = "bob-visible"
+	)
+	call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"})
+	userRef, pwRef := refOf(t, s, "user name"), refOf(t, s, "pass word")
+
+	type typed struct {
+		Field  string
+		Secret bool
+	}
+	var got []typed
+	typeInto := func(field, ref, text string) {
+		t.Helper()
+		res := call(t, s, "browser_type", map[string]any{"ref": ref, "text": text})
+		if res.IsError {
+			t.Fatalf("browser_type %s: %s", field, res.Text)
+		}
+		got = append(got, typed{field, res.Secret})
+	}
+	typeInto("user", userRef, user)
+	typeInto("password", pwRef, password)
+	// A key pressed while the password field has focus types into it too.
+	if res := call(t, s, "browser_press", map[string]any{"key": "z"}); res.IsError || !res.Secret {
+		t.Errorf("browser_press in the focused password field: Secret=%v (%s), want true", res.Secret, res.Text)
+	}
+
+	// On a sensitive page the person is asked: the box shows the user name
+	// but not the password.
+	call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/vault/login"})
+	userRef, pwRef = refOf(t, s, "user name"), refOf(t, s, "pass word")
+	person.will(tools.AnswerOnce, tools.AnswerOnce)
+	typeInto("vault user", userRef, vaultUsr)
+	typeInto("vault password", pwRef, vaultPw)
+
+	want := []typed{{"user", false}, {"password", true}, {"vault user", false}, {"vault password", true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ToolResult.Secret (-want +got)\n%s", diff)
+	}
+	var asked []string
+	for _, q := range person.questions() {
+		asked = append(asked, q.Args)
+	}
+	wantAsked := []string{
+		fmt.Sprintf(`ref=%q text=%q`, userRef, vaultUsr),
+		fmt.Sprintf(`ref=%q text="[redacted]"`, pwRef),
+	}
+	if diff := cmp.Diff(wantAsked, asked); diff != "" {
+		t.Errorf("approval box arguments (-want +got)\n%s", diff)
+	}
+
+	log, err := os.ReadFile(s.audit.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{password, vaultPw, `"key":"z"`} {
+		if strings.Contains(string(log), secret) {
+			t.Errorf("audit log holds %q:\n%s", secret, log)
+		}
+	}
+	for _, plain := range []string{user, vaultUsr} {
+		if !strings.Contains(string(log), plain) {
+			t.Errorf("audit log lost %q typed into an ordinary field:\n%s", plain, log)
+		}
+	}
+}
+
+// TestSessionSecretMCPFill: chrome-devtools-mcp's fill names its field by a
+// uid browseragent cannot resolve, so a fill on a page holding a password
+// field is redacted whole, while a fill on a page without one is logged.
+func TestSessionSecretMCPFill(t *testing.T) {
+	site := loginSite(t)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Search</title><input name="q" placeholder="search words">`)
+	}))
+	t.Cleanup(plain.Close)
+	s := newTestSession(t, true, "version: 1\nrules: []\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
+	}
+	fill := func(url, label, value string) bool {
+		t.Helper()
+		call(t, s, "browser_open", map[string]any{"url": url})
+		id := mcpPageID(t, s, url)
+		snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": id}).Text
+		uid := ""
+		for _, line := range strings.Split(snap, "\n") {
+			if m := mcpUIDRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
+				uid = m[1]
+			}
+		}
+		if uid == "" {
+			t.Fatalf("no uid for %q in:\n%s", label, snap)
+		}
+		res := call(t, s, "mcp__chrome-devtools__fill", map[string]any{"pageId": id, "uid": uid, "value": value})
+		if res.IsError {
+			t.Fatalf("fill %s: %s", label, res.Text)
+		}
+		return res.Secret
+	}
+	got := map[string]bool{
+		"password": fill(site.URL+"/login", "pass word", "hunter2mcp"),
+		"search":   fill(plain.URL+"/", "search words", "kittens-visible"),
+	}
+	if diff := cmp.Diff(map[string]bool{"password": true, "search": false}, got); diff != "" {
+		t.Errorf("ToolResult.Secret of fill (-want +got)\n%s", diff)
+	}
+	log, err := os.ReadFile(s.audit.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(log), "hunter2mcp") {
+		t.Errorf("audit log holds the password filled through MCP:\n%s", log)
+	}
+	if !strings.Contains(string(log), "kittens-visible") {
+		t.Errorf("audit log lost the value filled into an ordinary page:\n%s", log)
+	}
+}
+
+var mcpUIDRE = regexp.MustCompile(`uid=(\S+)`)

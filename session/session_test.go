@@ -1,0 +1,129 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// newTestSession opens a started Session for one test. Its cleanup,
+// registered before the session's so it runs after the Close, checks that
+// no child process of the test (browser, MCP server) is left.
+func newTestSession(t *testing.T, withMCP bool, rules string) *Session {
+	t.Helper()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	if withMCP {
+		testutil.RequireProgram(t, "npx")
+	}
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	s := openSession(t, withMCP, rules, nil)
+	s.Start(context.Background())
+	return s
+}
+
+// openSession opens a Session with the sensitive-site rules, approver (nil:
+// nobody is asked) and, withMCP, the default MCP server. A cleanup closes
+// it.
+func openSession(t *testing.T, withMCP bool, rules string, approver tools.Approver) *Session {
+	t.Helper()
+	r, err := guard.ParseRules([]byte(rules), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &SessionOptions{Rules: r, Approver: approver, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	if withMCP {
+		opts.MCP = mcpclient.DefaultConfig()
+	}
+	s, err := NewSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func call(t *testing.T, s *Session, tool string, args any) *tools.ToolResult {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := s.Registry.Call(ctx, tool, raw, tools.OriginCommand)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
+
+func serveSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><h1>Heading of %s</h1><button onclick="document.title='clicked'">Press me</button></body></html>`, r.URL.Path, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestSessionNativeAndMCPShareOneBrowser drives a page opened by the native
+// tools through chrome-devtools-mcp, proving both see the same browser, and
+// that the guard judges MCP calls by the live URL behind their pageId.
+func TestSessionNativeAndMCPShareOneBrowser(t *testing.T) {
+	site := serveSite(t)
+	host := strings.TrimPrefix(site.URL, "http://")
+	s := newTestSession(t, true, `version: 1
+rules:
+  - name: local-vault
+    category: password-manager
+    hosts: ["`+strings.Split(host, ":")[0]+`"]
+    paths: ["/vault*"]
+    action: ask
+`)
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/article"}); res.IsError {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+		st, _ := s.MCP.ServerStatus(mcpclient.DefaultServerName)
+		logs, _ := s.MCP.Logs(mcpclient.DefaultServerName)
+		t.Fatalf("chrome-devtools-mcp not ready: %v (%v)\n%s", err, st.Err, strings.Join(logs, "\n"))
+	}
+	list := call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{})
+	var id int = -1
+	for _, p := range browser.ParseListPages(list.Text) {
+		if strings.HasSuffix(p.URL, "/article") {
+			id = p.ID
+		}
+	}
+	if id < 0 {
+		t.Fatalf("chrome-devtools-mcp does not see the page the native tools opened:\n%s", list.Text)
+	}
+	snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": id})
+	if snap.IsError || !strings.Contains(snap.Text, "Heading of /article") {
+		t.Fatalf("take_snapshot through MCP:\n%s", snap.Text)
+	}
+	// The guard judges an MCP write by the page behind pageId, asked live:
+	// nobody is there to approve a write on a sensitive page.
+	if nav := call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/vault"}); nav.IsError {
+		t.Fatalf("navigating to a sensitive page is allowed, got: %s", nav.Text)
+	}
+	click := call(t, s, "mcp__chrome-devtools__press_key", map[string]any{"pageId": id, "key": "Enter"})
+	if !click.IsError || !strings.Contains(click.Text, "local-vault") {
+		t.Fatalf("write on a sensitive page through MCP, with nobody to approve, was not refused: %q", click.Text)
+	}
+}

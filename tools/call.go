@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/guard"
+)
+
+// ResolvedCall is one tool call as the registry resolved it, once: its
+// arguments decoded, its catalogue entry, the tab it acts on (by CDP target
+// id), the address it goes to as the browser will load it, the local files
+// it touches. The guard judges this value and the tool provider receives
+// the same value; nothing below the registry decodes or resolves again.
+type ResolvedCall struct {
+	// Def is the tool as offered.
+	Def ToolDef
+	// Entry is the catalogue's description of the tool.
+	Entry catalog.Entry
+	// Args are the decoded arguments, as the tool receives them: the URL
+	// parameter already fixed up (guard.LoadURL), file parameters resolved
+	// to absolute paths, the tab parameter filled in when the call named
+	// none (chrome-devtools-mcp's pageId), so the tool acts on what was
+	// judged.
+	Args map[string]any
+	// Raw is Args encoded: what is sent to the tool.
+	Raw json.RawMessage
+	// Page is the tab the call acts on and its live URL; zero when the
+	// call acts on no tab.
+	Page Page
+	// URL is where the call goes (a navigation's target, web_fetch's
+	// address), as it will load; "" for none.
+	URL string
+	// Files are the local files the call reads or writes, resolved.
+	Files []guard.File
+	// FrameURL is the live URL of the frame holding the element the call
+	// acts on (Entry.Element), when that is not the page itself; "" means
+	// the page. It is left for a browser-side resolver to fill (the
+	// locator), so a write is judged by the frame it lands in.
+	FrameURL string
+	// Foreign says the result can carry content of pages other than the
+	// one judged (a snapshot after the input, frames, network bodies): a
+	// result filter should check where what it returns came from.
+	Foreign bool
+	// Origin is who asked for the call.
+	Origin Origin
+}
+
+// GuardCall is the value the guard judges.
+func (c *ResolvedCall) GuardCall() guard.Call {
+	e := c.Entry
+	gc := guard.Call{Tool: c.Def.Name, Server: c.Def.Server, Name: c.Def.RawName, Args: c.Args,
+		Entry: &e, ReadOnlyHint: c.Def.ReadOnlyHint, DestructiveHint: c.Def.DestructiveHint,
+		PageURL: c.Page.URL, TargetURL: c.URL, TabID: c.Page.TabID, Files: c.Files}
+	if c.Files == nil {
+		gc.Files = []guard.File{}
+	}
+	return gc
+}
+
+// EntryOf is the catalogue's description of def: catalogued, derived from an
+// MCP server's annotations and schema, or unknown (the most dangerous kind).
+func EntryOf(def ToolDef) catalog.Entry {
+	raw := cmp.Or(def.RawName, def.Name)
+	if def.Source == SourceMCP {
+		return catalog.Describe(def.Server, raw, catalog.Hints{ReadOnly: def.ReadOnlyHint,
+			Destructive: def.DestructiveHint}, def.Parameters)
+	}
+	return catalog.Describe("", def.Name, catalog.Hints{}, nil)
+}
+
+// prepare decodes args and fixes the parts of them that do not depend on
+// the live browser: the address as it will load, the files as absolute
+// resolved paths.
+func prepare(def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, error) {
+	m, err := parseArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	c := &ResolvedCall{Def: def, Entry: EntryOf(def), Args: m, Origin: origin}
+	e := c.Entry
+	if u, ok := m[e.URL].(string); ok && e.URL != "" && !e.IsHistoryMove(m) {
+		if e.Browser {
+			u = guard.LoadURL(u)
+			m[e.URL] = u
+		}
+		c.URL = u
+	}
+	c.Files = guard.FilesOf(e, m, "")
+	setPaths(m, c.Files)
+	c.Foreign = e.ForeignResult(m)
+	return c, c.Encode()
+}
+
+// setPaths puts the resolved paths back into their arguments, so the tool
+// touches the files that were judged. files are in argument order
+// (guard.FilesOf), blank entries of a list skipped.
+func setPaths(m map[string]any, files []guard.File) {
+	next := map[string]int{}
+	for _, f := range files {
+		switch v := m[f.Param].(type) {
+		case string:
+			m[f.Param] = f.Path
+		case []any:
+			for i := next[f.Param]; i < len(v); i++ {
+				if s, ok := v[i].(string); ok && strings.TrimSpace(s) != "" {
+					v[i], next[f.Param] = f.Path, i+1
+					break
+				}
+			}
+		}
+	}
+}
+
+// Encode sets Raw from Args.
+func (c *ResolvedCall) Encode() error {
+	b, err := json.Marshal(c.Args)
+	if err != nil {
+		return fmt.Errorf("encode arguments: %w", err)
+	}
+	c.Raw = b
+	return nil
+}

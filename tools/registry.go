@@ -1,0 +1,468 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
+)
+
+// ErrUnknownTool is returned by Registry.Call for a name no provider offers.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// DefaultCallTimeout bounds one tool call when the provider sets no tighter
+// limit of its own.
+const DefaultCallTimeout = 3 * time.Minute
+
+// ToolProvider is a source of tools: the web_fetch builtin, the browser, the MCP
+// manager. Tools is called on every lookup, so it must be cheap (a snapshot).
+// Call runs the call the registry resolved and the guard judged: it must
+// act on c.Page's tab with c.Raw (or c.Args) and resolve nothing again.
+type ToolProvider interface {
+	Tools() []ToolDef
+	Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error)
+}
+
+// Page is the browser tab a tool call acts on.
+type Page struct {
+	// TabID is the tab's identity: its CDP target ID, or "mcp:server/id"
+	// for an MCP page that is not one of our browser's tabs; "" when the
+	// call acts on no tab.
+	TabID string
+	// Alias is the tab's id as the tools name it ("t2"), for callers that
+	// keep tabs by that name (mcp serve's sessions); "" when none.
+	Alias string
+	URL   string // the tab's URL, asked from the browser just now
+	Owned bool   // the agent opened this tab
+	// Secret: the call types into a password, one-time-code or card field
+	// (asked from the live page), so what it types is redacted everywhere.
+	Secret bool
+}
+
+// PageLocator finds the tab a call acts on and asks the browser for its live
+// URL. Calls that act on no page return a zero Page. When c.Page.TabID is
+// already set (the registry checks again after the person answered), it
+// must describe that same tab, or fail when it is gone.
+type PageLocator interface {
+	Locate(ctx context.Context, c *ResolvedCall) (Page, error)
+}
+
+// AuditFunc records one finished tool call (the registry's last step).
+type AuditFunc func(guard.Entry)
+
+// RegistryOptions configures a Registry; nil fields mean defaults.
+type RegistryOptions struct {
+	// Approver asks the person; nil means nobody is at a terminal, and Yes
+	// decides (never for sensitive pages).
+	Approver Approver
+	Yes      bool
+	// Locator finds the live page of browser tool calls; nil: no browser.
+	Locator PageLocator
+	// Audit receives one entry per call; nil: no audit log.
+	Audit AuditFunc
+	// CallTimeout bounds each call (default DefaultCallTimeout).
+	CallTimeout time.Duration
+	// Screen, when set, sees every result before anything else does, with
+	// the tab the call was judged on, and may replace content that came
+	// from somewhere the rules deny (see Session.screen).
+	Screen func(ctx context.Context, def ToolDef, args map[string]any, tabID string, res *ToolResult)
+}
+
+// Registry is the one path for every tool call. Call resolves the tool, finds
+// the live URL of the page it acts on, asks the guard, asks the person when
+// needed, runs the tool under a timeout and records the call in the audit
+// log. Slash commands, subcommands and the LLM all call it; there is no
+// second path. It is safe for concurrent use.
+type Registry struct {
+	policy *guard.Policy
+	opts   RegistryOptions
+
+	mu        sync.RWMutex
+	providers []ToolProvider
+}
+
+// NewRegistry returns a registry judged by policy.
+func NewRegistry(policy *guard.Policy, opts *RegistryOptions) *Registry {
+	r := &Registry{policy: policy}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.CallTimeout <= 0 {
+		r.opts.CallTimeout = DefaultCallTimeout
+	}
+	return r
+}
+
+// Policy returns the guard policy the registry consults.
+func (r *Registry) Policy() *guard.Policy { return r.policy }
+
+// SetApprover replaces the approver (the shell installs its prompt box).
+func (r *Registry) SetApprover(a Approver) {
+	r.mu.Lock()
+	r.opts.Approver = a
+	r.mu.Unlock()
+}
+
+// SetScreen replaces the result screen (nil: none); benchmarks compare the
+// two in one run.
+func (r *Registry) SetScreen(fn func(ctx context.Context, def ToolDef, args map[string]any, tabID string, res *ToolResult)) {
+	r.mu.Lock()
+	r.opts.Screen = fn
+	r.mu.Unlock()
+}
+
+// SetLocator replaces the page locator (set when the browser is wired).
+func (r *Registry) SetLocator(l PageLocator) {
+	r.mu.Lock()
+	r.opts.Locator = l
+	r.mu.Unlock()
+}
+
+// Add registers a provider. Names must not collide across providers; the
+// first provider offering a name wins.
+func (r *Registry) Add(p ToolProvider) {
+	r.mu.Lock()
+	r.providers = append(r.providers, p)
+	r.mu.Unlock()
+}
+
+// Tools lists every tool on offer, sorted by source then name.
+func (r *Registry) Tools() []ToolDef {
+	r.mu.RLock()
+	providers := r.providers
+	r.mu.RUnlock()
+	seen := map[string]bool{}
+	var all []ToolDef
+	for _, p := range providers {
+		for _, d := range p.Tools() {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				all = append(all, d)
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Source != all[j].Source {
+			return all[i].Source < all[j].Source
+		}
+		return all[i].Name < all[j].Name
+	})
+	return all
+}
+
+func (r *Registry) resolve(name string) (ToolDef, ToolProvider, bool) {
+	r.mu.RLock()
+	providers := r.providers
+	r.mu.RUnlock()
+	for _, p := range providers {
+		for _, d := range p.Tools() {
+			if d.Name == name {
+				return d, p, true
+			}
+		}
+	}
+	return ToolDef{}, nil, false
+}
+
+// Call runs one tool call through the guard. A guard refusal or a tool's own
+// failure comes back as a ToolResult with IsError set (the model can act on
+// it); an error means the call could not be attempted (unknown tool, bad
+// arguments, a broken browser or server, a cancelled context).
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
+	return r.Run(ctx, name, args, origin, nil)
+}
+
+// Run is Call with exec in place of the provider's own execution, for an
+// entry point that needs the tool's typed result (the fetch subcommand
+// prints fetch's own JSON) yet must pass the same guard, approval, timeout
+// and audit. A nil exec runs the provider, as Call does.
+//
+// Run resolves the call once (ResolvedCall: arguments, catalogue entry,
+// tab, address, files), hands it to the guard and then to the provider.
+func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, origin Origin, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
+	start := time.Now()
+	def, p, ok := r.resolve(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q%s", ErrUnknownTool, name, r.suggest(name))
+	}
+	call, err := prepare(def, args, origin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	d, err := r.decide(ctx, call)
+	secret := call.Page.Secret
+	if err != nil {
+		r.record(ctx, call, d, start, nil, err)
+		return nil, err
+	}
+	if d.Verdict != guard.Allow {
+		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
+		r.record(ctx, call, d, start, res, nil)
+		return res, nil
+	}
+	if exec == nil {
+		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, call) }
+	}
+	res, err := r.run(ctx, call, exec)
+	r.mu.RLock()
+	screen := r.opts.Screen
+	r.mu.RUnlock()
+	if err == nil && res != nil && screen != nil {
+		screen(ctx, call.Def, call.Args, call.Page.TabID, res)
+	}
+	r.record(ctx, call, d, start, res, err)
+	if res != nil {
+		res.Secret = secret
+	}
+	if err == nil && (origin == OriginAgent || origin == OriginMCP) {
+		markUntrusted(res, call)
+	}
+	return res, err
+}
+
+// markUntrusted wraps what a page or a tool said in an untrusted block for
+// the LLM, its errors too (an error can quote the page: an element's text,
+// an exception); browseragent's own note and its own failures (a timeout)
+// stay outside.
+func markUntrusted(res *ToolResult, c *ResolvedCall) {
+	if res.ours || strings.TrimSpace(res.Text) == "" {
+		return
+	}
+	source := c.Def.Name
+	if c.Page.URL != "" {
+		source += " " + c.Page.URL
+	}
+	if res.IsError {
+		res.Text = guard.UntrustedError(source, res.Text)
+		return
+	}
+	res.Text = guard.Untrusted(source, res.Text)
+}
+
+// Recheck judges where an allowed call went on to (a redirect followed by
+// web_fetch) by the same rules. Nobody can be asked in the middle of a
+// request, so anything but allow refuses it, with the guard's reason.
+func (r *Registry) Recheck(tool, target string) error {
+	d := r.policy.Check(guard.Call{Tool: tool, Name: tool, TargetURL: target, Args: map[string]any{"url": target}})
+	if d.Verdict != guard.Allow {
+		return errors.New(d.Reason)
+	}
+	return nil
+}
+
+// decide locates the page, checks the guard and, when it says ask, asks the
+// person (or applies the unattended rule) and checks again against the
+// same tab's URL at that later moment.
+func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decision, error) {
+	if err := r.locate(ctx, call); err != nil {
+		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
+	}
+	gc := call.GuardCall()
+	d := r.check(ctx, gc, call.Page.Alias)
+	if d.Verdict != guard.Ask {
+		return d, nil
+	}
+	r.mu.RLock()
+	approver, yes := r.opts.Approver, r.opts.Yes
+	r.mu.RUnlock()
+	if approver == nil {
+		return d.Unattended(yes), nil
+	}
+	answer, err := approver.Approve(ctx, approvalRequest(call, d))
+	if ca, ok := cannotAsk(err); ok {
+		u := d.Unattended(yes)
+		if u.Verdict == guard.Deny {
+			u.DecidedBy = guard.ByCannotAsk
+			if ca.Why != "" {
+				u.Reason = d.Reason + " " + ca.Why
+			}
+		}
+		return u, nil
+	}
+	if err != nil {
+		return d, fmt.Errorf("%s: approval: %w", call.Def.Name, err)
+	}
+	if answer == AnswerNone {
+		d.Verdict, d.DecidedBy = guard.Deny, guard.ByNoAnswer
+		d.Reason = "Nobody answered the approval question (nobody at a terminal): " + d.Reason + " Do not retry it now; say what you wanted to do so the person can do it or approve it."
+		return d, nil
+	}
+	if answer == AnswerDeny {
+		d.Verdict, d.DecidedBy = guard.Deny, guard.ByPerson
+		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."
+		return d, nil
+	}
+	if err := r.policy.Grant(gc, scopeOf(answer)); err != nil {
+		d.Verdict, d.Reason, d.DecidedBy = guard.Deny, err.Error(), guard.ByPolicy
+		return d, nil
+	}
+	// The page may have moved while the person read the question: judge the
+	// call again against where the same tab is now.
+	if err := r.locate(ctx, call); err != nil {
+		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
+	}
+	d = r.check(ctx, call.GuardCall(), call.Page.Alias)
+	if d.Verdict == guard.Ask {
+		d.Verdict = guard.Deny
+		d.Reason = "The page changed after the person approved (now " + call.Page.URL + "); the approval does not carry over. " + d.Reason
+	}
+	if d.Verdict == guard.Allow {
+		d.DecidedBy = guard.ByPerson
+	}
+	return d, nil
+}
+
+// check asks the guard, then holds an MCP client to the tabs it opened: a
+// close of any other tab (another client's, the person's) is refused.
+func (r *Registry) check(ctx context.Context, call guard.Call, alias string) guard.Decision {
+	d := r.policy.Check(call)
+	c := ClientFrom(ctx)
+	if d.Verdict == guard.Deny || d.Effect != guard.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) || alias != "" && c.Owns(alias) {
+		return d
+	}
+	d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
+	tab := call.TabID
+	if tab == "" {
+		tab = "the current tab"
+	}
+	d.Reason = fmt.Sprintf("Refused: %s would close %s, which this MCP session did not open (it is another session's or the person's). Close only tabs you opened with browser_open.", call.Tool, tab)
+	return d
+}
+
+// locate sets the call's live page. A second locate must find the same
+// tab: if it is gone, the call fails instead of acting on another one.
+func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
+	r.mu.RLock()
+	loc := r.opts.Locator
+	r.mu.RUnlock()
+	if loc == nil {
+		return nil
+	}
+	was := call.Page.TabID
+	page, err := loc.Locate(ctx, call)
+	if err != nil {
+		return fmt.Errorf("%s: find the page it acts on: %w", call.Def.Name, err)
+	}
+	if was != "" && page.TabID != was {
+		return fmt.Errorf("%s: the tab it was checked on is gone; nothing was done", call.Def.Name)
+	}
+	call.Page = page
+	if page.Owned && page.TabID != "" {
+		r.policy.OwnTab(page.TabID)
+	}
+	return nil
+}
+
+// run executes the call under the catalogue's timeout for the tool, never
+// longer than the registry's.
+func (r *Registry) run(ctx context.Context, call *ResolvedCall, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
+	limit := r.opts.CallTimeout
+	if t := call.Entry.Timeout; t > 0 && t < limit {
+		limit = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	res, err := exec(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &ToolResult{IsError: true, ours: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit)}, nil
+	}
+	if err == nil && res == nil {
+		res = &ToolResult{}
+	}
+	return res, err
+}
+
+func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision, start time.Time, res *ToolResult, err error) {
+	if r.opts.Audit == nil {
+		return
+	}
+	call, secret := c.GuardCall(), c.Page.Secret
+	e := guard.FromDecision(call, d)
+	if c := ClientFrom(ctx); c != nil {
+		e.Client, e.Session = c.Name, c.Session
+	}
+	e.Time, e.Duration, e.Secret = start.UTC(), time.Since(start), secret
+	switch {
+	case err != nil:
+		e.Error = err.Error()
+	case res != nil && res.IsError:
+		e.Error = textutil.FirstLine(res.Text, 0)
+	}
+	if secret {
+		e.Error = maskValues(e.Error, call.Args) // "no option <typed value>"
+	}
+	r.opts.Audit(e)
+}
+
+// maskValues hides every string argument's value where it appears in s.
+func maskValues(s string, args map[string]any) string {
+	for _, v := range args {
+		if str, ok := v.(string); ok && len(str) >= 3 {
+			s = strings.ReplaceAll(s, str, "[redacted]")
+		}
+	}
+	return s
+}
+
+func approvalRequest(c *ResolvedCall, d guard.Decision) ApprovalRequest {
+	req := ApprovalRequest{
+		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.Page.URL, Rule: d.Rule,
+		Reason: d.Reason, Args: summarizeArgs(c), Sensitive: d.Sensitive,
+	}
+	for _, sc := range d.Scopes { // only what the guard will accept
+		switch sc {
+		case guard.Once:
+			req.Choices = append(req.Choices, AnswerOnce)
+		case guard.ToolAlways:
+			req.Choices = append(req.Choices, AnswerTool)
+		case guard.ServerAlways:
+			req.Choices = append(req.Choices, AnswerServer)
+		}
+	}
+	return req
+}
+
+func scopeOf(a Answer) guard.Scope {
+	switch a {
+	case AnswerTool:
+		return guard.ToolAlways
+	case AnswerServer:
+		return guard.ServerAlways
+	}
+	return guard.Once
+}
+
+func parseArgs(raw json.RawMessage) (map[string]any, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return map[string]any{}, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// suggest names the closest known tool, for "did you mean".
+func (r *Registry) suggest(name string) string {
+	best, bestD := "", 1<<30
+	for _, d := range r.Tools() {
+		if dist := textutil.EditDistance(name, d.Name); dist < bestD {
+			best, bestD = d.Name, dist
+		}
+	}
+	if best == "" || bestD > len(name)/2+2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}

@@ -1,0 +1,356 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/guard"
+)
+
+const testRules = `version: 1
+rules:
+  - name: test-bank
+    category: payment
+    hosts: ["bank.test"]
+    action: ask
+  - name: test-vault
+    category: password-manager
+    hosts: ["vault.test"]
+    action: deny
+`
+
+// pageTool is a tool source whose tools act on a page at a fixed URL; it
+// records what ran, so a test can prove the guard stopped a call before it
+// reached the tool.
+type pageTool struct {
+	mu   sync.Mutex
+	url  string
+	ran  []string
+	defs []ToolDef
+}
+
+func newPageTool(url string) *pageTool {
+	obj := map[string]any{"type": "object", "properties": map[string]any{}}
+	return &pageTool{url: url, defs: []ToolDef{
+		{Name: "browser_click", RawName: "browser_click", Source: SourceBrowser, Parameters: obj},
+		{Name: "browser_snapshot", RawName: "browser_snapshot", Source: SourceBrowser, Parameters: obj},
+	}}
+}
+
+func (p *pageTool) Tools() []ToolDef { return p.defs }
+
+func (p *pageTool) Call(_ context.Context, c *ResolvedCall) (*ToolResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ran = append(p.ran, c.Def.Name)
+	return &ToolResult{Text: "did " + c.Def.Name}, nil
+}
+
+func (p *pageTool) Locate(context.Context, *ResolvedCall) (Page, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Page{TabID: "T1", URL: p.url}, nil
+}
+
+func (p *pageTool) setURL(u string) {
+	p.mu.Lock()
+	p.url = u
+	p.mu.Unlock()
+}
+
+func (p *pageTool) calls() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.ran...)
+}
+
+// scriptedApprover answers in turn and can move the page while "the person"
+// reads the question.
+type scriptedApprover struct {
+	answers []Answer
+	asked   []ApprovalRequest
+	onAsk   func()
+}
+
+func (s *scriptedApprover) Approve(_ context.Context, req ApprovalRequest) (Answer, error) {
+	s.asked = append(s.asked, req)
+	if s.onAsk != nil {
+		s.onAsk()
+	}
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	return a, nil
+}
+
+func newTestRegistry(t *testing.T, mode guard.Mode, tool *pageTool, opts *RegistryOptions) (*Registry, *[]guard.Entry) {
+	t.Helper()
+	rules, err := guard.ParseRules([]byte(testRules), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []guard.Entry
+	o := RegistryOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Locator = tool
+	o.Audit = func(e guard.Entry) { entries = append(entries, e) }
+	r := NewRegistry(guard.NewPolicy(rules, &guard.Options{Mode: mode}), &o)
+	r.Add(NewWebFetch(nil))
+	r.Add(tool)
+	return r, &entries
+}
+
+func TestRegistryGuardsEveryOrigin(t *testing.T) {
+	origins := []Origin{OriginAgent, OriginCommand, OriginScript}
+	tests := []struct {
+		name     string
+		mode     guard.Mode
+		url      string
+		tool     string
+		approver *scriptedApprover
+		yes      bool
+		wantRan  bool
+		wantErr  bool // result is an error result
+	}{
+		{"read on sensitive page runs", guard.Shared, "https://bank.test/account", "browser_snapshot", nil, false, true, false},
+		{"write on sensitive page, nobody there", guard.Shared, "https://bank.test/pay", "browser_click", nil, false, false, true},
+		{"--yes never covers a sensitive page", guard.Shared, "https://bank.test/pay", "browser_click", nil, true, false, true},
+		{"person approves once on sensitive page", guard.Shared, "https://bank.test/pay", "browser_click", &scriptedApprover{answers: []Answer{AnswerOnce}}, false, true, false},
+		{"person declines", guard.Shared, "https://bank.test/pay", "browser_click", &scriptedApprover{answers: []Answer{AnswerDeny}}, false, false, true},
+		{"deny rule cannot be approved", guard.Shared, "https://vault.test/", "browser_click", &scriptedApprover{answers: []Answer{AnswerOnce}}, false, false, true},
+		{"userinfo trick judged by real host", guard.Shared, "https://example.test@bank.test/pay", "browser_click", nil, true, false, true},
+		{"ordinary page in isolated mode", guard.Isolated, "https://example.test/", "browser_click", nil, false, true, false},
+		{"ordinary page in shared mode with --yes", guard.Shared, "https://example.test/", "browser_click", nil, true, true, false},
+	}
+	for _, tc := range tests {
+		for _, origin := range origins {
+			t.Run(tc.name+"/"+origin.String(), func(t *testing.T) {
+				tool := newPageTool(tc.url)
+				opts := &RegistryOptions{Yes: tc.yes}
+				if tc.approver != nil {
+					a := *tc.approver
+					a.answers = append([]Answer(nil), tc.approver.answers...)
+					opts.Approver = &a
+				}
+				r, entries := newTestRegistry(t, tc.mode, tool, opts)
+				res, err := r.Call(context.Background(), tc.tool, nil, origin)
+				if err != nil {
+					t.Fatalf("Call: %v", err)
+				}
+				if got := len(tool.calls()) == 1; got != tc.wantRan {
+					t.Errorf("tool ran = %v, want %v (result %q)", got, tc.wantRan, res.Text)
+				}
+				if res.IsError != tc.wantErr {
+					t.Errorf("IsError = %v, want %v (%q)", res.IsError, tc.wantErr, res.Text)
+				}
+				if len(*entries) != 1 {
+					t.Fatalf("audit entries = %d, want 1", len(*entries))
+				}
+				if e := (*entries)[0]; e.Tool != tc.tool || e.PageURL != tc.url {
+					t.Errorf("audit entry = %+v", e)
+				}
+			})
+		}
+	}
+}
+
+func TestRegistryRejudgesAfterApproval(t *testing.T) {
+	tool := newPageTool("https://example.test/form")
+	a := &scriptedApprover{answers: []Answer{AnswerOnce}}
+	// While the person reads the question, the page redirects to the bank.
+	a.onAsk = func() { tool.setURL("https://bank.test/transfer") }
+	r, _ := newTestRegistry(t, guard.Shared, tool, &RegistryOptions{Approver: a})
+	res, err := r.Call(context.Background(), "browser_click", nil, OriginCommand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || len(tool.calls()) != 0 {
+		t.Fatalf("click ran after the page moved to a sensitive site: %q ran=%v", res.Text, tool.calls())
+	}
+	if !strings.Contains(res.Text, "bank.test") {
+		t.Errorf("reason does not name the new page: %q", res.Text)
+	}
+}
+
+func TestRegistryAlwaysGrantSkipsLaterQuestions(t *testing.T) {
+	tool := newPageTool("https://example.test/")
+	a := &scriptedApprover{answers: []Answer{AnswerTool}}
+	r, _ := newTestRegistry(t, guard.Shared, tool, &RegistryOptions{Approver: a})
+	for range 3 {
+		if res, err := r.Call(context.Background(), "browser_click", nil, OriginAgent); err != nil || res.IsError {
+			t.Fatalf("Call = %v, %v", res, err)
+		}
+	}
+	if len(a.asked) != 1 {
+		t.Errorf("asked %d times, want 1", len(a.asked))
+	}
+	// A mode switch wipes the grant: the next write asks again.
+	r.Policy().SetMode(guard.Isolated)
+	r.Policy().SetMode(guard.Shared)
+	a.answers = []Answer{AnswerDeny}
+	if res, _ := r.Call(context.Background(), "browser_click", nil, OriginAgent); !res.IsError {
+		t.Errorf("write after trust reset ran without asking")
+	}
+	if len(a.asked) != 2 {
+		t.Errorf("asked %d times after reset, want 2", len(a.asked))
+	}
+}
+
+func TestRegistryWebFetch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/article":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<html><head><title>Tea notes</title></head><body><nav>Home | About</nav><article><h1>Tea notes</h1>` +
+				strings.Repeat("<p>Green tea is steamed or pan-fired soon after picking, which keeps its colour and its fresh, grassy taste.</p>", 6) +
+				`</article></body></html>`))
+		case "/app":
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(`<html><head><title>App</title>` + strings.Repeat(`<script src="/x.js"></script>`, 8) + `</head><body><div id="root"></div></body></html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	tests := []struct {
+		name      string
+		args      string
+		origin    Origin
+		wantErr   bool
+		wantText  string
+		wantNote  string
+		untrusted bool
+	}{
+		{"article as markdown for a script", `{"url":"` + srv.URL + `/article"}`, OriginScript, false, "Green tea is steamed", "", false},
+		{"article wrapped for the model", `{"url":"` + srv.URL + `/article"}`, OriginAgent, false, "Green tea is steamed", "", true},
+		{"JS shell tells the model to use the browser", `{"url":"` + srv.URL + `/app"}`, OriginAgent, false, "", "browser_open", true},
+		{"404 is a result the model can act on, wrapped: the site chose its text", `{"url":"` + srv.URL + `/missing"}`, OriginAgent, true, "404", "", true},
+		{"missing url", `{}`, OriginAgent, true, "url", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := newTestRegistry(t, guard.Isolated, newPageTool(""), nil)
+			res, err := r.Call(context.Background(), WebFetchName, json.RawMessage(tc.args), tc.origin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError != tc.wantErr {
+				t.Errorf("IsError = %v, want %v: %q", res.IsError, tc.wantErr, res.Text)
+			}
+			if !strings.Contains(res.Text, tc.wantText) {
+				t.Errorf("text lacks %q:\n%s", tc.wantText, res.Text)
+			}
+			if !strings.Contains(res.Note, tc.wantNote) {
+				t.Errorf("note = %q, want it to contain %q", res.Note, tc.wantNote)
+			}
+			if got := strings.Contains(res.Text, "<<<UNTRUSTED"); got != tc.untrusted {
+				t.Errorf("untrusted block = %v, want %v", got, tc.untrusted)
+			}
+			if strings.Contains(res.Text, "Home | About") {
+				t.Errorf("navigation boilerplate kept:\n%s", res.Text)
+			}
+		})
+	}
+}
+
+func TestRegistryUnknownToolAndBadArgs(t *testing.T) {
+	r, _ := newTestRegistry(t, guard.Isolated, newPageTool(""), nil)
+	_, err := r.Call(context.Background(), "browser_clik", nil, OriginCommand)
+	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "did you mean browser_click") {
+		t.Errorf("unknown tool error = %v", err)
+	}
+	_, err = r.Call(context.Background(), "browser_click", json.RawMessage(`[1,2]`), OriginCommand)
+	if err == nil || !strings.Contains(err.Error(), "JSON object") {
+		t.Errorf("bad args error = %v", err)
+	}
+	names := []string{}
+	for _, d := range r.Tools() {
+		names = append(names, d.Name)
+	}
+	if diff := cmp.Diff([]string{"web_fetch", "browser_click", "browser_snapshot"}, names); diff != "" {
+		t.Errorf("Tools() (-want +got):\n%s", diff)
+	}
+}
+
+// TestRegistryOffersOnlyGrantableAnswers: the approval box offers only what
+// the guard accepts, so a person never picks an answer that then fails.
+func TestRegistryOffersOnlyGrantableAnswers(t *testing.T) {
+	tests := []struct {
+		name string
+		url  string
+		want []Answer
+	}{
+		{"native tool on an ordinary page: no server to trust", "https://example.test/", []Answer{AnswerOnce, AnswerTool}},
+		{"sensitive page: once only", "https://bank.test/pay", []Answer{AnswerOnce}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &scriptedApprover{answers: []Answer{AnswerDeny}}
+			r, _ := newTestRegistry(t, guard.Shared, newPageTool(tc.url), &RegistryOptions{Approver: a})
+			if _, err := r.Call(context.Background(), "browser_click", nil, OriginCommand); err != nil {
+				t.Fatal(err)
+			}
+			if len(a.asked) != 1 {
+				t.Fatalf("asked %d times", len(a.asked))
+			}
+			if diff := cmp.Diff(tc.want, a.asked[0].Choices); diff != "" {
+				t.Errorf("Choices (-want +got):\n%s", diff)
+			}
+			if a.asked[0].Offers(AnswerServer) {
+				t.Errorf("offers a server-wide grant for a native tool")
+			}
+		})
+	}
+}
+
+// TestRegistryAuditSaysWhoAnswered: the audit log tells "nobody answered"
+// (no terminal, end of input) apart from "the person declined".
+func TestRegistryAuditSaysWhoAnswered(t *testing.T) {
+	tests := []struct {
+		name     string
+		url      string
+		approver *scriptedApprover
+		yes      bool
+		wantBy   string
+		wantText string
+	}{
+		{"no terminal, sensitive page", "https://bank.test/pay", nil, false, guard.ByNoAnswer, "Nobody is at a terminal"},
+		{"no terminal, ordinary page", "https://example.test/", nil, false, guard.ByNoAnswer, "Nobody is at a terminal"},
+		{"no terminal, sensitive page, --yes", "https://bank.test/pay", nil, true, guard.ByNoAnswer, "--yes never covers"},
+		{"end of input", "https://bank.test/pay", &scriptedApprover{answers: []Answer{AnswerNone}}, false, guard.ByNoAnswer, "Nobody answered the approval question"},
+		{"person declines", "https://bank.test/pay", &scriptedApprover{answers: []Answer{AnswerDeny}}, false, guard.ByPerson, "The person declined this call"},
+		{"--yes on an ordinary page", "https://example.test/", nil, true, guard.ByFlag, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &RegistryOptions{Yes: tc.yes}
+			if tc.approver != nil {
+				opts.Approver = tc.approver
+			}
+			r, entries := newTestRegistry(t, guard.Shared, newPageTool(tc.url), opts)
+			res, err := r.Call(context.Background(), "browser_click", nil, OriginAgent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Text, tc.wantText) {
+				t.Errorf("result %q lacks %q", res.Text, tc.wantText)
+			}
+			if len(*entries) != 1 {
+				t.Fatalf("%d audit entries", len(*entries))
+			}
+			if got := (*entries)[0].DecidedBy; got != tc.wantBy {
+				t.Errorf("audit decided_by = %q, want %q", got, tc.wantBy)
+			}
+		})
+	}
+}

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Source says where a tool comes from.
+type Source int
+
+const (
+	SourceBuiltin Source = iota // web_fetch
+	SourceBrowser               // native browser_* tools
+	SourceMCP                   // mcp__server__tool
+)
+
+func (s Source) String() string {
+	switch s {
+	case SourceBuiltin:
+		return "builtin"
+	case SourceBrowser:
+		return "browser"
+	case SourceMCP:
+		return "mcp"
+	}
+	return "unknown"
+}
+
+// ToolDef describes one tool as the LLM sees it.
+type ToolDef struct {
+	Name        string         // legal LLM name: web_fetch, browser_click, mcp__server__tool
+	Description string         // short, for the model
+	Parameters  map[string]any // JSON Schema, always type object with properties
+	Source      Source
+	Server      string // MCP server name; "" for builtin and browser tools
+	RawName     string // the tool's own name at its source (MCP name before legalising)
+
+	// MCP annotations, kept for the guard; nil when the server said nothing.
+	ReadOnlyHint    *bool
+	DestructiveHint *bool
+}
+
+// Image is image content produced by a tool (a screenshot, MCP image content).
+type Image struct {
+	MIME string
+	Data []byte
+}
+
+// ToolResult is what a tool returned. IsError marks a failure the model can
+// act on (a 404, a bad selector, a guard denial); Go errors are reserved for
+// broken infrastructure.
+type ToolResult struct {
+	Text    string
+	Images  []Image
+	IsError bool
+	Path    string // a file the tool wrote (a screenshot), if any
+	// Note is guidance from browseragent itself (not from the page), such
+	// as "this is a JavaScript shell: use the browser". For the LLM it stays
+	// outside the untrusted block that wraps Text.
+	Note string
+	// Secret marks a call that typed into a password, one-time-code or
+	// card field: its typed value is redacted in the audit log and the
+	// approval box, and the shell keeps it out of its history.
+	Secret bool
+	// ours marks a result browseragent wrote itself (a timeout), which is
+	// not wrapped as untrusted.
+	ours bool
+}
+
+// Full returns Text followed by Note, for people and scripts.
+func (r *ToolResult) Full() string {
+	switch {
+	case r.Note == "":
+		return r.Text
+	case r.Text == "":
+		return r.Note
+	}
+	return r.Text + "\n\n" + r.Note
+}
+
+// Origin says who asked for a tool call; the guard treats them alike, but
+// results are only capped for the LLM.
+type Origin int
+
+const (
+	OriginAgent   Origin = iota // the LLM, through the agent loop
+	OriginCommand               // a slash command typed in the shell
+	OriginScript                // a non-interactive subcommand
+	OriginMCP                   // an MCP client of `browseragent mcp serve`
+)
+
+func (o Origin) String() string {
+	switch o {
+	case OriginAgent:
+		return "agent"
+	case OriginCommand:
+		return "command"
+	case OriginScript:
+		return "script"
+	case OriginMCP:
+		return "mcp client"
+	}
+	return "unknown"
+}
+
+// Caller is the one tool-call path: every tool call, from any entry point,
+// goes through Call. *Registry implements it.
+type Caller interface {
+	Tools() []ToolDef
+	Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error)
+}

@@ -1,0 +1,96 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/browseragent/browseragent/fetch"
+)
+
+// WebFetchName is the builtin HTTP fetch tool's name.
+const WebFetchName = "web_fetch"
+
+// WebFetch is the builtin web_fetch tool: plain HTTP plus main-content
+// extraction, the fast path for static and server-rendered pages.
+type WebFetch struct {
+	opts fetch.Options
+}
+
+// NewWebFetch returns the web_fetch provider; opts nil means defaults.
+func NewWebFetch(opts *fetch.Options) *WebFetch {
+	w := &WebFetch{}
+	if opts != nil {
+		w.opts = *opts
+	}
+	return w
+}
+
+var webFetchTool = ToolDef{
+	Name:        WebFetchName,
+	RawName:     WebFetchName,
+	Source:      SourceBuiltin,
+	Description: "Fetch a URL over plain HTTP (no JavaScript) and return its main content as markdown. Fast; use it first for articles, docs and server-rendered pages. If it reports a JavaScript shell, use the browser tools instead.",
+	Parameters: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"url":    map[string]any{"type": "string", "description": "absolute http(s) URL"},
+			"select": map[string]any{"type": "string", "description": "CSS selector: return only the matching nodes"},
+			"format": map[string]any{"type": "string", "enum": []string{"markdown", "text"}, "description": "default markdown"},
+			"links":  map[string]any{"type": "boolean", "description": "also list the page's absolute links"},
+		},
+		"required": []string{"url"},
+	},
+}
+
+// Tools implements ToolProvider.
+func (w *WebFetch) Tools() []ToolDef { return []ToolDef{webFetchTool} }
+
+type webFetchArgs struct {
+	URL    string `json:"url"`
+	Select string `json:"select"`
+	Format string `json:"format"`
+	Links  bool   `json:"links"`
+}
+
+// Call implements ToolProvider. Failures the model can fix (404, a bad
+// selector, an unreachable host) come back as error results.
+func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
+	var a webFetchArgs
+	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
+		return &ToolResult{IsError: true, ours: true, Text: `web_fetch needs {"url": "https://..."}`}, nil
+	}
+	format := fetch.FormatMarkdown
+	if a.Format == "text" {
+		format = fetch.FormatText
+	}
+	opts := w.opts
+	opts.Extract = fetch.ExtractOptions{Select: a.Select, Links: a.Links}
+	res, err := fetch.Fetch(ctx, a.URL, &opts)
+	if err != nil {
+		var fe *fetch.Error
+		if errors.As(err, &fe) || ctx.Err() == nil {
+			return &ToolResult{IsError: true, Text: err.Error()}, nil
+		}
+		return nil, err
+	}
+	body, err := res.Render(format)
+	if err != nil {
+		return &ToolResult{IsError: true, Text: err.Error()}, nil
+	}
+	var b strings.Builder
+	if res.Title != "" {
+		fmt.Fprintf(&b, "Title: %s\n", res.Title)
+	}
+	fmt.Fprintf(&b, "URL: %s\n\n%s", res.FinalURL, body)
+	if a.Links && format != fetch.FormatJSON {
+		b.WriteString("\n\nLinks:\n" + res.LinksText(format))
+	}
+	out := &ToolResult{Text: b.String(), Note: res.Hint}
+	if res.JSShell {
+		out.Note = strings.TrimSpace("This page is a JavaScript app shell: plain HTTP does not see its content. Open it in the browser (browser_open, then browser_snapshot). " + res.Hint)
+	}
+	return out, nil
+}
