@@ -37,12 +37,12 @@ var native = []Entry{
 	{Name: "browser_wait", Effect: Read, Tab: "tab", OnPage: true, Timeout: 70 * time.Second, Annotations: readOnly},
 	{Name: "browser_screenshot", Effect: Read, Tab: "tab", OnPage: true, Foreign: ForeignFrames, Annotations: readOnly},
 	{Name: "browser_extract", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
-	{Name: "browser_tabs", Effect: Read, Annotations: readOnly},
+	{Name: "browser_tabs", Effect: Read, Annotations: Annotations{ReadOnly: true, Idempotent: true}},
 	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Annotations: Annotations{Idempotent: true}},
-	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: destroys},
+	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: Annotations{Destructive: true}},
 	// served by `mcp serve` only: switch the browser the session drives
-	{Name: "browser_connect", Effect: Write, Annotations: destroys},
-	{Name: "browser_disconnect", Effect: Write, Annotations: destroys},
+	{Name: "browser_connect", Effect: Write, Annotations: Annotations{Destructive: true}},
+	{Name: "browser_disconnect", Effect: Write, Annotations: Annotations{Destructive: true}},
 	{Name: "browser_eval", Effect: Script, Tab: "tab", OnPage: true, Script: []string{"js"}, Foreign: ForeignFrames, Annotations: destroys},
 }
 

@@ -295,6 +295,13 @@ func TestToolDefinitions(t *testing.T) {
 			t.Errorf("%s is annotated %q, want %q", name, hints[name], h)
 		}
 	}
+	for _, tl := range res.Tools { // the catalogue's word on reaching the web
+		open := tl.Annotations.OpenWorldHint != nil && *tl.Annotations.OpenWorldHint
+		if want := tl.Name != "browser_tabs" && tl.Name != "browser_select_tab" && tl.Name != "browser_close" &&
+			tl.Name != "browser_connect" && tl.Name != "browser_disconnect"; open != want {
+			t.Errorf("%s: openWorldHint %v, want %v", tl.Name, open, want)
+		}
+	}
 	for _, name := range []string{"web_fetch", "browser_open", "browser_tabs", "browser_disconnect"} {
 		if _, ok := hints[name]; !ok {
 			t.Errorf("%s is not served", name)

@@ -149,7 +149,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 }
 
 func (s *Server) tool(d tools.ToolDef) *mcp.Tool {
-	return &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters, Annotations: annotations(s.reg.Policy(), d)}
+	return &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters, Annotations: annotations(d)}
 }
 
 // handler runs one tools/call through the registry as the calling client.
