@@ -28,6 +28,9 @@ type Tool struct {
 	// ReadOnlyHint and DestructiveHint are the server's annotations, nil
 	// when it sent none. They are hints for the guard, not guarantees.
 	ReadOnlyHint, DestructiveHint *bool
+	// CallTimeout bounds one call: the server's "callTimeout", else the
+	// manager's default. The registry honours it as the tool's own limit.
+	CallTimeout time.Duration `json:"-"`
 	// Virtual marks list_resources/read_resource, which browseragent adds
 	// for servers with resources.
 	Virtual bool
@@ -87,7 +90,11 @@ func convertToolsDup(server string, cfg *ServerConfig, raw []*mcp.Tool) ([]Tool,
 func (m *Manager) Tools() []Tool {
 	var out []Tool
 	for _, s := range m.list() {
-		out = append(out, s.tools()...)
+		limit := s.callTimeout()
+		for _, t := range s.tools() {
+			t.CallTimeout = limit
+			out = append(out, t)
+		}
 	}
 	return uniqueNames(out)
 }

@@ -57,7 +57,7 @@ func (t mcpTools) Tools() []tools.ToolDef {
 	for _, mt := range toolList {
 		defs = append(defs, tools.ToolDef{Name: mt.Name, RawName: mt.RawName, Server: mt.Server,
 			Description: mt.Description, Parameters: mt.InputSchema, Source: tools.SourceMCP,
-			ReadOnlyHint: mt.ReadOnlyHint, DestructiveHint: mt.DestructiveHint})
+			ReadOnlyHint: mt.ReadOnlyHint, DestructiveHint: mt.DestructiveHint, Timeout: mt.CallTimeout})
 	}
 	return defs
 }

@@ -66,8 +66,12 @@ func (c *ResolvedCall) GuardCall() guard.Call {
 func EntryOf(def ToolDef) catalog.Entry {
 	raw := cmp.Or(def.RawName, def.Name)
 	if def.Source == SourceMCP {
-		return catalog.Describe(def.Server, raw, catalog.Hints{ReadOnly: def.ReadOnlyHint,
+		e := catalog.Describe(def.Server, raw, catalog.Hints{ReadOnly: def.ReadOnlyHint,
 			Destructive: def.DestructiveHint}, def.Parameters)
+		if def.Timeout > 0 {
+			e.Timeout = def.Timeout // the server's config declares it
+		}
+		return e
 	}
 	return catalog.Describe("", def.Name, catalog.Hints{}, nil)
 }

@@ -360,11 +360,12 @@ func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
 	return nil
 }
 
-// run executes the call under the catalogue's timeout for the tool, never
-// longer than the registry's.
+// run executes the call under the tool's own timeout, declared once: in
+// its catalogue entry, or for an MCP tool in its server's config. The
+// registry's CallTimeout is only for an entry that declares none.
 func (r *Registry) run(ctx context.Context, call *ResolvedCall, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
 	limit := r.opts.CallTimeout
-	if t := call.Entry.Timeout; t > 0 && t < limit {
+	if t := call.Entry.Timeout; t > 0 {
 		limit = t
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)

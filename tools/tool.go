@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Source says where a tool comes from.
@@ -38,6 +39,10 @@ type ToolDef struct {
 	// MCP annotations, kept for the guard; nil when the server said nothing.
 	ReadOnlyHint    *bool
 	DestructiveHint *bool
+
+	// Timeout is the limit its source declares for one call (an MCP
+	// server's callTimeout); 0 leaves it to the catalogue entry.
+	Timeout time.Duration
 }
 
 // Image is image content produced by a tool (a screenshot, MCP image content).
