@@ -90,10 +90,7 @@ func pageURLs(base string, n int) []string {
 // --out exactly once, each line whole.
 func TestBatchResumeAfterKill(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "browseragent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := program(t, ".")
 	srv := pageServer(t, 15*time.Millisecond)
 	urls := pageURLs(srv.URL, 300)
 	list := writeList(t, dir, urls)

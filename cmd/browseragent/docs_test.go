@@ -41,15 +41,12 @@ func TestDocExamples(t *testing.T) {
 	if len(blocks) == 0 {
 		t.Fatal("no doc-test blocks found in README.md and docs/*.md")
 	}
-	dir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "browseragent"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := filepath.Dir(program(t, "."))
 	for _, b := range blocks {
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			home := t.TempDir()
 			env := []string{
-				"PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
+				"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 				"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
 				"XDG_STATE_HOME=" + filepath.Join(home, "state"), "NO_COLOR=1", "TERM=dumb",
 			}

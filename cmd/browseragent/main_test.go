@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,11 +22,62 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	testRoot = dir
+	if pkgDir, err = os.Getwd(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// testRoot is the package's temporary directory, removed when the tests
+// end; pkgDir is this package's source directory, where builds run even
+// after a test changed directory.
+var testRoot, pkgDir string
+
+var (
+	programsMu sync.Mutex
+	programs   = map[string]*builtProgram{}
+)
+
+type builtProgram struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// program builds the Go command at pkg ("." is browseragent itself) once
+// per test binary and returns its path; a test that runs it as a child
+// process shares the build.
+func program(t testing.TB, pkg string) string {
+	t.Helper()
+	programsMu.Lock()
+	p := programs[pkg]
+	if p == nil {
+		p = &builtProgram{}
+		programs[pkg] = p
+	}
+	programsMu.Unlock()
+	p.once.Do(func() {
+		name := "browseragent"
+		if pkg != "." {
+			name = path.Base(pkg)
+		}
+		p.path = filepath.Join(testRoot, "bin-"+name, name)
+		cmd := exec.Command("go", "build", "-o", p.path, pkg)
+		cmd.Dir = pkgDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			p.err = fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	return p.path
 }
 
 func TestStateAndConfigAreTemporary(t *testing.T) {

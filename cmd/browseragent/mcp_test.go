@@ -7,12 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,34 +34,9 @@ func mcpEnv(t *testing.T) string {
 	return dir
 }
 
-var (
-	rawBinOnce sync.Once
-	rawBin     string
-	rawBinErr  error
-)
-
-// rawServerBin builds mcpclient's misbehaving test server once.
+// rawServerBin is mcpclient's misbehaving test server, built once.
 func rawServerBin(t *testing.T) string {
-	t.Helper()
-	rawBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-cli-rawserver")
-		if err != nil {
-			rawBinErr = err
-			return
-		}
-		rawBin = filepath.Join(dir, "rawserver")
-		wd, _ := os.Getwd()
-		cmd := exec.Command("go", "build", "-o", rawBin, "github.com/browseragent/browseragent/mcpclient/internal/testservers/rawserver")
-		cmd.Dir = wd
-		if out, err := cmd.CombinedOutput(); err != nil {
-			rawBinErr = err
-			rawBin = string(out)
-		}
-	})
-	if rawBinErr != nil {
-		t.Fatalf("build rawserver: %v\n%s", rawBinErr, rawBin)
-	}
-	return rawBin
+	return program(t, "github.com/browseragent/browseragent/mcpclient/internal/testservers/rawserver")
 }
 
 func mcpCLI(t *testing.T, stdin string, args ...string) (int, string, string) {

@@ -19,10 +19,7 @@ func TestShellMCPHostInTerminal(t *testing.T) {
 	testutil.RequireProgram(t, "npx")
 	testutil.RequireProgram(t, "tmux")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "browseragent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := program(t, ".")
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)

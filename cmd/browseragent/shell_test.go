@@ -66,10 +66,7 @@ func TestShellScriptExitCode(t *testing.T) {
 func TestShellTerminalExitCode(t *testing.T) {
 	testutil.RequireProgram(t, "tmux")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "browseragent")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := program(t, ".")
 	tm := &ttySession{t: t, socket: filepath.Join(dir, "tmux.sock")}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "-c", dir, "env", "-i",
 		"PATH="+os.Getenv("PATH"), "HOME="+dir, "TERM=xterm-256color",
