@@ -79,7 +79,9 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		return nil
 	}
 	pruneArticle(art.Node)
-	r.nodes = []*html.Node{chooseArticle(art.Node, second)}
+	chosen := chooseArticle(art.Node, second)
+	addLead(chosen, indexPage(doc))
+	r.nodes = []*html.Node{chosen}
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
 	r.Lang = firstNonEmpty(art.Language(), r.Lang)
