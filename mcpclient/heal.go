@@ -297,7 +297,17 @@ func (c *healConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.mu.Lock()
 			c.live = true
 			c.mu.Unlock()
-			c.startStream(inner, 0)
+			// Wait for the GET stream to be answered before the first
+			// request: a server may send a request of its own (an
+			// elicitation during the first tool call) on that stream only,
+			// and drops it if the stream is not open yet (conformance
+			// elicitation-sep1034-client-defaults). Bounded, for a server
+			// that holds the GET's headers back.
+			select {
+			case <-c.startStream(inner, 0):
+			case <-time.After(firstStreamWait):
+			case <-ctx.Done():
+			}
 		}
 		return nil
 	}
@@ -523,28 +533,39 @@ func (c *healConn) swap(inner mcp.Connection, gen int) {
 	}
 }
 
+// firstStreamWait bounds how long the handshake waits for the server to
+// answer the first GET stream.
+const firstStreamWait = 3 * time.Second
+
 // startStream opens the standalone GET stream of a Streamable HTTP
-// connection.
-func (c *healConn) startStream(inner mcp.Connection, gen int) {
+// connection. The channel closes once the server answered the first GET
+// (with a stream or a refusal), or at once when there is none to open.
+func (c *healConn) startStream(inner mcp.Connection, gen int) <-chan struct{} {
+	answered := make(chan struct{})
 	if c.t.kind != TypeHTTP {
-		return
+		close(answered)
+		return answered
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
 	if c.gen != gen || c.closed {
 		c.mu.Unlock()
 		cancel()
-		return
+		close(answered)
+		return answered
 	}
 	c.stream = cancel
 	c.mu.Unlock()
-	go c.listen(ctx, gen, inner.SessionID())
+	var once sync.Once
+	go c.listen(ctx, gen, inner.SessionID(), func() { once.Do(func() { close(answered) }) })
+	return answered
 }
 
 // listen keeps the GET stream open for the life of one session: after a
 // drop it reconnects with backoff, forever, and a successful reconnect
 // starts the count again. A 404 means the session is gone: heal.
-func (c *healConn) listen(ctx context.Context, gen int, sessionID string) {
+func (c *healConn) listen(ctx context.Context, gen int, sessionID string, answered func()) {
+	defer answered()
 	var lastID string
 	var retry time.Duration // the server's "retry:" hint
 	everOpen := false
@@ -575,6 +596,7 @@ func (c *healConn) listen(ctx context.Context, gen int, sessionID string) {
 			req.Header.Set("Last-Event-ID", lastID)
 		}
 		resp, err := c.t.client.Do(req)
+		answered()
 		if ctx.Err() != nil {
 			if resp != nil {
 				resp.Body.Close()
