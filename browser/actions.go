@@ -82,7 +82,9 @@ func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 		act = chromedp.Reload()
 	default:
 		url = strings.TrimSpace(url) // the registry already gave it its scheme (guard.LoadURL)
+		c.t.setResponse(nil)
 		resp, err := chromedp.Run(nctx, chromedp.NavigateResponse(url))
+		c.t.setResponse(resp)
 		if r, ok := navFail(err, nctx, ctx, url, c.b.opts.NavTimeout); ok {
 			return r, nil
 		} else if err != nil {

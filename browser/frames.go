@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -41,13 +42,22 @@ func childFrameURLs(ft *page.FrameTree, urls []string) []string {
 		return urls
 	}
 	for _, c := range ft.ChildFrames {
-		if c.Frame != nil {
+		if c.Frame != nil && !isPDFViewer(c.Frame.URL) {
 			urls = append(urls, c.Frame.URL+c.Frame.URLFragment)
 		}
 		urls = childFrameURLs(c, urls)
 	}
 	return urls
 }
+
+// pdfViewerOrigin is Chromium's built-in PDF viewer, an extension frame
+// inside the frame that loaded a PDF (a tab's top document, an <embed> or
+// an <iframe>). What it shows is that PDF, whose URL is its parent frame's,
+// which is judged in its place; web pages cannot frame the viewer itself.
+const pdfViewerOrigin = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/"
+
+// isPDFViewer reports whether a frame is the PDF viewer (see pdfViewerOrigin).
+func isPDFViewer(u string) bool { return strings.HasPrefix(u, pdfViewerOrigin) }
 
 // outOfProcessFrames finds the frames of the page target top that run in
 // other renderer processes (cross-site iframes are targets of their own,
@@ -75,7 +85,9 @@ func (b *Browser) outOfProcessFrames(ctx context.Context, top target.ID) ([]stri
 				continue
 			}
 			ours[info.TargetID], added = true, true
-			urls = append(urls, info.URL)
+			if !isPDFViewer(info.URL) {
+				urls = append(urls, info.URL)
+			}
 			inner, err := s.frameTreeOf(ctx, info.TargetID)
 			if err != nil {
 				return nil, err

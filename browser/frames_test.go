@@ -3,10 +3,12 @@ package browser
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -83,5 +85,54 @@ func TestRefInFrame(t *testing.T) {
 	mustCall(t, b, "browser_eval", map[string]any{"js": `document.querySelector('iframe[title="Focusable frame"]').focus(); 1`})
 	if got, err := b.RefInFrame(ctx, "", ""); err != nil || !got {
 		t.Errorf("focus in a frame: RefInFrame = %v, %v; want true", got, err)
+	}
+}
+
+// tinyPDF is a one-page PDF the viewer opens.
+const tinyPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj " +
+	"3 0 obj<</Type/Page/MediaBox[0 0 200 200]/Parent 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+
+// TestFrameURLsPDF: Chromium shows a PDF in its viewer, an extension frame
+// inside the frame that loaded the PDF. The frames are the PDF's, never the
+// viewer's (an extension page, which deny rules name): a PDF tab has none,
+// and a page embedding a PDF has the PDF's URL among them.
+func TestFrameURLsPDF(t *testing.T) {
+	b := newTestBrowser(t, nil)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/doc.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		io.WriteString(w, tinyPDF)
+	})
+	mux.HandleFunc("/embeds", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Embeds</title><h1>Embeds</h1><embed src="/doc.pdf" type="application/pdf" width="300" height="300">`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	tests := []struct {
+		name, url string
+		want      []string
+	}{
+		{"a PDF tab", srv.URL + "/doc.pdf", nil},
+		{"a page embedding a PDF", srv.URL + "/embeds", []string{srv.URL + "/doc.pdf"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mustCall(t, b, "browser_open", map[string]any{"url": tt.url})
+			var got []string
+			var err error
+			for range 50 { // the viewer loads after the document
+				got, err = b.FrameURLs(context.Background(), "")
+				if err == nil && cmp.Equal(tt.want, got) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("FrameURLs (-want +got)\n%s", diff)
+			}
+		})
 	}
 }

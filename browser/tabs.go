@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -46,6 +47,10 @@ type tab struct {
 	// detaches on cancel, so cancelling never closes the tab.
 	ctx    context.Context
 	cancel context.CancelFunc
+
+	// resp is the response of the last page loaded in the tab by URL
+	// (browser_open, browser_navigate); guarded by dmu.
+	resp *Response
 
 	dmu     sync.Mutex
 	dialogs []string      // dialogs handled since the last tool result
@@ -297,6 +302,25 @@ func (t *tab) crashChan() chan struct{} {
 	return t.crashCh
 }
 
+// setResponse records the response of a page loaded by URL; nil forgets
+// the last one (a load that fails leaves none).
+func (t *tab) setResponse(resp *network.Response) {
+	var r *Response
+	if resp != nil {
+		r = &Response{Status: int(resp.Status), MIME: resp.MimeType, Size: -1}
+		for k, v := range resp.Headers {
+			if s, ok := v.(string); ok && strings.EqualFold(k, "Content-Length") {
+				if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n >= 0 {
+					r.Size = n
+				}
+			}
+		}
+	}
+	t.dmu.Lock()
+	t.resp = r
+	t.dmu.Unlock()
+}
+
 // isCrashed reports whether the renderer of the tab died and no reload has
 // revived it yet.
 func (t *tab) isCrashed() bool {
@@ -416,6 +440,37 @@ func (b *Browser) CurrentURL(ctx context.Context, tabID string) (string, error) 
 		return "", fmt.Errorf("tab %s: %w", t.short, err)
 	}
 	return res.TargetInfo.URL, nil
+}
+
+// Response is what the server answered to the last page a tool loaded in a
+// tab by its URL: for a PDF or an image the document the tab shows is the
+// browser's viewer, whose own size and type say nothing of the response.
+type Response struct {
+	Status int    // HTTP status
+	MIME   string // the response's media type, as the browser took it
+	Size   int64  // Content-Length; -1 when the server did not say
+}
+
+// LastResponse returns the response of the last page browser_open or
+// browser_navigate loaded in the tab by URL. ok is false when no such load
+// finished in it (a tab navigated by a click or a script says nothing).
+func (b *Browser) LastResponse(tabID string) (r Response, ok bool) {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return r, false
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return r, false
+	}
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	if t.resp == nil {
+		return r, false
+	}
+	return *t.resp, true
 }
 
 // newTab opens an owned tab at about:blank, made current when current is

@@ -31,6 +31,9 @@ type Result struct {
 	Images  []Image
 	Path    string // a file the tool saved (a screenshot)
 	IsError bool
+	// Tab is the short id of the tab the call acted on, or opened: the
+	// answer to "which tab?" when the text cannot be shown (screened).
+	Tab string
 }
 
 func failf(format string, a ...any) *Result {
@@ -209,6 +212,7 @@ func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMes
 		res = failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", c.t.short)
 	}
 	if c.t != nil {
+		res.Tab = c.t.short
 		if d := c.t.takeDialogs(); len(d) > 0 {
 			res.Text = strings.TrimSpace(res.Text + "\nNote: " + strings.Join(d, "; ") + ".")
 		}

@@ -17,7 +17,11 @@ type Rendered struct {
 	Status      int    // the navigation's HTTP status (0: unknown)
 	ContentType string // document.contentType: text/html, application/json, image/png ...
 	Size        int64  // the response body's size (decodedBodySize), -1 unknown
-	DOM         []byte // document.documentElement.outerHTML
+	// ContentLength is the response's Content-Length (-1 unknown). A PDF
+	// or an image is shown in the browser's viewer, whose document's size
+	// is its own: for such a page this is the size.
+	ContentLength int64
+	DOM           []byte // document.documentElement.outerHTML
 	// Extracted is the extraction of DOM already made, if any: reused when
 	// the page is HTML and not cut, instead of extracting it again.
 	Extracted *Result
@@ -47,7 +51,11 @@ func FromRendered(p *Rendered, maxBytes int64, xo *ExtractOptions) (*Result, err
 	}
 	switch kindOf(ct, nil) {
 	case KindBinary:
-		r := meta(&Result{Kind: KindBinary, RawBytes: int(max(p.Size, 0))})
+		r := meta(&Result{Kind: KindBinary})
+		if p.ContentLength >= 0 {
+			r.TotalBytes = p.ContentLength
+		}
+		r.RawBytes = int(max(r.TotalBytes, 0))
 		r.fillBinary()
 		r.Hint = strings.Replace(r.Hint, "; open the URL in the browser instead.", ": the browser displays it, but there is no text to extract.", 1)
 		r.body = r.Hint + "\n"

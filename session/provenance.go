@@ -27,8 +27,8 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 	if !browserTool {
 		return
 	}
-	if tabID == "" && def.Source == tools.SourceBrowser && def.Name == "browser_open" {
-		tabID = s.Browser.CurrentTab() // the tab it just opened
+	if tabID == "" && def.Source == tools.SourceBrowser {
+		tabID = res.Tab // the tab it opened, or the current one it acted on
 	}
 	var urls []string
 	if tabID != "" && !strings.HasPrefix(tabID, "mcp:") && s.Browser.Running() {
@@ -46,6 +46,9 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 		if d := s.deniedRead(u); d != nil {
 			res.Text = fmt.Sprintf("browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it.",
 				def.Name, guard.RedactURL(u), d.Rule, d.Category)
+			if def.Name == "browser_open" && res.Tab != "" {
+				res.Text += fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
+			}
 			res.Images, res.Path, res.IsError = nil, "", true
 			return
 		}

@@ -38,7 +38,7 @@ func (t browserTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.T
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path}
+	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab}
 	for _, im := range r.Images {
 		out.Images = append(out.Images, tools.Image{MIME: im.MIME, Data: im.Data})
 	}

@@ -59,6 +59,10 @@ type ToolResult struct {
 	Images  []Image
 	IsError bool
 	Path    string // a file the tool wrote (a screenshot), if any
+	// Tab is the browser tab a native browser tool acted on or opened
+	// (its short id, t3); "" for other tools. It stays when the result's
+	// content is withheld, so the tab can still be closed.
+	Tab string
 	// Note is guidance from browseragent itself (not from the page), such
 	// as "this is a JavaScript shell: use the browser". For the LLM it stays
 	// outside the untrusted block that wraps Text.

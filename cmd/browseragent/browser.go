@@ -1,14 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -353,11 +352,9 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 	p := &renderPage{r: r}
 	ctx = context.WithValue(ctx, extractionKey{}, &p.ex)
 	opened, err := r.call(ctx, "browser_open", map[string]any{"url": url})
-	if opened != nil {
-		if m := openedTabRE.FindStringSubmatch(opened.Text); m != nil {
-			p.tab = m[1]
-			defer p.close(ctx)
-		}
+	if opened != nil && opened.Tab != "" {
+		p.tab = opened.Tab
+		defer p.close(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -373,14 +370,15 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 		return nil, err
 	}
 	doc := p.document(ctx, res.FinalURL)
-	if doc.Status == 0 {
-		if m := httpStatusRE.FindStringSubmatch(opened.Text); m != nil {
-			doc.Status, _ = strconv.Atoi(m[1])
-		}
+	length := int64(-1)
+	if resp, ok := r.sess.Browser.LastResponse(p.tab); ok {
+		doc.Status = cmp.Or(doc.Status, resp.Status)
+		doc.Type = cmp.Or(doc.Type, resp.MIME)
+		length = resp.Size
 	}
 	res, err = fetch.FromRendered(&fetch.Rendered{
 		URL: url, FinalURL: res.FinalURL, Status: doc.Status, ContentType: doc.Type,
-		Size: doc.Size, DOM: p.ex.lastDOM(), Extracted: res,
+		Size: doc.Size, ContentLength: length, DOM: p.ex.lastDOM(), Extracted: res,
 	}, r.maxBytes, &fetch.ExtractOptions{Select: r.sel, Links: r.links})
 	if err != nil {
 		return nil, err
@@ -392,14 +390,6 @@ func (r *renderer) render(ctx context.Context, url, shot string) (*fetch.Result,
 	}
 	return res, fetch.StatusError(res) // a 404 fails like plain fetch does
 }
-
-// openedTabRE finds the tab browser_open opened: "Loaded tab t3: ..." when
-// the page loaded, "Tab t3 stays open: ..." when it did not.
-var openedTabRE = regexp.MustCompile(`(?m)^(?:Loaded tab|Tab) (t\d+)\b`)
-
-// httpStatusRE finds the error status browser_open reports ("(HTTP 404 Not
-// Found)").
-var httpStatusRE = regexp.MustCompile(`\(HTTP (\d{3})\b`)
 
 // call runs a page tool on the page's tab.
 func (p *renderPage) call(ctx context.Context, tool string, args map[string]any) (*tools.ToolResult, error) {

@@ -140,6 +140,10 @@ func TestFetchRenderConnect(t *testing.T) {
 		http.Redirect(w, r, "/home", http.StatusSeeOther)
 	})
 	mux.HandleFunc("/home", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<title>Home</title><h1>Home</h1>") })
+	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/bank/transfer", http.StatusFound) })
+	mux.HandleFunc("/bank/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>Bank</title><h1>Balance: 1 000 000</h1>")
+	})
 	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
 		if c, err := r.Cookie("session"); err == nil {
 			fmt.Fprintf(w, "<title>Report</title><h1>Report for %s</h1><p>Quarterly numbers, only for people who signed in.</p>", c.Value)
@@ -163,6 +167,19 @@ func TestFetchRenderConnect(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // a wrongly closed tab would be gone by now
 	if diff := cmp.Diff(want, person.PageURLs()); diff != "" {
 		t.Errorf("the person's tabs after fetch --render (-want +got)\n%s", diff)
+	}
+
+	// A redirect into a deny rule: the result is withheld, and the tab it
+	// opened in the person's browser is closed all the same.
+	sites := filepath.Join(t.TempDir(), "sites.yaml")
+	os.WriteFile(sites, []byte("version: 1\nrules:\n  - name: local-bank\n    category: bank\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/bank/*\"]\n    action: deny\n"), 0o644)
+	code, out, errOut = runCLI(t, "", "fetch", "--render", "--user-data-dir", person.Dir, "--sites", sites, srv.URL+"/go")
+	if code != 1 || strings.Contains(out, "Balance") || !strings.Contains(errOut, "withheld the result of browser_open") {
+		t.Errorf("render of a redirect into a deny rule: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if diff := cmp.Diff(want, person.PageURLs()); diff != "" {
+		t.Errorf("the person's tabs after a withheld render (-want +got)\n%s", diff)
 	}
 	if !person.Running() {
 		t.Errorf("the person's browser stopped")

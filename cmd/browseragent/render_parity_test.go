@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,12 +31,17 @@ const parityArticle = `<!doctype html><html lang="en"><head><title>Valley Notes<
 // a 1×1 PNG
 const parityPNG = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\xa5\xf6E@\x00\x00\x00\x00IEND\xaeB`\x82"
 
+// a one-page PDF, padded so that its size is not the viewer's
+var parityPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj " +
+	"3 0 obj<</Type/Page/MediaBox[0 0 200 200]/Parent 2 0 R>>endobj\n%" + strings.Repeat("x", 4000) + "\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+
 func parityServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	page := func(ct, body string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", ct)
-			fmt.Fprint(w, body)
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			io.WriteString(w, body)
 		}
 	}
 	mux := http.NewServeMux()
@@ -44,6 +51,7 @@ func parityServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/data.json", page("application/json", `{"a":1,"b":[1,2]}`))
 	mux.HandleFunc("/notes.txt", page("text/plain; charset=utf-8", "line one\nline two\n"))
 	mux.HandleFunc("/pic.png", page("image/png", parityPNG))
+	mux.HandleFunc("/doc.pdf", page("application/pdf", parityPDF))
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
@@ -63,6 +71,7 @@ type parityView struct {
 	Truncated, HasBytes, BytesMatch   bool
 	Content                           string // for html, json and text
 	Binary                            bool   // a hint and no text
+	BinaryBytes                       int    // raw_bytes of a binary page: the response's size
 	Error                             string
 }
 
@@ -87,6 +96,7 @@ func parityViews(t *testing.T, stdout string) []parityView {
 			Published: j.Published, Truncated: j.Truncated, HasBytes: j.RawBytes > 0, BytesMatch: j.ContentBytes == len(j.Content), Error: j.Error}
 		if j.Kind == "binary" {
 			v.Binary = j.Hint != "" && strings.HasPrefix(j.Content, "This is binary content ("+mt)
+			v.BinaryBytes = j.RawBytes
 		} else {
 			v.Content = j.Content
 		}
@@ -110,7 +120,7 @@ func TestRenderParity(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"every kind as json", []string{"-f", "json", u("/article"), u("/data.json"), u("/notes.txt"), u("/pic.png")}},
+		{"every kind as json", []string{"-f", "json", u("/article"), u("/data.json"), u("/notes.txt"), u("/pic.png"), u("/doc.pdf")}},
 		{"cut at max-bytes", []string{"-f", "json", "--max-bytes", "20k", u("/big")}},
 		{"select keeps the metadata", []string{"-f", "json", "--select", "ul.prices", u("/article")}},
 		{"text keeps the title line", []string{"-f", "text", u("/article")}},
@@ -147,7 +157,7 @@ func TestRenderParity(t *testing.T) {
 				for _, v := range plain.Views {
 					kinds = append(kinds, v.Kind)
 				}
-				if diff := cmp.Diff([]string{"html", "json", "text", "binary"}, kinds); diff != "" {
+				if diff := cmp.Diff([]string{"html", "json", "text", "binary", "binary"}, kinds); diff != "" {
 					t.Errorf("kinds (-want +got):\n%s", diff)
 				}
 				if a := plain.Views[0]; a.Byline != "Ada Lovelace" || !strings.HasPrefix(a.Excerpt, "The first paragraph") || a.Published != "2024-05-06T07:08:09Z" {
