@@ -34,7 +34,8 @@ func TestFetchRender(t *testing.T) {
 	}{
 		{"spa", []string{"fetch", "--render", srv.URL + "/spa"}, 0, "forty-two", ""},
 		{"wait-for and screenshot", []string{"fetch", "--render", "--wait-for", "computed in the browser", "--screenshot", shot, "--format", "text", srv.URL + "/spa"}, 0, "forty-two", ""},
-		{"wait-for never", []string{"fetch", "--render", "--wait-for", "#nope", "--timeout", "1s", srv.URL + "/spa"}, 1, "", "#nope"},
+		// --timeout bounds the load too: a loaded machine needs more than a second for it.
+		{"wait-for never", []string{"fetch", "--render", "--wait-for", "#nope", "--timeout", "4s", srv.URL + "/spa"}, 1, "", "#nope"},
 		{"wait-for without render", []string{"fetch", "--wait-for", "x", srv.URL}, 2, "", "need --render"},
 	}
 	for _, tt := range tests {
