@@ -37,6 +37,14 @@ type Options struct {
 	OnDemand func(name string) bool
 	// OnEvent receives state and list changes; see Event.
 	OnEvent func(Event)
+	// Background, when set, names servers whose start nobody waits for
+	// (`run` names those its task does not): a stdio one runs at a lower
+	// CPU priority (nice BackgroundNice), so on a busy machine its start
+	// (npx alone is a second of CPU) does not slow the task in the
+	// foreground. An OnDemand server is never in the background: it
+	// starts because a call needs it. The priority stays for the
+	// server's life: an unprivileged process cannot raise it again.
+	Background func(name string) bool
 	// MaxParallel bounds servers initialising at once (default 8).
 	MaxParallel int
 	// InitTimeout bounds connect+initialize+first listing when the server
@@ -118,6 +126,10 @@ func (o *Options) withDefaults() Options {
 	return d
 }
 
+// BackgroundNice is the nice value of a server started in the background
+// (Options.Background).
+const BackgroundNice = 10
+
 // Manager runs the configured MCP servers. It is safe for concurrent use;
 // each server has its own lock, and no lock is held while talking to a
 // server or calling OnEvent.
@@ -130,7 +142,10 @@ type Manager struct {
 	mu      sync.Mutex
 	servers map[string]*server
 	closed  bool
-	host    host // roots, progress tokens, watches, log levels (host.go)
+	// runs counts server starts under way (server.run); Close waits for
+	// them, so no process spawned during the shutdown is left behind.
+	runs sync.WaitGroup
+	host host // roots, progress tokens, watches, log levels (host.go)
 }
 
 // NewManager prepares servers from cfg; nothing starts until Start.
@@ -287,8 +302,30 @@ func (m *Manager) Close() error {
 		}()
 	}
 	wg.Wait()
+	// Starts cut short end quickly (their process is killed, their
+	// context cancelled); the bound covers a transport that ignores it.
+	started := make(chan struct{})
+	go func() { m.runs.Wait(); close(started) }()
+	select {
+	case <-started:
+	case <-time.After(closeRunsGrace):
+	}
 	m.events.close()
 	return nil
+}
+
+// closeRunsGrace bounds how long Close waits for starts under way.
+const closeRunsGrace = 5 * time.Second
+
+// addRun counts a start under way, unless Close began (then it is refused).
+func (m *Manager) addRun() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.runs.Add(1)
+	return true
 }
 
 // Status is a snapshot of one server.

@@ -82,3 +82,41 @@ func matchAny(patterns []string, name string) bool {
 	}
 	return false
 }
+
+// Mentioned returns the configured servers that text names, sorted: an
+// "@name" mention (also "@name:uri") or the name as a whole word, in any
+// case. `run` waits for these before its first step and for no other.
+func (m *Manager) Mentioned(text string) []string {
+	var out []string
+	for _, s := range m.list() {
+		if Mentions(text, s.name) {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// Mentions reports whether text names server name: as "@name" or as a
+// whole word, in any case, not inside a longer name of letters, digits,
+// "_" or "-".
+func Mentions(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	lt, ln := strings.ToLower(text), strings.ToLower(name)
+	for i := 0; ; {
+		j := strings.Index(lt[i:], ln)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(ln)
+		if (start == 0 || !nameByte(lt[start-1])) && (end == len(lt) || !nameByte(lt[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 0x80
+}

@@ -101,3 +101,26 @@ func TestNamesLongServer(t *testing.T) {
 		t.Errorf("click = %q", a)
 	}
 }
+
+func TestMentioned(t *testing.T) {
+	m := NewManager(&Config{Servers: map[string]*ServerConfig{
+		"github": {Command: "x"}, "everything": {Command: "x"}, "my-db": {Command: "x"}, "db": {Command: "x"},
+	}}, nil) // not started: nothing runs
+	tests := []struct {
+		task string
+		want []string
+	}{
+		{"what is the secret word in http://127.0.0.1:8765/article.html?", nil},
+		{"list my issues with @github", []string{"github"}},
+		{"read @everything:test://static/resource/1", []string{"everything"}},
+		{"Ask GitHub, then tell me everything.", []string{"everything", "github"}},
+		{"query my-db for the totals", []string{"my-db"}},
+		{"githubbing is not a server, nor is my-dbs", nil},
+		{"fetch https://github.com/x", []string{"github"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, m.Mentioned(tt.task)); diff != "" {
+			t.Errorf("Mentioned(%q) (-want +got):\n%s", tt.task, diff)
+		}
+	}
+}

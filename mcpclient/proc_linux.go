@@ -21,15 +21,17 @@ func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGTER
 // its own) dies with browseragent even after kill -9. sh keeps stdin for
 // the server explicitly: a background job would otherwise get /dev/null.
 //
-// sh repeats SIGTERM every 0.1 s while the server lives: a signal that
-// lands between fork and exec is caught by sh's inherited handler in the
-// child and lost at exec (seen under load). It checks the server by $!,
-// which is set at the fork, as the trap can run before any later line.
-// After 2 s, as stop() would, it sends SIGKILL.
+// sh repeats SIGTERM while the server lives, soon at first and then every
+// 0.1 s: a signal that lands between fork and exec is caught by sh's
+// inherited handler in the child and lost at exec (seen under load). It
+// checks the server by $!, which is set at the fork, as the trap can run
+// before any later line. The first checks come within milliseconds, so a
+// server that dies at once is not waited for (an exit waits for sh).
+// After about 2 s, as stop() would, it sends SIGKILL.
 func groupLeader(command string, args []string) (string, []string) {
 	const script = `trap 'trap "" TERM
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-kill -TERM 0; kill -0 "$!" 2>/dev/null || exit 143; sleep 0.1
+for i in 0.005 0.01 0.02 0.05 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1; do
+kill -TERM 0; kill -0 "$!" 2>/dev/null || exit 143; sleep $i
 done; kill -KILL 0' TERM
 exec 3<&0; "$@" 0<&3 3<&- & wait "$!"`
 	return "/bin/sh", append([]string{"-c", script, "sh", command}, args...)

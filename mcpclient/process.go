@@ -43,12 +43,19 @@ type stdioTransport struct {
 	stderr   *ringBuffer
 	maxBytes int
 	started  func(*process)
+	// background starts it at nice BackgroundNice (Options.Background).
+	background bool
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	p, stdout, err := startProcess(t.cfg, t.stderr)
 	if err != nil {
 		return nil, err
+	}
+	if t.background {
+		// The whole group: the leader and whatever it forked by now;
+		// later children inherit it.
+		_ = syscall.Setpriority(syscall.PRIO_PGRP, p.PID(), BackgroundNice)
 	}
 	t.started(p)
 	tr := &mcp.IOTransport{
@@ -155,6 +162,24 @@ func (p *process) stop() {
 		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		waitGroupGone(p.done, pgid, sigkillGrace)
+	})
+}
+
+// kill ends a server that never finished starting: SIGKILL to its whole
+// group at once. It has no session to end and nothing to save, and the
+// polite sequence of stop (stdin, then SIGTERM, which npx handles in its
+// own time) would only make the caller, usually an exit, wait for it.
+// SIGKILL cannot be caught, so it waits only for the leader to be reaped,
+// not for a scan of /proc to see every member gone (tens of milliseconds
+// on a loaded machine).
+func (p *process) kill() {
+	p.stopped.Do(func() {
+		_ = p.stdin.Close()
+		_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+		select {
+		case <-p.done:
+		case <-time.After(sigkillGrace):
+		}
 	})
 }
 

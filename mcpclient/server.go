@@ -56,6 +56,10 @@ type attempt struct {
 	cancel  context.CancelFunc
 	pending atomic.Uint32 // refresh bits set by notification handlers
 	kick    chan struct{}
+	// ready is set once the attempt was initialised and listed: only then
+	// is the server asked to stop politely (stdin closed, a grace period);
+	// one still starting is signalled at once, so no exit waits on it.
+	ready atomic.Bool
 
 	mu   sync.Mutex
 	sess *mcp.ClientSession
@@ -87,6 +91,12 @@ func newServer(m *Manager, sc *ServerConfig) *server {
 		s.state = StateIdle
 	}
 	return s
+}
+
+// background reports whether the server starts at a lower CPU priority
+// (Options.Background).
+func (s *server) background() bool {
+	return s.m.opts.Background != nil && !s.onDemand() && s.m.opts.Background(s.name)
 }
 
 // onDemand reports whether Start leaves this server idle.
@@ -149,6 +159,9 @@ func (s *server) start() {
 	case cfg.Err != nil: // Adjust found it cannot run (no browser for chrome-devtools-mcp)
 		s.setStateLocked(StateError, cfg.Err)
 	default:
+		if !s.m.addRun() {
+			break // Close began
+		}
 		s.att = a
 		s.setStateLocked(StateStarting, nil)
 		go s.run(a, cfg)
@@ -177,6 +190,7 @@ func (s *server) stopLocked() {
 
 // run connects, lists, and marks the server ready, or records why not.
 func (s *server) run(a *attempt, cfg *ServerConfig) {
+	defer s.m.runs.Done()
 	select {
 	case s.m.sem <- struct{}{}:
 	case <-a.ctx.Done():
@@ -195,9 +209,14 @@ func (s *server) run(a *attempt, cfg *ServerConfig) {
 	cancel()
 	<-s.m.sem
 	if err != nil {
+		if a.ctx.Err() != nil { // stopped while starting (or Close): nothing to report
+			a.shutdown()
+			return
+		}
 		s.fail(a, s.startError(ictx, a, err, timeout))
 		return
 	}
+	a.ready.Store(true)
 	s.mu.Lock()
 	if s.att != a {
 		s.mu.Unlock()
@@ -239,7 +258,7 @@ func (s *server) transport(a *attempt, cfg *ServerConfig) (mcp.Transport, error)
 	}
 	switch cfg.Transport() {
 	case TypeStdio:
-		return &stdioTransport{cfg: cfg, stderr: s.stderr, maxBytes: s.m.opts.MaxMessageBytes, started: a.setProc}, nil
+		return &stdioTransport{cfg: cfg, stderr: s.stderr, maxBytes: s.m.opts.MaxMessageBytes, started: a.setProc, background: s.background()}, nil
 	case TypeHTTP:
 		protocol := new(atomic.Value)
 		client := withProtocolHeader(s.oauthClient(cfg, s.httpClient(cfg)), protocol)
@@ -325,8 +344,8 @@ func (a *attempt) setProc(p *process) {
 	a.mu.Lock()
 	a.proc = p
 	a.mu.Unlock()
-	if a.ctx.Err() != nil {
-		go p.stop()
+	if a.ctx.Err() != nil { // stopped while spawning: it never got to start
+		p.kill()
 	}
 }
 
@@ -345,8 +364,12 @@ func (a *attempt) shutdown() {
 			}
 			close(closed)
 		}()
-		if proc != nil {
+		switch {
+		case proc == nil:
+		case a.ready.Load():
 			proc.stop()
+		default:
+			proc.kill() // still starting: it has no session to end politely
 		}
 		select {
 		case <-closed:

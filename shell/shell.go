@@ -228,8 +228,8 @@ func (s *Shell) runLines(ctx context.Context) error {
 	return nil
 }
 
-// DefaultMCPWait is how long a script waits for MCP servers to start, as
-// `browseragent run --mcp-wait` does.
+// DefaultMCPWait is how long a script waits for MCP servers to start
+// (--mcp-wait); `browseragent run` waits only when given --mcp-wait.
 const DefaultMCPWait = 30 * time.Second
 
 // waitMCP waits, up to Options.MCPWait, until no MCP server is starting, so

@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
 )
 
@@ -30,7 +32,7 @@ type runFlags struct {
 }
 
 func newRunCmd(s *streams) *cobra.Command {
-	f := &runFlags{mcpWait: 30 * time.Second}
+	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   `run "TASK"`,
 		Short: "Do one task with the agent, non-interactively: the answer on stdout",
@@ -80,7 +82,7 @@ an answer; 4 no LLM configured; 130 interrupted.`,
 	fl.BoolVar(&f.headed, "headed", false, "show the isolated browser window")
 	fl.StringVar(&f.sites, "sites", "", "extra sensitive-sites rules file, layered over the defaults")
 	fl.StringVar(&f.mcpConfig, "mcp-config", "", "extra MCP config file, merged over the user and project files")
-	fl.DurationVar(&f.mcpWait, "mcp-wait", f.mcpWait, "how long to wait for MCP servers to start before the first step")
+	fl.DurationVar(&f.mcpWait, "mcp-wait", 0, "wait up to this long for every MCP server to start before the first step (default: start at once; servers join as they become ready, and a server the task names is waited for)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: no limit)")
 	f.connect.addFlags(fl)
 	fl.BoolVar(&f.keepTabs, "keep-tabs", false, "with --connect: leave the tabs the agent opened in your Chrome open at the end")
@@ -122,7 +124,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 		defer cancel()
 	}
 
-	sess, err := openRunSession(ctx, s, f)
+	sess, err := openRunSession(ctx, s, f, task)
 	if err != nil {
 		return err
 	}
@@ -143,12 +145,18 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 	return finishRun(s, f, p, ag, answer, err)
 }
 
-// openRunSession opens the session the agent calls tools through and gives
-// the MCP servers up to --mcp-wait to start, so their tools are on offer
-// from the first step.
-func openRunSession(ctx context.Context, s *streams, f *runFlags) (*session.Session, error) {
+// openRunSession opens the session the agent calls tools through. The
+// first step does not wait for the MCP servers: their tools join the
+// list, which is rebuilt per step, as each becomes ready. Only a server
+// the task names (@name, or its name as a word) is waited for, and with
+// --mcp-wait every server, up to that long.
+func openRunSession(ctx context.Context, s *streams, f *runFlags, task string) (*session.Session, error) {
 	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice, keepTabs: f.keepTabs, gate: projectGate(s.err, f.trustProject, nil)})
+	failed := &mcpFailures{notice: notice}
+	// The servers nobody waits for start at a lower CPU priority, so
+	// their start does not slow the task.
+	background := func(name string) bool { return f.mcpWait == 0 && !mcpclient.Mentions(task, name) }
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP, yes: f.yes, headed: f.headed, mcpHost: f.host.apply, warn: s.err, notice: notice, keepTabs: f.keepTabs, gate: projectGate(s.err, f.trustProject, nil), onMCP: failed.event, background: background})
 	if err != nil {
 		return nil, err
 	}
@@ -158,17 +166,59 @@ func openRunSession(ctx context.Context, s *streams, f *runFlags) (*session.Sess
 			return nil, fmt.Errorf("--connect: %w", err)
 		}
 	}
-	if sess.MCP != nil {
+	if sess.MCP == nil {
+		return sess, nil
+	}
+	if f.mcpWait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, f.mcpWait)
-		_ = sess.MCP.WaitAll(wctx) // a slow or failed server is reported below, not fatal
+		_ = sess.MCP.WaitAll(wctx) // a slow or failed server is reported, not fatal
 		cancel()
-		for _, st := range sess.MCP.Status() {
-			if st.Err != nil {
-				fmt.Fprintf(s.err, "browseragent: mcp %s: %s: %v (continuing without it)\n", st.Name, st.State, st.Err)
-			}
+	}
+	for _, name := range sess.MCP.Mentioned(task) {
+		// Bounded by the server's own start timeout (it fails then) and
+		// by --mcp-wait when given.
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if f.mcpWait > 0 {
+			wctx, cancel = context.WithTimeout(ctx, f.mcpWait)
 		}
+		_ = sess.MCP.WaitReady(wctx, name)
+		cancel()
+	}
+	for _, st := range sess.MCP.Status() {
+		failed.report(st.Name, st.State, st.Err)
 	}
 	return sess, nil
+}
+
+// mcpFailures tells the person, once per server, that an MCP server
+// failed and the task goes on without it: at the first step for those it
+// waited for, as it happens for those still starting.
+type mcpFailures struct {
+	notice func(string)
+	mu     sync.Mutex
+	told   map[string]bool
+}
+
+func (m *mcpFailures) event(ev mcpclient.Event) {
+	if ev.Kind == mcpclient.EventState {
+		m.report(ev.Server, ev.State, ev.Err)
+	}
+}
+
+func (m *mcpFailures) report(name string, st mcpclient.ServerState, err error) {
+	if st != mcpclient.StateError || err == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.told[name] {
+		return
+	}
+	if m.told == nil {
+		m.told = map[string]bool{}
+	}
+	m.told[name] = true
+	m.notice(fmt.Sprintf("mcp %s: %s: %v (continuing without it)", name, st, err))
 }
 
 func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer string, err error) error {

@@ -26,10 +26,13 @@ type sessionConfig struct {
 	keepTabs  bool   // --keep-tabs
 	approver  tools.Approver
 	onMCP     func(mcpclient.Event)
-	notice    func(string)             // one-line notices for the person (the browser starting)
-	mcpHost   func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
-	warn      io.Writer                // where load warnings go (nil: nowhere)
-	gate      *mcpclient.ProjectGate   // trust of the project's .mcp.json (nil: skip it, saying so on warn)
+	// background names the MCP servers nobody waits for (mcpclient.
+	// Options.Background): `run`'s, apart from those its task names.
+	background func(name string) bool
+	notice     func(string)             // one-line notices for the person (the browser starting)
+	mcpHost    func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
+	warn       io.Writer                // where load warnings go (nil: nowhere)
+	gate       *mcpclient.ProjectGate   // trust of the project's .mcp.json (nil: skip it, saying so on warn)
 }
 
 // loadRules reads the embedded rules, the user's file when present and
@@ -104,7 +107,7 @@ func openSession(ctx context.Context, c sessionConfig) (*session.Session, error)
 			return nil, err
 		}
 		opts.MCP = cfg
-		opts.MCPOptions = mcpclient.Options{ClientName: "browseragent", ClientVersion: buildVersion(), OnEvent: c.onMCP}
+		opts.MCPOptions = mcpclient.Options{ClientName: "browseragent", ClientVersion: buildVersion(), OnEvent: c.onMCP, Background: c.background}
 		if c.mcpHost != nil {
 			c.mcpHost(&opts.MCPOptions)
 		}

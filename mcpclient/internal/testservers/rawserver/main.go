@@ -9,6 +9,8 @@
 //	crash        prints to stderr and exits 3 before answering
 //	hang         never answers initialize and ignores SIGTERM
 //	sleep=DUR    waits DUR before answering initialize
+//	gate=FILE    waits until FILE exists before answering initialize (a
+//	             server slow to start, for as long as a test wants)
 //	stderrflood  writes 100000 stderr lines, then serves
 //	grandchild   starts a child "sleep 300" in its group, then serves
 package main
@@ -103,6 +105,13 @@ func initialize(req request) {
 	case strings.HasPrefix(mode, "sleep="):
 		d, _ := time.ParseDuration(strings.TrimPrefix(mode, "sleep="))
 		time.Sleep(d)
+	case strings.HasPrefix(mode, "gate="):
+		for {
+			if _, err := os.Stat(strings.TrimPrefix(mode, "gate=")); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	reply(req.ID, map[string]any{
 		"protocolVersion": "2025-06-18",
