@@ -72,12 +72,33 @@ func (b *Browser) outOfProcessFrames(ctx context.Context, top target.ID) ([]stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
 	defer cancel()
+	infos, err := s.frameTargetInfos(ctx, top)
+	if err != nil {
+		return nil, err
+	}
+	var urls []string
+	for _, info := range infos {
+		if !isPDFViewer(info.URL) {
+			urls = append(urls, info.URL)
+		}
+		inner, err := s.frameTreeOf(ctx, info.TargetID)
+		if err != nil {
+			return nil, err
+		}
+		urls = childFrameURLs(inner, urls)
+	}
+	return urls, nil
+}
+
+// frameTargetInfos lists the frame targets below the page target top (a
+// frame of the page, or of another such frame), parents first.
+func (s *session) frameTargetInfos(ctx context.Context, top target.ID) ([]*target.Info, error) {
 	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "iframe"}}})
 	if err != nil {
 		return nil, fmt.Errorf("list frames: %w", err)
 	}
 	ours := map[target.ID]bool{top: true}
-	var urls []string
+	var infos []*target.Info
 	for added := true; added; {
 		added = false
 		for _, info := range res.TargetInfos {
@@ -85,17 +106,20 @@ func (b *Browser) outOfProcessFrames(ctx context.Context, top target.ID) ([]stri
 				continue
 			}
 			ours[info.TargetID], added = true, true
-			if !isPDFViewer(info.URL) {
-				urls = append(urls, info.URL)
-			}
-			inner, err := s.frameTreeOf(ctx, info.TargetID)
-			if err != nil {
-				return nil, err
-			}
-			urls = childFrameURLs(inner, urls)
+			infos = append(infos, info)
 		}
 	}
-	return urls, nil
+	return infos, nil
+}
+
+// frameTargets is frameTargetInfos' target ids.
+func (s *session) frameTargets(ctx context.Context, top target.ID) ([]target.ID, error) {
+	infos, err := s.frameTargetInfos(ctx, top)
+	ids := make([]target.ID, len(infos))
+	for i, info := range infos {
+		ids[i] = info.TargetID
+	}
+	return ids, err
 }
 
 // frameTreeOf reads the frame tree of a target chromedp is not attached to.
@@ -192,5 +216,5 @@ func (b *Browser) RefInFrame(ctx context.Context, tabID, ref string) (bool, erro
 	if ref != "" {
 		expr = fmt.Sprintf("(function(el){%s\nreturn __baFrame(el);})((%s)(%s))", frameOwnerJS, refsJS, jsArg(ref))
 	}
-	return b.askPage(ctx, tabID, expr)
+	return askPage[bool](b, ctx, tabID, expr)
 }

@@ -39,46 +39,62 @@ const secretAskTimeout = 5 * time.Second
 // (tabID "" means the current tab) is a secret field, asked from the live
 // page now: an <input type=password>, or a field with autocomplete
 // current-password, new-password, one-time-code, cc-number or cc-csc. With
-// ref "" it asks about the focused element (where a key press lands).
-// Fields inside iframes are not seen. An error means the page could not
-// answer (a stale ref, no tab, a hung page); callers that must not leak
-// should then treat the field as secret.
+// ref "" it asks about the focused element (where a key press lands). When
+// the element is or holds a frame (a card form in a payment iframe, a
+// login widget), what it types reaches the frames' documents: then their
+// focused elements are asked, every frame's, cross-site ones too. An error
+// means the page could not answer (a stale ref, no tab, a hung page);
+// callers that must not leak should then treat the field as secret.
 func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, error) {
-	expr := focusedSecretJS
+	expr := fmt.Sprintf("(function(){%s\n%s\nlet el = document.activeElement;\nwhile (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;\nreturn __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);})()",
+		secretFieldJS, frameOwnerJS)
 	if ref != "" {
-		expr = fmt.Sprintf("(function(el){%s\nreturn __baSecret(el);})((%s)(%s))", secretFieldJS, refsJS, jsArg(ref))
+		expr = fmt.Sprintf("(function(el){%s\n%s\nreturn __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);})((%s)(%s))", secretFieldJS, frameOwnerJS, refsJS, jsArg(ref))
 	}
-	return b.askPage(ctx, tabID, expr)
+	v, err := askPage[int](b, ctx, tabID, expr)
+	switch {
+	case err != nil:
+		return false, err
+	case v == 2:
+		return b.framesHaveSecret(ctx, tabID, true)
+	}
+	return v == 1, nil
 }
 
-// PageHasSecretField reports whether the tab's document holds any secret
-// field (as SecretField judges one). It is for tools whose target element
-// browseragent cannot resolve, such as chrome-devtools-mcp's uids.
+// PageHasSecretField reports whether the tab's document or any of its
+// frames holds a secret field (as SecretField judges one). It is for tools
+// whose target element browseragent cannot resolve, such as
+// chrome-devtools-mcp's uids, which reach into frames.
 func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, error) {
-	return b.askPage(ctx, tabID, anySecretJS)
+	ok, err := askPage[bool](b, ctx, tabID, anySecretJS)
+	if err != nil || ok {
+		return ok, err
+	}
+	return b.framesHaveSecret(ctx, tabID, false)
 }
 
-// askPage evaluates a boolean expression in the tab, serialised with the
-// tab's tool calls.
-func (b *Browser) askPage(ctx context.Context, tabID, expr string) (bool, error) {
+// askPage evaluates an expression in the tab, serialised with the tab's
+// tool calls, and decodes its value.
+func askPage[T any](b *Browser, ctx context.Context, tabID, expr string) (T, error) {
+	var zero T
 	b.mu.Lock()
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return false, ErrNoTab
+		return zero, ErrNoTab
 	}
 	t, err := s.lookup(tabID)
 	if err != nil {
-		return false, err
+		return zero, err
 	}
 	if t.isCrashed() {
-		return false, fmt.Errorf("tab %s crashed", t.short)
+		return zero, fmt.Errorf("tab %s crashed", t.short)
 	}
 	t.busy.Lock()
 	defer t.busy.Unlock()
 	pctx, err := s.attach(t)
 	if err != nil {
-		return false, err
+		return zero, err
 	}
 	// Derived from the tab's context so chromedp finds the target; ended
 	// with ctx, and cancelling it never closes the tab.
@@ -86,12 +102,12 @@ func (b *Browser) askPage(ctx context.Context, tabID, expr string) (bool, error)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	ok, err := eval[bool](cctx, expr)
+	v, err := eval[T](cctx, expr)
 	if err != nil {
 		if r, ferr := jsFail(err); ferr == nil && r != nil {
-			return false, fmt.Errorf("tab %s: %s", t.short, r.Text)
+			return zero, fmt.Errorf("tab %s: %s", t.short, r.Text)
 		}
-		return false, fmt.Errorf("tab %s: %w", t.short, err)
+		return zero, fmt.Errorf("tab %s: %w", t.short, err)
 	}
-	return ok, nil
+	return v, nil
 }

@@ -134,8 +134,17 @@ rules:
 // field is redacted whole, while a fill on a page without one is logged.
 func TestSessionSecretMCPFill(t *testing.T) {
 	site := loginSite(t)
-	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Search</title><input name="q" placeholder="search words">`)
+	var plain *httptest.Server
+	plain = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/shop": // the card form is a payment provider's, in a cross-site frame
+			fmt.Fprintf(w, `<title>Shop</title><input name="q" placeholder="search words"><iframe src="%s/card"></iframe>`,
+				strings.Replace(plain.URL, "127.0.0.1", "localhost", 1))
+		case "/card":
+			fmt.Fprint(w, `<title>Pay</title><input name="cc" autocomplete="cc-number" placeholder="card no">`)
+		default:
+			fmt.Fprint(w, `<title>Search</title><input name="q" placeholder="search words">`)
+		}
 	}))
 	t.Cleanup(plain.Close)
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
@@ -165,18 +174,21 @@ func TestSessionSecretMCPFill(t *testing.T) {
 		return res.Secret
 	}
 	got := map[string]bool{
-		"password": fill(site.URL+"/login", "pass word", "hunter2mcp"),
-		"search":   fill(plain.URL+"/", "search words", "kittens-visible"),
+		"password":        fill(site.URL+"/login", "pass word", "hunter2mcp"),
+		"search":          fill(plain.URL+"/", "search words", "kittens-visible"),
+		"card in a frame": fill(plain.URL+"/shop", "card no", "4111222233334444"),
 	}
-	if diff := cmp.Diff(map[string]bool{"password": true, "search": false}, got); diff != "" {
+	if diff := cmp.Diff(map[string]bool{"password": true, "search": false, "card in a frame": true}, got); diff != "" {
 		t.Errorf("ToolResult.Secret of fill (-want +got)\n%s", diff)
 	}
 	log, err := os.ReadFile(s.audit.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(log), "hunter2mcp") {
-		t.Errorf("audit log holds the password filled through MCP:\n%s", log)
+	for _, secret := range []string{"hunter2mcp", "4111222233334444"} {
+		if strings.Contains(string(log), secret) {
+			t.Errorf("audit log holds %q filled through MCP:\n%s", secret, log)
+		}
 	}
 	if !strings.Contains(string(log), "kittens-visible") {
 		t.Errorf("audit log lost the value filled into an ordinary page:\n%s", log)
@@ -184,3 +196,49 @@ func TestSessionSecretMCPFill(t *testing.T) {
 }
 
 var mcpUIDRE = regexp.MustCompile(`uid=(\S+)`)
+
+// TestSessionSecretInFrame: a card number typed, key by key, into a payment
+// provider's field inside a cross-site frame never reaches the audit log:
+// the focus is in the frame, so the frame's focused field is judged, not
+// the frame element of the shop's page.
+func TestSessionSecretInFrame(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/card":
+			fmt.Fprint(w, `<title>Pay</title><body style="margin:0"><input autocomplete="cc-number" style="width:100%;height:100%;box-sizing:border-box"></body>`)
+		case "/note":
+			fmt.Fprint(w, `<title>Note</title><body style="margin:0"><input name="note" style="width:100%;height:100%;box-sizing:border-box"></body>`)
+		default:
+			frame := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + r.URL.Path[len("/shop"):]
+			fmt.Fprintf(w, `<title>Shop</title><h1>Shop</h1><div role="button" aria-label="pay here" style="width:300px;height:40px"><iframe src="%s" style="width:300px;height:40px;border:0"></iframe></div>`, frame)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	s := newTestSession(t, false, "version: 1\nrules: []\n")
+	press := func(page string) bool {
+		t.Helper()
+		call(t, s, "browser_open", map[string]any{"url": srv.URL + page})
+		call(t, s, "browser_wait", map[string]any{"text": "Shop"})
+		ref := refOf(t, s, "pay here")
+		secret := false
+		// The frame loads after the page: a click before its field is
+		// drawn focuses nothing, and the key then types nowhere.
+		for range 10 {
+			call(t, s, "browser_click", map[string]any{"ref": ref})
+			res := call(t, s, "browser_press", map[string]any{"key": "7"})
+			if res.IsError {
+				t.Fatalf("browser_press on %s: %s", page, res.Text)
+			}
+			if secret = res.Secret; secret {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		return secret
+	}
+	got := map[string]bool{"card field in a frame": press("/shop/card"), "note field in a frame": press("/shop/note")}
+	if diff := cmp.Diff(map[string]bool{"card field in a frame": true, "note field in a frame": false}, got); diff != "" {
+		t.Errorf("ToolResult.Secret of browser_press (-want +got)\n%s", diff)
+	}
+}

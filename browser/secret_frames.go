@@ -1,0 +1,133 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// cdpCall sends one CDP command to a target and returns its result.
+type cdpCall func(ctx context.Context, method string, params any) (json.RawMessage, error)
+
+// framesHaveSecret asks every frame of the tab below its top document —
+// same-process frames, and cross-site frames (targets of their own) with
+// the frames inside them — whether it holds a secret field, or with
+// focused, whether its focused element is one. Each frame is asked in an
+// isolated world of its own, so the page's scripts cannot change the
+// answer. Any frame that cannot answer is an error: callers then treat
+// the typing as secret.
+func (b *Browser) framesHaveSecret(ctx context.Context, tabID string, focused bool) (bool, error) {
+	expr := anySecretJS
+	if focused {
+		expr = focusedSecretJS
+	}
+	var top target.ID
+	found := false
+	err := b.onTab(ctx, tabID, func(pctx context.Context) error {
+		t := chromedp.FromContext(pctx).Target
+		top = t.TargetID
+		call := func(ctx context.Context, method string, params any) (json.RawMessage, error) {
+			var out json.RawMessage
+			err := t.Call(ctx, method, params, &out)
+			return out, err
+		}
+		var err error
+		found, err = treeHasSecret(pctx, call, expr, false)
+		return err
+	})
+	if err != nil || found {
+		return found, err
+	}
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return false, ErrNoTab
+	}
+	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
+	defer cancel()
+	ids, err := s.frameTargets(ctx, top)
+	if err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		raw, err := s.openRaw(ctx, id)
+		if err != nil {
+			return false, fmt.Errorf("frame %s: %w", id, err)
+		}
+		ok, err := treeHasSecret(ctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
+			return raw.call(ctx, method, params, nil)
+		}, expr, true)
+		raw.close()
+		if err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// treeHasSecret evaluates expr in every frame of one target (its root
+// frame too when withRoot) and reports whether any answered true.
+func treeHasSecret(ctx context.Context, call cdpCall, expr string, withRoot bool) (bool, error) {
+	out, err := call(ctx, "Page.getFrameTree", struct{}{})
+	if err != nil {
+		return false, err
+	}
+	var res struct {
+		FrameTree *page.FrameTree `json:"frameTree"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return false, err
+	}
+	var frames []*cdp.Frame
+	var walk func(ft *page.FrameTree, root bool)
+	walk = func(ft *page.FrameTree, root bool) {
+		if ft == nil {
+			return
+		}
+		if ft.Frame != nil && (!root || withRoot) {
+			frames = append(frames, ft.Frame)
+		}
+		for _, c := range ft.ChildFrames {
+			walk(c, false)
+		}
+	}
+	walk(res.FrameTree, true)
+	for _, f := range frames {
+		out, err := call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": f.ID, "worldName": "browseragent-secret"})
+		if err != nil {
+			return false, fmt.Errorf("frame %s: %w", f.URL, err)
+		}
+		var world struct {
+			ExecutionContextID int64 `json:"executionContextId"`
+		}
+		if err := json.Unmarshal(out, &world); err != nil {
+			return false, err
+		}
+		out, err = call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "contextId": world.ExecutionContextID, "returnByValue": true})
+		if err != nil {
+			return false, fmt.Errorf("frame %s: %w", f.URL, err)
+		}
+		var ev struct {
+			Result struct {
+				Value any `json:"value"`
+			} `json:"result"`
+			ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+		}
+		if err := json.Unmarshal(out, &ev); err != nil {
+			return false, err
+		}
+		if len(ev.ExceptionDetails) > 0 {
+			return false, fmt.Errorf("frame %s: the secret-field check failed", f.URL)
+		}
+		if ev.Result.Value == true {
+			return true, nil
+		}
+	}
+	return false, nil
+}
