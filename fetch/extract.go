@@ -61,8 +61,9 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	pageTitle := documentTitle(doc)
 	// The second opinion is copied before readability changes the tree.
 	var second *html.Node
-	if c := findContainer(doc); c != nil {
-		second = cloneTree(c)
+	container := findContainer(doc)
+	if container != nil {
+		second = cloneTree(container)
 		cleanContainer(second)
 	}
 	parser := readability.NewParser()
@@ -76,11 +77,16 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		} else {
 			r.nodes = fallbackBody(doc)
 		}
+		for _, n := range r.nodes {
+			dropRuby(n)
+		}
 		return nil
 	}
 	pruneArticle(art.Node)
-	chosen := chooseArticle(art.Node, second)
-	addLead(chosen, indexPage(doc))
+	idx := indexPage(doc)
+	chosen := chooseArticle(art.Node, second, container, idx)
+	addLead(chosen, idx)
+	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
@@ -183,6 +189,23 @@ func absolutize(sel *goquery.Selection, base *url.URL) {
 	}
 	for _, s := range []*goquery.Selection{sel.Filter("[src]"), sel.Find("[src]")} {
 		s.Each(fix("src"))
+	}
+}
+
+// dropRuby removes ruby annotations (<rt>, <rp>: the reading printed
+// above East Asian characters) from the content: in text they would be run
+// into the words they annotate ("子こども").
+func dropRuby(root *html.Node) {
+	var drop []*html.Node
+	walk(root, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Rt || n.DataAtom == atom.Rp) {
+			drop = append(drop, n)
+			return false
+		}
+		return true
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
 	}
 }
 

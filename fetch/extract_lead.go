@@ -27,8 +27,14 @@ const leadGap = 400
 // docPositions are the text nodes of a page in document order, with the
 // letters before each, and each element's span of letters.
 type docPositions struct {
-	byText map[string]int // first text node of that (trimmed) text: its start
+	byText map[string]textPos // the first text node of that (trimmed) text
 	leads  []leadCand
+}
+
+// textPos is a text node of the page and the letters before it.
+type textPos struct {
+	n   *html.Node
+	pos int
 }
 
 type leadCand struct {
@@ -39,7 +45,7 @@ type leadCand struct {
 // indexPage walks the page once: where each text starts, and the lead
 // candidates (with where they start and end).
 func indexPage(doc *html.Node) *docPositions {
-	p := &docPositions{byText: map[string]int{}}
+	p := &docPositions{byText: map[string]textPos{}}
 	pos := 0
 	// ctx is what the ancestors of a node say about it.
 	type ctx struct {
@@ -52,8 +58,8 @@ func indexPage(doc *html.Node) *docPositions {
 			case html.TextNode:
 				l := countLetters(c.Data)
 				if l >= 12 {
-					if k := strings.TrimSpace(c.Data); p.byText[k] == 0 {
-						p.byText[k] = pos + 1 // 0 means absent
+					if k := strings.TrimSpace(c.Data); p.byText[k].n == nil {
+						p.byText[k] = textPos{c, pos}
 					}
 				}
 				pos += l
@@ -155,28 +161,33 @@ func isLeadCandidate(n *html.Node, inHeader bool) bool {
 	return false
 }
 
+// origin is where in the page the text of article (a copy of a part of
+// it) starts: the first text node of article found in the page.
+func (p *docPositions) origin(article *html.Node) textPos {
+	var found textPos
+	walk(article, func(n *html.Node) bool {
+		if found.n != nil {
+			return false
+		}
+		if n.Type == html.TextNode && countLetters(n.Data) >= 12 {
+			found = p.byText[strings.TrimSpace(n.Data)]
+		}
+		return found.n == nil
+	})
+	return found
+}
+
 // addLead puts the page's lead in front of article when the article starts
 // shortly after it and does not hold it already.
 func addLead(article *html.Node, pos *docPositions) {
 	if pos == nil || len(pos.leads) == 0 {
 		return
 	}
-	start := -1
-	walk(article, func(n *html.Node) bool {
-		if start >= 0 {
-			return false
-		}
-		if n.Type == html.TextNode && countLetters(n.Data) >= 12 {
-			if s := pos.byText[strings.TrimSpace(n.Data)]; s > 0 {
-				start = s - 1
-			}
-			return false
-		}
-		return true
-	})
-	if start < 0 {
+	orig := pos.origin(article)
+	if orig.n == nil {
 		return
 	}
+	start := orig.pos
 	text := ""
 	var first *html.Node = article.FirstChild
 	for _, c := range pos.leads {

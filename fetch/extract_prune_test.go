@@ -138,3 +138,67 @@ func TestSecondOpinion(t *testing.T) {
 		t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
 	}
 }
+
+// When readability's pick lies in a block that is never the article (an
+// author box, a cookie notice, the comments) the page's own article body
+// is the answer, even when it holds less than twice the text; a live
+// ticker's "comments" and a plain block are not such blocks.
+func TestWrongPick(t *testing.T) {
+	tests := []struct {
+		box  string // class of the block readability picked
+		want string // "second" or "first"
+	}{
+		{"author-box", "second"},
+		{"widget_eu_cookie_law_widget", "second"},
+		{"comments-area", "second"},
+		{"live-match-comments", "first"},
+		{"story-extra", "first"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.box, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(`<html><head><title>Short lines</title></head><body><div class="entry-content">`)
+			for i := 1; i <= 16; i++ {
+				fmt.Fprintf(&b, `<p>Line %d of a poem, long.</p>`, i)
+			}
+			b.WriteString(`</div><div class="` + tc.box + `"><div id="picked"><p>` + strings.Repeat(`Words from the box, long, comma-rich, with words, and more words, `+
+				`and more, written to look, to readability, like the article, which it is not, at all. `, 2) + `</p></div></div></body></html>`)
+			doc, err := html.Parse(strings.NewReader(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			container := findContainer(doc)
+			if container == nil {
+				t.Fatal("no container found")
+			}
+			second := cloneTree(container)
+			cleanContainer(second)
+			var picked *html.Node
+			walk(doc, func(n *html.Node) bool {
+				if attrOr(n, "id") == "picked" {
+					picked = cloneTree(n)
+				}
+				return picked == nil
+			})
+			got := "first"
+			if chooseArticle(picked, second, container, indexPage(doc)) == second {
+				got = "second"
+			}
+			if got != tc.want {
+				t.Errorf("chooseArticle took the %s, want the %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// Ruby annotations are not run into the words they annotate.
+func TestDropRuby(t *testing.T) {
+	page := `<html><body><article><p>` + strings.Repeat(`<ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの法律ができて、親が教育するために。`, 12) + `</p></article></body></html>`
+	res, err := Extract([]byte(page), "https://ruby.test/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Text(); !strings.Contains(text, "子どもへの法律") || strings.Contains(text, "こ") {
+		t.Errorf("text = %q, want the words without their readings", text)
+	}
+}

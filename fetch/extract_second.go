@@ -3,6 +3,7 @@ package fetch
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -175,10 +176,49 @@ func isHidden(n *html.Node) bool {
 // chooseArticle is readability's pick, or the second opinion when that
 // holds more than twice its text outside links: readability then took one
 // part of a page whose article is split into many blocks (or a table or a
-// list beside it).
-func chooseArticle(first, second *html.Node) *html.Node {
-	if second != nil && plainTextLen(second) > 2*plainTextLen(first) {
+// list beside it). The second opinion also wins when readability's pick
+// lies in a block named as never the article (a cookie notice, an author
+// box, the comments, a sidebar widget) outside the second opinion's
+// element.
+func chooseArticle(first, second, container *html.Node, idx *docPositions) *html.Node {
+	if second == nil {
+		return first
+	}
+	l1, l2 := plainTextLen(first), plainTextLen(second)
+	if l2 > 2*l1 {
 		return second
 	}
+	orig := idx.origin(first)
+	if orig.n == nil {
+		return first
+	}
+	for n := orig.n.Parent; n != nil && n != container; n = n.Parent {
+		if n.Type == html.ElementNode && n.DataAtom != atom.Body && n.DataAtom != atom.Main && n.DataAtom != atom.Article && hasNameIn(n, wrongPickName) && !hasNameIn(n, liveName) {
+			return second
+		}
+	}
 	return first
+}
+
+// wrongPickName matches a class or id token of a block that is never the
+// article, however much text it has.
+var wrongPickName = regexp.MustCompile(`^(?:cookie|consent|gdpr|comments?$|commentlist|disqus|respond$|author|newsletter|subscri|sidebar|widget)`)
+
+// liveName matches a token of a live ticker's blocks: their "comments"
+// are the reporter's.
+var liveName = regexp.MustCompile(`^(?:live|liveblog|ticker)`)
+
+// hasNameIn says a token of n's class or id matches re.
+func hasNameIn(n *html.Node, re *regexp.Regexp) bool {
+	for _, a := range n.Attr {
+		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
+			continue
+		}
+		for _, tok := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if re.MatchString(tok) {
+				return true
+			}
+		}
+	}
+	return false
 }
