@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -135,6 +136,12 @@ type authorizer struct {
 	login   *storedLogin
 	gen     int // bumped by set, so a 401 can tell a newer token exists
 	stepUps int
+
+	// carry are scopes a new login asks for besides the challenged ones:
+	// those of the login it replaces and those a server asked for since
+	// (Login sets them). flows counts the logins run (under mu).
+	carry []string
+	flows int
 }
 
 func newAuthorizer(name string, cfg *ServerConfig, opts OAuthOptions) *authorizer {
@@ -262,7 +269,8 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 	if !a.opts.Interactive {
 		drain(resp)
 		if stepUp {
-			return fmt.Errorf("%w: mcp server %q asks for more OAuth scopes; run 'browseragent %s'", ErrLoginRequired, a.name, a.loginCommand())
+			want := a.rememberScopes(resp)
+			return fmt.Errorf("%w: mcp server %q asks for more OAuth scopes (%s); run 'browseragent %s'", ErrLoginRequired, a.name, strings.Join(want, " "), a.loginCommand())
 		}
 		if rerr != nil {
 			return fmt.Errorf("%w: mcp server %q (its token could not be refreshed: %v); run 'browseragent %s'", ErrLoginRequired, a.name, rerr, a.loginCommand())
@@ -270,6 +278,51 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 		return fmt.Errorf("%w: mcp server %q; run 'browseragent %s'", ErrLoginRequired, a.name, a.loginCommand())
 	}
 	return a.runFlow(ctx, req, resp, stepUp)
+}
+
+// rememberScopes files the scopes a 403 insufficient_scope asks for with
+// the stored login, so that the login the person runs next asks for them
+// (a step-up found by a command that cannot open a browser). It returns
+// them.
+func (a *authorizer) rememberScopes(resp *http.Response) []string {
+	want := challengedScopes(resp)
+	l := a.current()
+	if l == nil || len(want) == 0 {
+		return want
+	}
+	nl := *l
+	nl.WantScopes = unionScopes(l.WantScopes, want)
+	// Unsaved, the message still names the scopes; 'mcp login' then asks
+	// for what the server challenges it with.
+	if a.store.save(a.name, a.url, &nl) == nil {
+		a.set(&nl)
+	}
+	return want
+}
+
+// challengedScopes are the scopes a Bearer challenge of resp names.
+func challengedScopes(resp *http.Response) []string {
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return nil
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["scope"] != "" {
+			return strings.Fields(c.Params["scope"])
+		}
+	}
+	return nil
+}
+
+// unionScopes is a followed by the scopes of b it lacks, without repeats.
+func unionScopes(a, b []string) []string {
+	var out []string
+	for _, s := range slices.Concat(a, b) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // loginCommand is the command that logs in to this server: by name, or

@@ -2,7 +2,9 @@ package mcpclient
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 )
 
 // OAuthConfig is the "oauth" object of an http/sse server entry: a client
@@ -16,6 +18,12 @@ type OAuthConfig struct {
 	// CallbackPort fixes the loopback redirect port, for clients registered
 	// with http://127.0.0.1:PORT/callback; 0 picks a free port.
 	CallbackPort int `json:"callbackPort,omitempty"`
+	// ClientMetadataURL is the https URL of a Client ID Metadata Document
+	// describing browseragent (draft-ietf-oauth-client-id-metadata-document):
+	// an authorization server that advertises
+	// client_id_metadata_document_supported gets it as the client_id, with
+	// no registration. Others fall back to clientId or dynamic registration.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
 }
 
 func (o *OAuthConfig) clone() *OAuthConfig {
@@ -36,6 +44,11 @@ func (o *OAuthConfig) check() error {
 		return fmt.Errorf("oauth.callbackPort %d is not a port (1-65535, or 0 for any)", o.CallbackPort)
 	case o.ClientSecret != "" && o.ClientID == "":
 		return fmt.Errorf("oauth.clientSecret is set without oauth.clientId")
+	case o.ClientMetadataURL != "":
+		u, err := url.Parse(o.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			return fmt.Errorf("oauth.clientMetadataUrl %q is not an https URL with a path (the client ID metadata document's address, e.g. https://example.com/browseragent.json)", o.ClientMetadataURL)
+		}
 	}
 	return nil
 }

@@ -41,13 +41,18 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 	hc := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              redirect,
 		AuthorizationCodeFetcher: a.fetcher(ln),
-		Client:                   a.opts.HTTPClient,
+		Client:                   legacyDiscoveryClient(a.opts.HTTPClient, a.url),
 		RequestRefreshToken:      true,
 		ScopeFilter:              a.scopeFilter(stepUp),
 		NewTokenSource: func(_ context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
 			got.cfg, got.tok = c, t
 			return oauth2.StaticTokenSource(t), nil
 		},
+	}
+	if a.cfg.ClientMetadataURL != "" {
+		// Used only where the authorization server advertises support;
+		// elsewhere the client below is.
+		hc.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: a.cfg.ClientMetadataURL}
 	}
 	if a.cfg.ClientID != "" {
 		hc.PreregisteredClient = &oauthex.ClientCredentials{ClientID: a.cfg.ClientID}
@@ -89,6 +94,7 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 	}
 	a.set(l)
 	a.forced = ""
+	a.flows++
 	return nil
 }
 
@@ -112,15 +118,9 @@ func (a *authorizer) scopeFilter(stepUp bool) func([]string) []string {
 			want = append(want, discovered...)
 		}
 		if l := a.current(); stepUp && l != nil {
-			want = slices.Concat(l.Scopes, want)
+			want = slices.Concat(l.Scopes, l.WantScopes, want)
 		}
-		var out []string
-		for _, s := range want {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-		return out
+		return unionScopes(want, a.carry)
 	}
 }
 

@@ -36,6 +36,9 @@ type storedLogin struct {
 	TokenType    string           `json:"tokenType,omitempty"`
 	RefreshToken string           `json:"refreshToken,omitempty"`
 	Expiry       time.Time        `json:"expiry,omitzero"`
+	// WantScopes are scopes a server asked for (403 insufficient_scope)
+	// when no login could be run; the next login asks for them too.
+	WantScopes []string `json:"wantScopes,omitempty"`
 }
 
 func (l *storedLogin) oauth2Config() *oauth2.Config {

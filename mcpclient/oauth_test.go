@@ -502,6 +502,10 @@ func TestParseOAuthConfig(t *testing.T) {
 		{"bad port", `{"url": "https://x/mcp", "oauth": {"callbackPort": 70000}}`, nil, `f.json: server "s": oauth.callbackPort 70000 is not a port`},
 		{"secret without id", `{"url": "https://x/mcp", "oauth": {"clientSecret": "x"}}`, nil, "oauth.clientSecret is set without oauth.clientId"},
 		{"wrong type", `{"url": "https://x/mcp", "oauth": {"scopes": "a b"}}`, nil, `f.json:1: server "s": field oauth: want []string, got string`},
+		{"metadata document", `{"url": "https://x/mcp", "oauth": {"clientMetadataUrl": "https://ba.example/client.json"}}`,
+			&OAuthConfig{ClientMetadataURL: "https://ba.example/client.json"}, ""},
+		{"metadata document not https", `{"url": "https://x/mcp", "oauth": {"clientMetadataUrl": "http://ba.example/client.json"}}`, nil, `oauth.clientMetadataUrl "http://ba.example/client.json" is not an https URL with a path`},
+		{"metadata document without path", `{"url": "https://x/mcp", "oauth": {"clientMetadataUrl": "https://ba.example/"}}`, nil, "is not an https URL with a path"},
 		{"unset variable", `{"url": "https://x/mcp", "oauth": {"clientId": "id", "clientSecret": "${NOPE}"}}`, nil, "field oauth.clientSecret: environment variable NOPE is not set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,15 +57,6 @@ var conformanceClient = []conformanceScenario{
 	{"auth/cross-app-access-complete-flow", "extension"},
 }
 
-// conformancePending are required scenarios not passing yet; each is run
-// and reported, and fails the test once it passes (so it leaves this list).
-var conformancePending = map[string]bool{
-	"auth/basic-cimd":                           true,
-	"auth/scope-step-up":                        true,
-	"auth/scope-retry-limit":                    true,
-	"auth/2025-03-26-oauth-metadata-backcompat": true,
-}
-
 var conformanceSummary = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings`)
 
 // TestConformanceClient runs the official conformance suite's client
@@ -137,10 +128,6 @@ func TestConformanceClient(t *testing.T) {
 			switch {
 			case sc.versions == "extension":
 				t.Logf("extension scenario %s: %s (exit: %v)", sc.name, summary, runErr)
-			case conformancePending[sc.name] && passed:
-				t.Errorf("%s passes now (%s): take it off conformancePending", sc.name, summary)
-			case conformancePending[sc.name]:
-				t.Logf("pending scenario %s: %s", sc.name, summary)
 			case !passed:
 				t.Errorf("conformance client %s [%s]: %s (exit: %v)\n%s", sc.name, sc.versions, summary, runErr, out.String())
 			}

@@ -47,8 +47,9 @@ type Counts struct {
 }
 
 type client struct {
-	secret    string
-	redirects []string
+	secret      string
+	redirects   []string
+	anyLoopback bool // any http://127.0.0.1:PORT/callback (a metadata-document client)
 }
 
 type grant struct {
@@ -77,25 +78,54 @@ type AuthServer struct {
 	refresh   map[string]*grant
 	counts    Counts
 	lastScope []string
+	lastID    string
+	cimd      bool
 }
 
 // NewAuthServer starts an authorization server; it stops with the test.
 func NewAuthServer(t testing.TB) *AuthServer {
-	a := &AuthServer{
+	a := newAuthServer()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
+	a.routes(mux, "")
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	a.URL = srv.URL
+	return a
+}
+
+func newAuthServer() *AuthServer {
+	return &AuthServer{
 		Supported: []string{"mcp", "admin", "offline_access"},
 		accessTTL: time.Hour,
 		clients:   map[string]*client{}, codes: map[string]*grant{},
 		access: map[string]*token{}, refresh: map[string]*grant{},
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
-	mux.HandleFunc("POST /register", a.register)
-	mux.HandleFunc("GET /authorize", a.authorize)
-	mux.HandleFunc("POST /token", a.token)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	a.URL = srv.URL
-	return a
+}
+
+// routes mounts registration, authorization and token under prefix.
+func (a *AuthServer) routes(mux *http.ServeMux, prefix string) {
+	mux.HandleFunc("POST "+prefix+"/register", a.register)
+	mux.HandleFunc("GET "+prefix+"/authorize", a.authorize)
+	mux.HandleFunc("POST "+prefix+"/token", a.token)
+}
+
+// AcceptMetadataDocument makes the server advertise
+// client_id_metadata_document_supported and take clientURL as the
+// client_id of a public client redirecting to any loopback callback, as if
+// it had fetched that document (the test never leaves loopback).
+func (a *AuthServer) AcceptMetadataDocument(clientURL string) {
+	a.mu.Lock()
+	a.cimd = true
+	a.clients[clientURL] = &client{anyLoopback: true}
+	a.mu.Unlock()
+}
+
+// LastClientID is the client_id of the last authorization request.
+func (a *AuthServer) LastClientID() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastID
 }
 
 // SetFail switches a failure mode on (FailNone turns it off).
@@ -153,9 +183,10 @@ func (a *AuthServer) Verify(_ context.Context, tok string, _ *http.Request) (*au
 
 func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
-	fail := a.fail
+	fail, cimd := a.fail, a.cimd
 	a.mu.Unlock()
 	m := oauthex.AuthServerMeta{
+		ClientIDMetadataDocumentSupported: cimd,
 		Issuer:                            a.URL,
 		AuthorizationEndpoint:             a.URL + "/authorize",
 		TokenEndpoint:                     a.URL + "/token",
@@ -206,7 +237,7 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	case !ok:
 		http.Error(w, "unknown client_id", http.StatusBadRequest)
 		return
-	case !slices.Contains(c.redirects, redirect):
+	case !slices.Contains(c.redirects, redirect) && !(c.anyLoopback && loopbackCallback(redirect)):
 		http.Error(w, "redirect_uri not registered", http.StatusBadRequest)
 		return
 	case q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "":
@@ -215,6 +246,7 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	a.counts.Authorizations++
 	a.lastScope = strings.Fields(q.Get("scope"))
+	a.lastID = q.Get("client_id")
 	back := url.Values{"state": {q.Get("state")}}
 	switch a.fail {
 	case FailNoRedirect:
@@ -236,6 +268,11 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
+}
+
+func loopbackCallback(redirect string) bool {
+	u, err := url.Parse(redirect)
+	return err == nil && u.Scheme == "http" && u.Hostname() == "127.0.0.1" && u.Path == "/callback"
 }
 
 func (a *AuthServer) grantable(asked []string) []string {
@@ -336,8 +373,20 @@ type Resource struct {
 	tokens []string // Authorization headers seen, in order
 }
 
+// ResourceOptions vary the protected MCP server.
+type ResourceOptions struct {
+	// OpenInitialize lets initialize and notifications through without a
+	// token: the first 401 answers tools/list.
+	OpenInitialize bool
+}
+
 // NewResource starts the protected MCP server.
 func NewResource(t testing.TB, as *AuthServer) *Resource {
+	return NewResourceWith(t, as, ResourceOptions{})
+}
+
+// NewResourceWith starts the protected MCP server with options.
+func NewResourceWith(t testing.TB, as *AuthServer, o ResourceOptions) *Resource {
 	res := &Resource{}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
 	type msg struct {
@@ -365,9 +414,61 @@ func NewResource(t testing.TB, as *AuthServer) *Resource {
 			Resource: hs.URL + path, AuthorizationServers: []string{as.URL}, ScopesSupported: []string{"mcp"},
 		}))
 		require := auth.RequireBearerToken(as.Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"mcp"}})
-		mux.Handle(path, res.record(require(stepUp(prmURL, h))))
+		protected := require(stepUp(prmURL, h))
+		if o.OpenInitialize {
+			protected = openInitialize(h, protected)
+		}
+		mux.Handle(path, res.record(protected))
 	}
 	return res
+}
+
+// NewLegacyServer starts an MCP server of the 2025-03-26 specification:
+// no protected-resource metadata, the authorization server on the same
+// origin under prefix. With metadata its document is at the origin's
+// /.well-known/oauth-authorization-server (naming issuer origin+prefix);
+// without, only the default endpoints (prefix "") exist.
+func NewLegacyServer(t testing.TB, prefix string, metadata bool) (*AuthServer, *Resource) {
+	a := newAuthServer()
+	mux := http.NewServeMux()
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	a.URL = hs.URL + prefix
+	if metadata {
+		mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
+	}
+	a.routes(mux, prefix)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
+	type msg struct {
+		Message string `json:"message"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echo the message"}, func(_ context.Context, _ *mcp.CallToolRequest, in msg) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
+	})
+	res := &Resource{URL: hs.URL + "/mcp"}
+	require := auth.RequireBearerToken(a.Verify, nil)
+	mux.Handle("/mcp", res.record(require(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))))
+	return a, res
+}
+
+// openInitialize serves initialize and notifications with open, the rest
+// with protected.
+func openInitialize(open, protected http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Authorization") == "" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+			var m struct {
+				Method string `json:"method"`
+			}
+			json.Unmarshal(body, &m)
+			if m.Method == "initialize" || strings.HasPrefix(m.Method, "notifications/") {
+				open.ServeHTTP(w, r)
+				return
+			}
+		}
+		protected.ServeHTTP(w, r)
+	})
 }
 
 // Tokens returns the Authorization headers the server saw.
