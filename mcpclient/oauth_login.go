@@ -153,3 +153,32 @@ func TokenFile(name, tokenDir string) string {
 	}
 	return tokenStore{dir: tokenDir}.path(name)
 }
+
+// Login runs the browser login of the http/sse server name now, with the
+// manager's OAuth options (OnPrompt, OpenURL, token directory) and HTTP
+// client, then restarts the server so it uses the new token, and waits
+// for it to be ready (the shell's /mcp login). Nothing is restarted when
+// the login fails.
+func (m *Manager) Login(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	cfg := s.base.Clone()
+	s.mu.Unlock()
+	var o OAuthOptions
+	if m.opts.OAuth != nil {
+		o = *m.opts.OAuth
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = m.opts.HTTPClient
+	}
+	if err := Login(ctx, cfg, &o); err != nil {
+		return err
+	}
+	if err := m.Restart(ctx, name); err != nil {
+		return err
+	}
+	return m.WaitReady(ctx, name)
+}

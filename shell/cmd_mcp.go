@@ -33,6 +33,7 @@ func mcpCommands() []*command {
 				{"watch", "watch a resource URI: its updates are announced (no URI: list)"},
 				{"unwatch", "stop watching a resource URI"},
 				{"log-level", "set the level of the server's log messages (debug…emergency)"},
+				{"login", "log in to an OAuth server (opens the browser, prints the URL), then reconnect it"},
 			},
 			run: cmdMCP, complete: completeMCP},
 	}
@@ -77,6 +78,8 @@ func cmdMCP(ctx context.Context, s *Shell, c *call) error {
 		return mcpWatch(ctx, s, sub, name, c.args[2:])
 	case "log-level":
 		return mcpLogLevel(ctx, s, name, c.args[2:])
+	case "login":
+		return mcpLogin(ctx, s, name)
 	}
 	return mcpUnknownSub(sub)
 }

@@ -91,7 +91,7 @@ func TestSuggest(t *testing.T) {
 		{"/fetch x --s", []string{"--select"}},
 		{"/connect --", []string{"--user-data-dir", "--browser-url", "--ws-endpoint"}},
 		{"/fetch x --select ", nil},
-		{"/mcp ", []string{"restart", "logs", "enable", "disable", "tools", "resources", "prompts", "watch", "unwatch", "log-level"}},
+		{"/mcp ", []string{"restart", "logs", "enable", "disable", "tools", "resources", "prompts", "watch", "unwatch", "log-level", "login"}},
 		{"/mcp re", []string{"restart", "resources"}},
 		{"/mcp logs ", []string{"docs", "git"}},
 		{"/mcp logs g", []string{"git"}},

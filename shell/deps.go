@@ -87,6 +87,12 @@ type MCPToggler interface {
 	Disable(ctx context.Context, name string) error
 }
 
+// MCPLoginer is the optional part of MCP behind /mcp login: run the OAuth
+// login of a server, then reconnect it and wait until it is ready.
+type MCPLoginer interface {
+	Login(ctx context.Context, name string) error
+}
+
 // Guard is the safety layer's person-facing side, for /trust, /sites and
 // /audit. Every method returns text for a person.
 type Guard interface {

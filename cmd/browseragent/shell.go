@@ -157,5 +157,6 @@ var (
 	_ shell.Browser      = (*modeSwitch)(nil)
 	_ shell.MCP          = (*mcpclient.Manager)(nil)
 	_ shell.MCPToggler   = (*mcpclient.Manager)(nil)
+	_ shell.MCPLoginer   = (*mcpclient.Manager)(nil)
 	_ shell.Guard        = shellGuard{}
 )
