@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
@@ -223,11 +224,19 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 	if b.opts.OnLaunch != nil {
 		b.opts.OnLaunch()
 	}
+	if host := b.opts.Launch.Host; host != "" {
+		s, err := openSession(ctx, host, ModeIsolated, nil, true)
+		if err != nil {
+			return nil, fmt.Errorf("isolated browser in %s: %w", host, err)
+		}
+		b.s = s
+		return s, nil
+	}
 	p, err := launch(ctx, b.opts.Launch)
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, p.ws, ModeIsolated, p)
+	s, err := openSession(ctx, p.ws, ModeIsolated, p, false)
 	if err != nil {
 		p.stop()
 		return nil, err
@@ -244,7 +253,7 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, ws, ModeShared, nil)
+	s, err := openSession(ctx, ws, ModeShared, nil, false)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", ws, err)
 	}
@@ -296,6 +305,10 @@ type session struct {
 	allocCancel context.CancelFunc
 	root        context.Context // browser-level context; never has a target
 	rootCancel  context.CancelFunc
+	// bctx is the browser context the session made for itself in a
+	// Chromium it shares (LaunchOptions.Host); "" means the whole browser.
+	// Only its tabs are the session's, and close disposes of it.
+	bctx cdp.BrowserContextID
 
 	mu      sync.Mutex
 	tabs    map[target.ID]*tab
@@ -307,8 +320,9 @@ type session struct {
 	closed  bool
 }
 
-// openSession connects to ws and starts tracking page targets.
-func openSession(ctx context.Context, ws string, mode Mode, p *process) (*session, error) {
+// openSession connects to ws and starts tracking page targets; ownContext
+// makes it a browser context of its own there, holding one blank tab.
+func openSession(ctx context.Context, ws string, mode Mode, p *process, ownContext bool) (*session, error) {
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), ws, remote.NoModifyURL)
 	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(chromedpErrorf)))
 	s := &session{
@@ -317,7 +331,7 @@ func openSession(ctx context.Context, ws string, mode Mode, p *process) (*sessio
 		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{}, tabPage: map[target.ID]target.ID{},
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- s.start() }()
+	go func() { errc <- s.start(ownContext) }()
 	select {
 	case err := <-errc:
 		if err != nil {
@@ -336,10 +350,26 @@ func openSession(ctx context.Context, ws string, mode Mode, p *process) (*sessio
 
 // start runs the first call on root (which binds the connection to root,
 // not to a caller's deadline), subscribes to target events and seeds the
-// tab list.
-func (s *session) start() error {
+// tab list. With ownContext it first makes the session's browser context,
+// disposed of by the browser should the connection drop before close, and
+// opens its first blank tab, as a launched Chromium has one.
+func (s *session) start(ownContext bool) error {
 	if err := chromedp.ListenBrowser(s.root, s.onEvent); err != nil {
 		return err
+	}
+	if ownContext {
+		res, err := chromedp.CallBrowser(s.root, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: new(true)})
+		if err != nil {
+			return fmt.Errorf("create a browser context: %w", err)
+		}
+		id := res.BrowserContextID
+		s.mu.Lock()
+		s.bctx = id
+		s.mu.Unlock()
+		if _, err := chromedp.CallBrowser(s.root, target.CreateTarget,
+			target.CreateTargetParams{URL: "about:blank", NewWindow: new(true), BrowserContextID: id}); err != nil {
+			return fmt.Errorf("open the first tab: %w", err)
+		}
 	}
 	if _, err := chromedp.CallBrowser(s.root, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return err
@@ -390,6 +420,17 @@ func (s *session) close() error {
 	s.mu.Unlock()
 	for _, c := range cancels {
 		c()
+	}
+	if s.bctx != "" && !s.dead() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.DisposeBrowserContext,
+			target.DisposeBrowserContextParams{BrowserContextID: s.bctx})
+		cancel()
+		if err != nil {
+			s.rootCancel()
+			s.allocCancel()
+			return fmt.Errorf("dispose of the browser context: %w", err)
+		}
 	}
 	s.rootCancel()
 	s.allocCancel()

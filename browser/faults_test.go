@@ -94,7 +94,7 @@ func TestSharedFaults(t *testing.T) {
 // launches a fresh one and the dead one's profile is gone.
 func TestIsolatedCrashRelaunch(t *testing.T) {
 	site := newSite(t)
-	b := newTestBrowser(t, nil)
+	b := newOwnBrowser(t, nil)
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
 	old := b.s.proc
 	syscall.Kill(-old.cmd.Process.Pid, syscall.SIGKILL)

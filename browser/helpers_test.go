@@ -7,8 +7,10 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,9 +19,86 @@ import (
 	"github.com/browseragent/browseragent/internal/testutil"
 )
 
-// newTestBrowser starts an isolated browser for one test and checks at the
-// end that it left no process and no profile behind.
+// shared is the one Chromium the package's tests share (see TestMain):
+// newTestBrowser gives each test a browser context of its own in it.
+var shared = testutil.NewSharedBrowser(FindChrome, func(dir string) []string { return LaunchArgs(dir, LaunchOptions{}) })
+
+func TestMain(m *testing.M) { testutil.Main(m, shared) }
+
+// newTestBrowser returns an isolated browser for one test: a fresh browser
+// context in the package's shared Chromium (LaunchOptions.Host), so no
+// cookie, storage or tab of another test is in it. At the end it checks
+// that Close disposed of the context: no tab of it is left in the shared
+// Chromium. Tests of launching, crashing or stopping Chromium itself use
+// newOwnBrowser.
 func newTestBrowser(t *testing.T, o *Options) *Browser {
+	t.Helper()
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	opts.Launch.Host = shared.Endpoint(t)
+	b := New(&opts)
+	if _, err := b.WSEndpoint(context.Background()); err != nil {
+		t.Fatalf("start browser: %v", err)
+	}
+	t.Cleanup(func() {
+		var ids []string
+		b.mu.Lock()
+		if b.s != nil {
+			b.s.mu.Lock()
+			for id := range b.s.tabs {
+				ids = append(ids, string(id))
+			}
+			b.s.mu.Unlock()
+		}
+		b.mu.Unlock()
+		if err := b.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		waitTabsGone(t, opts.Launch.Host, ids)
+	})
+	return b
+}
+
+// waitTabsGone fails t when a tab of ids is still among the pages of the
+// browser at ws 5 s after the call, as /json/list gives them.
+func waitTabsGone(t *testing.T, ws string, ids []string) {
+	t.Helper()
+	u, err := url.Parse(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		left = left[:0]
+		resp, err := http.Get("http://" + u.Host + "/json/list")
+		if err != nil {
+			t.Fatalf("list the shared browser's pages: %v", err)
+		}
+		var pages []struct{ ID string }
+		json.NewDecoder(resp.Body).Decode(&pages)
+		resp.Body.Close()
+		for _, p := range pages {
+			if slices.Contains(ids, p.ID) {
+				left = append(left, p.ID)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("tabs of the closed browser still open in the shared Chromium: %v", left)
+			return
+		}
+	}
+}
+
+// newOwnBrowser starts an isolated browser that launches a Chromium of its
+// own, for the tests whose point is that Chromium (its launch, its crash,
+// its processes), and checks at the end that it left no process and no
+// profile behind.
+func newOwnBrowser(t *testing.T, o *Options) *Browser {
 	t.Helper()
 	testutil.Require(t, "chromium", FindChrome)
 	b := New(o)

@@ -44,6 +44,23 @@ type LaunchOptions struct {
 	ExecPath   string   // browser executable; "" means FindChrome
 	Headed     bool     // show a window instead of running headless
 	ExtraFlags []string // appended after the defaults
+	// Host, when set, is the DevTools websocket URL of a Chromium that is
+	// already running (a headless Chromium service, or the one a package's
+	// tests share). The isolated browser then lives in a browser context of
+	// its own there, as an incognito window would: its own cookies, storage
+	// and cache, the tools see only its tabs, and Close disposes of the
+	// context and leaves that Chromium running. Nothing is launched, so
+	// ExecPath, Headed and ExtraFlags do not apply. WSEndpoint is then that
+	// Chromium's, so chrome-devtools-mcp pointed at it sees every context.
+	Host string
+}
+
+// LaunchArgs is the command line browseragent launches an isolated
+// Chromium with, for the profile directory profile: quiet, listening for
+// DevTools on a free loopback port (written to profile/DevToolsActivePort).
+// A Chromium started with it suits LaunchOptions.Host.
+func LaunchArgs(profile string, o LaunchOptions) []string {
+	return chromeArgs(profile, o, os.Geteuid() == 0)
 }
 
 // chromeArgs returns the command line of an isolated browser.

@@ -97,7 +97,7 @@ func TestLaunchMissingChrome(t *testing.T) {
 }
 
 func TestLaunchAndClose(t *testing.T) {
-	b := newTestBrowser(t, nil)
+	b := newOwnBrowser(t, nil)
 	ws, err := b.WSEndpoint(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func TestParseTabID(t *testing.T) {
 func TestChromeDevtoolsMCP(t *testing.T) {
 	npx := testutil.RequireProgram(t, "npx")
 	site := newSite(t)
-	b := newTestBrowser(t, nil)
+	b := newOwnBrowser(t, nil)
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})

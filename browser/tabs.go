@@ -87,6 +87,9 @@ func (s *session) upsertLocked(info *target.Info) {
 	if info == nil || info.Type != "page" || info.Subtype != "" || strings.HasPrefix(info.URL, "devtools://") || s.gone[info.TargetID] {
 		return
 	}
+	if s.bctx != "" && info.BrowserContextID != s.bctx {
+		return // another browser context's tab in a Chromium we share
+	}
 	t := s.tabs[info.TargetID]
 	if t == nil {
 		s.next++
@@ -495,7 +498,7 @@ func (s *session) newTab(ctx context.Context, current bool) (*tab, error) {
 	// less intrusive than a new window.
 	newWindow := s.mode == ModeIsolated
 	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.CreateTarget,
-		target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow, Background: new(s.mode == ModeShared)})
+		target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow, Background: new(s.mode == ModeShared), BrowserContextID: s.bctx})
 	if err != nil {
 		return nil, fmt.Errorf("open tab: %w", err)
 	}
@@ -503,7 +506,7 @@ func (s *session) newTab(ctx context.Context, current bool) (*tab, error) {
 	defer s.mu.Unlock()
 	t := s.tabs[res.TargetID]
 	if t == nil { // the created event has not arrived yet
-		s.upsertLocked(&target.Info{TargetID: res.TargetID, Type: "page", URL: "about:blank"})
+		s.upsertLocked(&target.Info{TargetID: res.TargetID, Type: "page", URL: "about:blank", BrowserContextID: s.bctx})
 		t = s.tabs[res.TargetID]
 	}
 	t.owned, t.used = true, true

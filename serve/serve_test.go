@@ -55,7 +55,9 @@ type fixture struct {
 }
 
 // newFixture opens a session (isolated browser, no MCP servers) judged by
-// a rule that makes bank pages on host sensitive, and serves it.
+// a rule that makes bank pages on host sensitive, and serves it. Its
+// isolated browser is a fresh browser context in the package's shared
+// Chromium.
 func newFixture(t *testing.T, host string, yes bool) *fixture {
 	t.Helper()
 	testutil.Require(t, "chromium", browser.FindChrome)
@@ -72,7 +74,8 @@ rules:
 		t.Fatal(err)
 	}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit})
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit,
+		Browser: browser.Options{Launch: browser.LaunchOptions{Host: shared.Endpoint(t)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,9 +414,19 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("TMPDIR", dir)
 	code := m.Run()
+	if err := shared.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// shared is the one Chromium the package's tests share, a browser context
+// per fixture (browser.LaunchOptions.Host), started on first use.
+var shared = testutil.NewSharedBrowser(browser.FindChrome, func(dir string) []string {
+	return browser.LaunchArgs(dir, browser.LaunchOptions{})
+})
 
 // TestModeSwitchResetsTrust: browser_connect and browser_disconnect run
 // through the registry (asked through the host, audited), and each switch

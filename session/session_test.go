@@ -18,6 +18,14 @@ import (
 	"github.com/browseragent/browseragent/tools"
 )
 
+// shared is the one Chromium the package's tests share, a browser context
+// per test (browser.LaunchOptions.Host); see openSession.
+var shared = testutil.NewSharedBrowser(browser.FindChrome, func(dir string) []string {
+	return browser.LaunchArgs(dir, browser.LaunchOptions{})
+})
+
+func TestMain(m *testing.M) { testutil.Main(m, shared) }
+
 // newTestSession opens a started Session for one test. Its cleanup,
 // registered before the session's so it runs after the Close, checks that
 // no child process of the test (browser, MCP server) is left.
@@ -45,6 +53,10 @@ func openSession(t *testing.T, withMCP bool, rules string, approver tools.Approv
 	opts := &SessionOptions{Rules: r, Approver: approver, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
 	if withMCP {
 		opts.MCP = mcpclient.DefaultConfig()
+	} else {
+		// Without chrome-devtools-mcp, which sees the whole browser, the
+		// isolated browser is a fresh context in the package's Chromium.
+		opts.Browser.Launch.Host = shared.Endpoint(t)
 	}
 	s, err := NewSession(opts)
 	if err != nil {

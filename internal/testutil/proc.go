@@ -59,8 +59,44 @@ func WaitNoProcessWith(t testing.TB, marker string) {
 }
 
 // Descendants lists the live processes below this test process: its
-// children, their children and so on. Zombies do not count.
+// children, their children and so on. Zombies do not count, nor does a
+// package's shared browser (SharedBrowser) with the processes below it:
+// it belongs to the whole test binary, and its Close checks it is gone.
 func Descendants() []int {
+	parent := parents()
+	me := os.Getpid()
+	var out []int
+	for pid := range parent {
+		if isExcluded(pid) {
+			continue
+		}
+		for p := parent[pid]; p > 1 && !isExcluded(p); p = parent[p] {
+			if p == me {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// below lists the live processes below root.
+func below(root int) []int {
+	parent := parents()
+	var out []int
+	for pid := range parent {
+		for p := parent[pid]; p > 1; p = parent[p] {
+			if p == root {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// parents maps each live process, zombies left out, to its parent.
+func parents() map[int]int {
 	parent := map[int]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -78,17 +114,7 @@ func Descendants() []int {
 			parent[pid], _ = strconv.Atoi(f[1])
 		}
 	}
-	me := os.Getpid()
-	var out []int
-	for pid := range parent {
-		for p := parent[pid]; p > 1; p = parent[p] {
-			if p == me {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
+	return parent
 }
 
 // WaitNoDescendants fails t when a process below this test still runs 10 s

@@ -1,7 +1,8 @@
 // Package testutil holds what the tests of several packages share: the check
 // that skips a test when Chromium or Node is missing but fails it in CI, the
-// checks that no process of ours outlives a test, and a second Chromium that
-// plays the person's own browser in shared-mode tests.
+// checks that no process of ours outlives a test, the one Chromium all the
+// tests of a package share (a browser context each), and a second Chromium
+// that plays the person's own browser in shared-mode tests.
 //
 // Import it only from _test.go files: it is built on package testing and is
 // no part of the program. It must not import our other packages either, or

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -104,4 +105,66 @@ func TestProcessChecks(t *testing.T) {
 	cmd.Wait()
 	WaitNoProcessWith(t, marker)
 	WaitNoDescendants(t)
+}
+
+// TestSharedBrowser starts a shared Chromium and checks what the browser
+// tests rely on: it starts on the first Endpoint, once; its processes are
+// not a test's leftovers (Descendants leaves them out) yet do not escape the
+// marker check; and Close ends every one of them and removes the profile.
+func TestSharedBrowser(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skipf("no /proc here, so the checks find nothing: %v", err)
+	}
+	find := func() (string, error) {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+			if p, err := exec.LookPath(name); err == nil {
+				return p, nil
+			}
+		}
+		return "", errors.New("no chromium on PATH")
+	}
+	args := func(dir string) []string {
+		a := []string{"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "--user-data-dir=" + dir,
+			"--headless", "--no-first-run", "--disable-background-networking", "about:blank"}
+		if os.Geteuid() == 0 {
+			a = append(a, "--no-sandbox")
+		}
+		return a
+	}
+	b := NewSharedBrowser(find, args)
+	if b.Pid() != 0 {
+		t.Fatalf("Pid = %d before the first Endpoint: it must start lazily", b.Pid())
+	}
+	ws := b.Endpoint(t)
+	if !strings.HasPrefix(ws, "ws://127.0.0.1:") || !strings.Contains(ws, "/devtools/browser/") {
+		t.Errorf("Endpoint = %q, want a loopback browser websocket URL", ws)
+	}
+	if again := b.Endpoint(t); again != ws {
+		t.Errorf("second Endpoint = %q, want the same browser %q", again, ws)
+	}
+	pid, dir := b.Pid(), b.dir
+	if len(ProcessesWith(dir)) == 0 {
+		t.Fatalf("no process names the shared profile %s", dir)
+	}
+	if got := Descendants(); slices.Contains(got, pid) {
+		t.Errorf("Descendants = %v holds the shared browser %d", got, pid)
+	}
+	for _, p := range below(pid) {
+		if slices.Contains(Descendants(), p) {
+			t.Errorf("Descendants holds %d, a process of the shared browser", p)
+		}
+	}
+	WaitNoDescendants(t)
+	if err := b.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if left := ProcessesWith(dir); len(left) > 0 {
+		t.Errorf("processes of the shared browser after Close: %v", left)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("profile %s still exists after Close", dir)
+	}
+	if isExcluded(pid) {
+		t.Errorf("pid %d is still left out of Descendants after Close", pid)
+	}
 }
