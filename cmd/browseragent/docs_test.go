@@ -16,12 +16,20 @@ import (
 // need no network and no browser: they run on every machine.
 const docTestMarker = "<!-- doc-test -->"
 
+// docFileMarker + PATH + " -->" before a fenced block (a config example)
+// makes TestDocExamples write the block to PATH, relative to the fresh home
+// (config/browseragent/mcp.json is the user's MCP config), for the next
+// doc-test block of the same page to run with: the example is checked by
+// what browseragent makes of it.
+const docFileMarker = "<!-- doc-test file: "
+
 // docBlock is one marked fenced block.
 type docBlock struct {
 	file string
 	line int // of the opening fence
 	lang string
 	body []string
+	path string // for a file block: where it is written under the home
 }
 
 // docStep is one command of a console block and what it should print.
@@ -42,13 +50,35 @@ func TestDocExamples(t *testing.T) {
 		t.Fatal("no doc-test blocks found in README.md and docs/*.md")
 	}
 	bin := filepath.Dir(program(t, "."))
-	for _, b := range blocks {
+	var files []docBlock // file blocks waiting for the block that uses them
+	for i, b := range blocks {
+		if b.path != "" {
+			if !filepath.IsLocal(b.path) {
+				t.Errorf("%s:%d: doc-test file path %q must be relative and inside the home", b.file, b.line, b.path)
+			}
+			if i+1 == len(blocks) || blocks[i+1].file != b.file {
+				t.Errorf("%s:%d: a doc-test file block must be followed by a doc-test block of the same page that uses it", b.file, b.line)
+			}
+			files = append(files, b)
+			continue
+		}
+		with := files
+		files = nil
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			home := t.TempDir()
+			for _, f := range with {
+				p := filepath.Join(home, f.path)
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(strings.Join(f.body, "\n")+"\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			env := []string{
 				"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 				"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-				"XDG_STATE_HOME=" + filepath.Join(home, "state"), "NO_COLOR=1", "TERM=dumb",
+				"XDG_STATE_HOME=" + filepath.Join(home, "state"), "NO_COLOR=1", "TERM=dumb", "TZ=UTC",
 			}
 			switch b.lang {
 			case "console":
@@ -151,7 +181,7 @@ func markedBlocks(t *testing.T) []docBlock {
 func blocksIn(file string, data []byte) []docBlock {
 	var blocks []docBlock
 	var cur *docBlock
-	marked := false
+	marked, path := false, ""
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -163,7 +193,7 @@ func blocksIn(file string, data []byte) []docBlock {
 			cur.body = append(cur.body, line)
 		case strings.HasPrefix(line, "```"):
 			if marked {
-				cur = &docBlock{file: file, line: n, lang: strings.TrimSpace(strings.TrimPrefix(line, "```"))}
+				cur = &docBlock{file: file, line: n, lang: strings.TrimSpace(strings.TrimPrefix(line, "```")), path: path}
 			} else {
 				cur = nil
 				// skip an unmarked block
@@ -174,11 +204,14 @@ func blocksIn(file string, data []byte) []docBlock {
 					}
 				}
 			}
-			marked = false
+			marked, path = false, ""
 		case strings.TrimSpace(line) == docTestMarker:
+			marked, path = true, ""
+		case strings.HasPrefix(strings.TrimSpace(line), docFileMarker) && strings.HasSuffix(strings.TrimSpace(line), "-->"):
 			marked = true
+			path = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), docFileMarker), "-->"))
 		case strings.TrimSpace(line) != "":
-			marked = false
+			marked, path = false, ""
 		}
 	}
 	return blocks
