@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -53,6 +55,11 @@ func onRef[T any](ctx context.Context, ref, body string) (T, error) {
 }
 
 // jsFail turns a page-side exception into a result the model can act on.
+// jsWords rewords the hints of the page scripts' errors (refs.js,
+// pointJS) for the person: the shell's /snapshot, not the tool.
+var jsWords = strings.NewReplacer("take a new browser_snapshot", "take a new /snapshot",
+	"(take a browser_snapshot)", "(/snapshot shows the page)")
+
 func jsFail(err error) (*Result, error) {
 	var ex *chromedp.ExceptionError
 	if errors.As(err, &ex) {
@@ -60,7 +67,12 @@ func jsFail(err error) (*Result, error) {
 		if ex.Exception != nil && ex.Exception.Description != "" {
 			msg = strings.SplitN(ex.Exception.Description, "\n", 2)[0]
 		}
-		return failf("%s", strings.TrimPrefix(msg, "Error: ")), nil
+		msg = strings.TrimPrefix(msg, "Error: ")
+		r := failf("%s", msg)
+		if p := jsWords.Replace(msg); p != msg {
+			r.Display = p
+		}
+		return r, nil
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return failf("the page did not answer in time (busy script or dialog?)"), nil
@@ -75,9 +87,9 @@ func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 	var act chromedp.Action[chromedp.Void]
 	switch url {
 	case "back":
-		act = chromedp.NavigateBack()
+		return c.historyMove(nctx, -1)
 	case "forward":
-		act = chromedp.NavigateForward()
+		return c.historyMove(nctx, 1)
 	case "reload":
 		act = chromedp.Reload()
 	default:
@@ -105,6 +117,38 @@ func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 	return c.pageLine(ctx, "Loaded"), nil
 }
 
+// historyMove goes back (-1) or forward (1) one page in the tab's history.
+// It waits for the page to be there, not for a load event: a page the
+// back-forward cache restores fires none, so chromedp's NavigateBack waits
+// out the whole timeout on it.
+func (c *call) historyMove(ctx context.Context, delta int64) (*Result, error) {
+	h, err := chromedp.Call(ctx, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	i := h.CurrentIndex + delta
+	if i < 0 || i >= int64(len(h.Entries)) {
+		way := "back"
+		if delta > 0 {
+			way = "forward"
+		}
+		return failf("tab %s has no page to go %s to", c.t.short, way), nil
+	}
+	to := h.Entries[i]
+	if _, err := chromedp.Call(ctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: to.ID}); err != nil {
+		return nil, err
+	}
+	for ctx.Err() == nil {
+		info, err := eval[[]string](ctx, "[location.href, document.readyState]")
+		if err == nil && len(info) == 2 && info[0] == to.URL && info[1] != "loading" {
+			return c.pageLine(ctx, "Loaded"), nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return failf("%s did not finish loading within %s; it may still be loading: browser_snapshot shows what has rendered so far", to.URL, c.b.opts.NavTimeout).
+		say("%s did not finish loading within %s; it may still be loading: /snapshot shows what has rendered so far", to.URL, c.b.opts.NavTimeout), nil
+}
+
 // navFail maps a navigation error to a result the model can act on.
 func navFail(err error, nctx, ctx context.Context, url string, wait time.Duration) (*Result, bool) {
 	if err == nil {
@@ -115,7 +159,8 @@ func navFail(err error, nctx, ctx context.Context, url string, wait time.Duratio
 		return failf("could not load %s: %s", url, le.ErrorText), true
 	}
 	if nctx.Err() != nil && ctx.Err() == nil {
-		return failf("%s did not finish loading within %s; it may still be loading: browser_snapshot shows what has rendered so far", url, wait), true
+		return failf("%s did not finish loading within %s; it may still be loading: browser_snapshot shows what has rendered so far", url, wait).
+			say("%s did not finish loading within %s; it may still be loading: /snapshot shows what has rendered so far", url, wait), true
 	}
 	if ctx.Err() != nil {
 		return failf("navigation to %s was cut short: the call timed out or was cancelled", url), true
@@ -144,7 +189,8 @@ func toolOpen(ctx context.Context, c *call) (*Result, error) {
 	if res != nil && res.IsError {
 		// The tab exists even when its page failed: say which, so the
 		// caller can close it or try again in it.
-		res.Text += fmt.Sprintf("\nTab %s stays open: load a page in it with browser_navigate, or close it with browser_close.", t.short)
+		res.addLine(fmt.Sprintf("Tab %s stays open: load a page in it with browser_navigate, or close it with browser_close.", t.short),
+			fmt.Sprintf("Tab %s stays open: /navigate URL loads a page in it, /close %s closes it.", t.short, tabNum(t.short)))
 	}
 	return res, err
 }
@@ -200,7 +246,7 @@ func toolClick(ctx context.Context, c *call) (*Result, error) {
 		return jsFail(err)
 	}
 	if p.Err != "" {
-		return failf("%s %s", c.a.Ref, p.Err), nil
+		return failf("%s %s", c.a.Ref, p.Err).say("%s %s", c.a.Ref, jsWords.Replace(p.Err)), nil
 	}
 	before := c.s.tabIDs()
 	if err := chromedp.Do(pctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
@@ -219,7 +265,8 @@ func (c *call) afterAction(ctx context.Context, before map[string]bool, verb str
 	}
 	for _, t := range c.s.list() {
 		if !before[t.ID] {
-			res.Text += fmt.Sprintf("\nOpened new tab %s %s: work in it with tab=%s or browser_select_tab.", t.ID, t.URL, t.ID)
+			res.addLine(fmt.Sprintf("Opened new tab %s %s: work in it with tab=%s or browser_select_tab.", t.ID, t.URL, t.ID),
+				fmt.Sprintf("Opened new tab %s %s: /tab %s makes it the current one.", t.ID, t.URL, tabNum(t.ID)))
 		}
 	}
 	return res, nil
@@ -274,7 +321,8 @@ func toolType(ctx context.Context, c *call) (*Result, error) {
 		return jsFail(err)
 	}
 	if !ok {
-		return failf("%s cannot take focus: is it a text field? (take a browser_snapshot)", c.a.Ref), nil
+		return failf("%s cannot take focus: is it a text field? (take a browser_snapshot)", c.a.Ref).
+			say("%s cannot take focus: is it a text field? (/snapshot shows the fields)", c.a.Ref), nil
 	}
 	if c.a.Text == "" {
 		err = chromedp.Do(pctx, chromedp.KeyEvent(kb.Delete))
@@ -360,7 +408,7 @@ func parseKey(s string) (string, []chromedp.Modifier, error) {
 func toolPress(ctx context.Context, c *call) (*Result, error) {
 	key, mods, err := parseKey(c.a.Key)
 	if err != nil {
-		return failf("%v", err), nil
+		return failErr(err), nil
 	}
 	pctx, r, err := c.page(ctx, c.a.Tab)
 	if r != nil || err != nil {
@@ -432,7 +480,7 @@ func toolWait(ctx context.Context, c *call) (*Result, error) {
 		return nil, ctx.Err() // cancelled by the caller: no "did not appear"
 	}
 	if err != nil {
-		return failf("%v", err), nil
+		return failErr(err), nil
 	}
 	if !found {
 		return failf("%s did not appear within %s", what, timeout), nil
@@ -497,7 +545,7 @@ func FormatTabs(tabs []Tab, mode Mode) string {
 func toolSelectTab(ctx context.Context, c *call) (*Result, error) {
 	t, err := c.s.selectTab(c.a.Tab)
 	if err != nil {
-		return failf("%v", err), nil
+		return failErr(err), nil
 	}
 	c.t = t
 	return &Result{Text: "Current tab is now " + t.short + "."}, nil
@@ -506,10 +554,10 @@ func toolSelectTab(ctx context.Context, c *call) (*Result, error) {
 func toolClose(ctx context.Context, c *call) (*Result, error) {
 	t, err := c.s.lookup(c.a.Tab)
 	if err != nil {
-		return failf("%v", err), nil
+		return failErr(err), nil
 	}
 	if err := c.s.closeTab(ctx, t); err != nil {
-		return failf("%v", err), nil
+		return failErr(err), nil
 	}
 	return &Result{Text: "Closed tab " + t.short + "."}, nil
 }

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/browseragent/browseragent/internal/words"
 )
 
 // Tab is one page of the browser as the tools see it.
@@ -28,7 +29,8 @@ type Tab struct {
 }
 
 // ErrNoTab means a tool needs a page and there is none to act on.
-var ErrNoTab = errors.New("no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab")
+var ErrNoTab = words.New("no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab",
+	"no current tab: /open URL opens one, /tabs lists them and /tab N picks one")
 
 // tab is the live state of one page target.
 type tab struct {
@@ -192,7 +194,7 @@ func (s *session) lookup(short string) (*tab, error) {
 		var ok bool
 		if id, ok = s.short[short]; !ok {
 			if _, ok = s.tabs[target.ID(short)]; !ok {
-				return nil, fmt.Errorf("no tab %q: list tabs with browser_tabs", short)
+				return nil, words.New(fmt.Sprintf("no tab %q: list tabs with browser_tabs", short), fmt.Sprintf("no tab %q: /tabs lists them", short))
 			}
 			id = target.ID(short)
 		}

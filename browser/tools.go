@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/internal/words"
 )
 
 // Tool describes one native browser tool for the registry to offer an LLM.
@@ -34,10 +35,42 @@ type Result struct {
 	// Tab is the short id of the tab the call acted on, or opened: the
 	// answer to "which tab?" when the text cannot be shown (screened).
 	Tab string
+	// Display is Text as the person at the terminal reads it, where the
+	// two differ: it names the shell's commands (/tabs, /snapshot) where
+	// Text names the tools for the model; "" when Text reads as well.
+	Display string
 }
 
 func failf(format string, a ...any) *Result {
 	return &Result{Text: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// failErr is a failure worded by err: for the model its text, for the
+// person its person's wording (words.Error).
+func failErr(err error) *Result {
+	r := &Result{Text: err.Error(), IsError: true}
+	if p := words.Error(err); p != r.Text {
+		r.Display = p
+	}
+	return r
+}
+
+// say sets the person's wording of r.
+func (r *Result) say(format string, a ...any) *Result {
+	r.Display = fmt.Sprintf(format, a...)
+	return r
+}
+
+// addLine appends one line for the model and, worded for the person,
+// the same for the terminal.
+func (r *Result) addLine(model, person string) {
+	if r.Display == "" && person != model {
+		r.Display = r.Text
+	}
+	r.Text += "\n" + model
+	if r.Display != "" {
+		r.Display += "\n" + person
+	}
 }
 
 func obj(props map[string]any, required ...string) map[string]any {
@@ -189,7 +222,8 @@ func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMes
 	if tab != "" {
 		t, err := s.lookup(tab)
 		if err != nil || string(t.id) != tab {
-			return failf("the tab %s acts on closed after it was checked; nothing was done. List tabs with browser_tabs and try again.", name), nil
+			return failf("the tab %s acts on closed after it was checked; nothing was done. List tabs with browser_tabs and try again.", name).
+				say("the tab closed after it was checked; nothing was done. /tabs lists the tabs."), nil
 		}
 		a.Tab = tab
 	}
@@ -209,7 +243,7 @@ func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMes
 		return nil, err
 	}
 	if c.t != nil && c.t.isCrashed() && res.IsError && !c.loading {
-		res = failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", c.t.short)
+		res = crashedTab(c.t.short)
 	}
 	if c.t != nil {
 		res.Tab = c.t.short
@@ -237,14 +271,14 @@ type call struct {
 func (c *call) page(ctx context.Context, short string) (context.Context, *Result, error) {
 	t, err := c.s.lookup(short)
 	if err != nil {
-		return nil, failf("%v", err), nil
+		return nil, failErr(err), nil
 	}
 	c.t = t
 	t.dmu.Lock()
 	crashed, crashCh := t.crashed, t.crashChan()
 	t.dmu.Unlock()
 	if crashed && !c.loading {
-		return nil, failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", t.short), nil
+		return nil, crashedTab(t.short), nil
 	}
 	t.busy.Lock()
 	c.release = append(c.release, t.busy.Unlock)
@@ -253,7 +287,7 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 		if errors.Is(err, ErrLost) || c.s.dead() {
 			return nil, nil, c.b.lostErr(c.s)
 		}
-		return nil, failf("%v", err), nil
+		return nil, failErr(err), nil
 	}
 	// Derived from the tab's context so chromedp finds the target; ended
 	// with the call so no tool outlives its caller.
@@ -273,3 +307,12 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 	c.ctx = cctx
 	return cctx, nil, nil
 }
+
+// crashedTab says a tab's renderer died and how to go on.
+func crashedTab(short string) *Result {
+	return failf("tab %s crashed (its renderer died): load a page in it again with browser_navigate, or close it with browser_close", short).
+		say("tab %s crashed (its renderer died): /navigate URL loads a page in it again, /close %s closes it", short, tabNum(short))
+}
+
+// tabNum is a tab id as the shell's commands take it: "t2" is 2.
+func tabNum(short string) string { return strings.TrimPrefix(short, "t") }

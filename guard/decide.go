@@ -180,8 +180,9 @@ func (j *judged) denied(d Decision, r *Rule) Decision {
 	}
 	d.Verdict, d.DecidedBy, d.URL = Deny, ByRule, u
 	j.setRule(&d, r, true)
-	d.Reason = fmt.Sprintf("Refused: %s %s %s, which matches the deny rule %q%s: the agent may never act there, and nobody can approve it. Tell the person to do this step themselves.",
-		j.c.Tool, verb, u, r.Name, category(r))
+	what := fmt.Sprintf("Refused: %s %s %s, which matches the deny rule %q%s", j.c.Tool, verb, u, r.Name, category(r))
+	d.Reason = what + ": the agent may never act there, and nobody can approve it. Tell the person to do this step themselves."
+	d.Person = what + ": browseragent never acts there, and nobody can approve it; do this step yourself, in your own browser."
 	return d
 }
 
@@ -221,6 +222,11 @@ func (p *Policy) decideClose(j judged, d Decision) Decision {
 	if p.mode == Shared && !p.owned[j.c.TabID] {
 		d.Verdict = Deny
 		d.Reason = fmt.Sprintf("Refused: %s would close a tab the person opened%s. In shared mode the agent may close only tabs it opened itself; leave this tab open and carry on.", j.c.Tool, j.where())
+		tab := "that tab"
+		if u := j.url(); u != "" {
+			tab = "the tab " + u
+		}
+		d.Person = fmt.Sprintf("Refused: %s is yours (you opened it, not the agent); in shared mode browseragent closes only tabs it opened itself. Close it in Chrome.", tab)
 		return d
 	}
 	d.Verdict, d.Reason = Allow, fmt.Sprintf("%s closes a tab the agent opened%s", j.c.Tool, j.where())

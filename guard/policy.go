@@ -50,9 +50,14 @@ type Call struct {
 // Decision is the guard's answer for one call.
 type Decision struct {
 	Verdict Verdict
-	// Reason is one or two sentences a person and the LLM can act on: the
-	// tool, the URL, the rule and what to do instead.
+	// Reason is one or two sentences the LLM can act on: the tool, the
+	// URL, the rule and what to do instead.
 	Reason string
+	// Person is Reason as the person at the terminal reads it, where the
+	// two differ (a refusal tells the model to ask the person, and the
+	// person what to do); "" when Reason reads as well for both. ForPerson
+	// picks.
+	Person string
 	// Rule, Category and RuleSource describe the matching sensitive-site
 	// rule, if any ("file:line" in RuleSource).
 	Rule, Category, RuleSource string
@@ -89,8 +94,26 @@ func (d Decision) Err() error {
 	case Ask:
 		return fmt.Errorf("%w: %s", ErrNeedsApproval, d.Reason)
 	}
-	return fmt.Errorf("%w: %s", ErrDenied, d.Reason)
+	return &deniedError{error: fmt.Errorf("%w: %s", ErrDenied, d.Reason), person: d.ForPerson()}
 }
+
+// ForPerson is the decision's reason as a person reads it.
+func (d Decision) ForPerson() string {
+	if d.Person != "" {
+		return d.Person
+	}
+	return d.Reason
+}
+
+// deniedError is a denial worded for the model (Error) and for the person
+// (ForPerson, which the terminal prints).
+type deniedError struct {
+	error
+	person string
+}
+
+func (e *deniedError) Unwrap() error     { return e.error }
+func (e *deniedError) ForPerson() string { return e.person }
 
 // AutoApprovable reports whether the call may run with nobody at a
 // terminal: allowed calls, and asks on ordinary pages when yes (--yes) is
@@ -113,10 +136,13 @@ func (d Decision) Unattended(yes bool) Decision {
 		return d
 	}
 	d.Verdict, d.DecidedBy = Deny, ByNoAnswer
+	why := " Nobody is at a terminal to approve it: pass --yes to allow writes on ordinary pages."
 	if d.Sensitive {
-		d.Reason += " Nobody is at a terminal to approve it, and --yes never covers sensitive pages: do this in the interactive shell."
-	} else {
-		d.Reason += " Nobody is at a terminal to approve it: pass --yes to allow writes on ordinary pages."
+		why = " Nobody is at a terminal to approve it, and --yes never covers sensitive pages: do this in the interactive shell."
+	}
+	d.Reason += why
+	if d.Person != "" {
+		d.Person += why
 	}
 	return d
 }
@@ -190,18 +216,21 @@ func (p *Policy) Rules() *Rules {
 
 // SetMode switches mode and resets trust: every "always" grant, every
 // pending once-approval and the owned-tab list are cleared (also when the
-// mode stays the same, e.g. attaching to another browser). It returns the
-// sentence to show the person.
+// mode stays the same, e.g. attaching to another browser). It returns what
+// the person did not already know from the switch itself: the grants it
+// dropped ("Dropped 2 "always allow" grants."), or "" when there were none.
 func (p *Policy) SetMode(m Mode) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mode = m
-	n := p.reset()
-	what := "every write on an ordinary page asks you again"
-	if m == Isolated {
-		what = "writes on ordinary pages run without asking in this throwaway browser"
+	switch n := p.reset(); n {
+	case 0:
+		return ""
+	case 1:
+		return `Dropped 1 "always allow" grant.`
+	default:
+		return fmt.Sprintf(`Dropped %d "always allow" grants.`, n)
 	}
-	return fmt.Sprintf("Now in %s mode. Trust was reset: %d \"always allow\" grant(s) cleared and the agent owns no tabs; %s. Sensitive sites still need your approval for every write.", m, n, what)
 }
 
 // OwnTab records that the agent opened tab id (after a successful Open).

@@ -188,7 +188,7 @@ func (r *Renderer) call(ctx context.Context, tool string, args map[string]any) (
 		return nil, err
 	}
 	if res.IsError {
-		return res, toolError(firstSentence(res.Text))
+		return res, toolError(firstSentence(res.ForPerson()))
 	}
 	return res, nil
 }

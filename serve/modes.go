@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/tools"
@@ -45,8 +46,10 @@ func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.Tool
 			return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("browser_connect: bad arguments: %v", err)}, nil
 		}
 		msg, err = m.s.opts.Modes.Connect(ctx, browser.Target{WSEndpoint: a.WS, BrowserURL: a.URL, UserDataDir: a.Profile})
+		msg = "Now in shared mode: the tools drive the person's Chrome; every write asks the person first. " + msg
 	case "browser_disconnect":
 		msg, err = m.s.opts.Modes.Disconnect(ctx)
+		msg = "Now in isolated mode: the tools drive browseragent's own Chromium. " + msg
 	default:
 		return nil, fmt.Errorf("%w %q", tools.ErrUnknownTool, def.Name)
 	}
@@ -54,5 +57,5 @@ func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.Tool
 		return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("%s: %v", def.Name, err)}, nil
 	}
 	m.s.ResetTabs()
-	return &tools.ToolResult{Text: msg}, nil
+	return &tools.ToolResult{Text: strings.TrimSpace(msg)}, nil
 }

@@ -196,7 +196,7 @@ func (s *Session) browserLaunching() {
 
 // Connect attaches to the person's browser (shared mode), clears every
 // "always" grant and owned tab, and restarts the browser MCP servers against
-// it. The returned message says what was reset.
+// it. The returned message says which grants were dropped ("" for none).
 func (s *Session) Connect(ctx context.Context, t browser.Target) (string, error) {
 	s.modeMu.Lock()
 	if err := s.Browser.Connect(ctx, t); err != nil {
@@ -215,7 +215,8 @@ func (s *Session) Connect(ctx context.Context, t browser.Target) (string, error)
 var ErrAlreadyLost = errors.New("not connected: the connection to your Chrome was already lost (closed or crashed), so browseragent is in isolated mode with trust reset; /connect attaches again")
 
 // Disconnect leaves the person's browser as it was and returns to isolated
-// mode, with the same trust reset.
+// mode, with the same trust reset. The returned message says which tabs it
+// closed and which grants it dropped ("" for none).
 func (s *Session) Disconnect(ctx context.Context) (string, error) {
 	s.modeMu.Lock()
 	if s.Browser.Mode() != browser.ModeShared {
@@ -228,10 +229,7 @@ func (s *Session) Disconnect(ctx context.Context) (string, error) {
 	}
 	closed := s.closeAgentTabs(ctx)
 	err := s.Browser.Disconnect()
-	msg := s.Policy.SetMode(guard.Isolated)
-	if closed != "" {
-		msg = closed + " " + msg
-	}
+	msg := strings.TrimSpace(closed + " " + s.Policy.SetMode(guard.Isolated))
 	s.modeMu.Unlock()
 	if err != nil {
 		return "", err
@@ -261,7 +259,7 @@ func (s *Session) browserLost() {
 		s.modeMu.Unlock() // closing, or a Connect already replaced the lost browser
 		return
 	}
-	msg := "Lost the connection to your Chrome (closed or crashed). " + s.Policy.SetMode(guard.Isolated)
+	msg := strings.TrimSpace("Lost the connection to your Chrome (closed or crashed): back to the isolated browser, trust reset. " + s.Policy.SetMode(guard.Isolated))
 	s.lost = true
 	notify := s.onLost
 	s.bg.Add(1)

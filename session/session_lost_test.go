@@ -48,7 +48,7 @@ func TestSessionSharedBrowserLost(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no notice within 30 s of the person's browser dying")
 	}
-	for _, want := range []string{"Lost the connection to your Chrome", "Now in isolated mode", "Trust was reset"} {
+	for _, want := range []string{"Lost the connection to your Chrome", "back to the isolated browser, trust reset"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("notice %q lacks %q", msg, want)
 		}

@@ -39,6 +39,9 @@ func (t browserTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.T
 		return nil, err
 	}
 	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab}
+	if r.Display != "" {
+		out.Display = browser.RedactHeaders(r.Display)
+	}
 	for _, im := range r.Images {
 		out.Images = append(out.Images, tools.Image{MIME: im.MIME, Data: im.Data})
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/words"
 )
 
 var errNoGuard = &hintError{msg: "the guard is not available in this session", hint: "this is a wiring bug: please report it"}
@@ -114,7 +116,7 @@ func cmdModel(ctx context.Context, s *Shell, c *call) error {
 		}
 		models, err := ml.Models(ctx)
 		if err != nil {
-			s.p.Line("%v", err)
+			s.p.Line("%s", words.Error(err))
 			return nil
 		}
 		for _, m := range models {

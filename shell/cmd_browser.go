@@ -34,11 +34,7 @@ func cmdConnect(ctx context.Context, s *Shell, c *call) error {
 		}
 		return &hintError{msg: fmt.Sprintf("connect: %v", err), hint: "/help connect"}
 	}
-	s.p.Line("connected to your Chrome: shared mode")
-	if msg != "" {
-		s.p.Hint("%s", msg)
-	}
-	s.p.Hint("%s; /disconnect goes back", sharedWrites(s.opts.Yes))
+	s.p.Line("%s", oneLine("connected to your Chrome (shared mode): "+sharedWrites(s.opts.Yes)+"; /disconnect goes back.", msg))
 	return nil
 }
 
@@ -60,11 +56,14 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 	if err != nil {
 		return fmt.Errorf("disconnect: %w", err)
 	}
-	s.p.Line("disconnected from your Chrome: isolated mode")
-	if msg != "" {
-		s.p.Hint("%s", msg)
-	}
+	s.p.Line("%s", oneLine("disconnected from your Chrome: back to the isolated browser.", msg))
 	return nil
+}
+
+// oneLine is a mode switch on one line: what happened, then what the
+// session reset (msg, "" when nothing was).
+func oneLine(what, msg string) string {
+	return textutil.OneLine(what+" "+msg, 0)
 }
 
 // sharedWrites says what asks in shared mode: every write, on the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -141,7 +142,7 @@ func mcpList(s *Shell) error {
 		case st.State == mcpclient.StateIdle:
 			line += "  starts with the browser, on first use"
 		case st.Err != nil:
-			line += "  " + textutil.OneLine(st.Err.Error(), 80)
+			line += "  " + textutil.OneLine(words.Error(st.Err), 80)
 		}
 		s.p.Line("%s", line)
 	}
@@ -153,7 +154,7 @@ func mcpRestart(ctx context.Context, s *Shell, name string) error {
 	err := s.opts.MCP.Restart(ctx, name)
 	s.p.SpinStop()
 	if err != nil {
-		return &hintError{msg: fmt.Sprintf("restart %s: %v", name, err), hint: "/mcp logs " + name}
+		return &hintError{msg: fmt.Sprintf("restart %s: %s", name, words.Error(err)), hint: "/mcp logs " + name}
 	}
 	s.p.Line("%s", serverSummary(statusOf(s, name)))
 	return nil

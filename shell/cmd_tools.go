@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	runewidth "github.com/mattn/go-runewidth"
 
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/tools"
@@ -37,6 +40,13 @@ func browserCommands() []*command {
 			run: cmdTab, complete: completeTabs},
 		{name: "open", args: "URL", summary: "open URL in a new tab", minArgs: 1,
 			run: cmdOpen},
+		{name: "navigate", args: "URL", summary: "load URL in the current tab", minArgs: 1,
+			run: cmdNavigate},
+		{name: "back", summary: "go back one page in the current tab",
+			run: toolCmd("browser_navigate", func(*call) map[string]any { return map[string]any{"url": "back"} })},
+		{name: "close", args: "[TAB]", summary: "close tab TAB (from /tabs), or the current one", run: cmdClose, complete: completeTabs,
+			help: "Goes through the guard like the agent's browser_close. In your own Chrome (/connect) only the\n" +
+				"tabs the agent opened can be closed: yours are refused, whoever asks; close them in Chrome."},
 		{name: "snapshot", args: "[CSS]", summary: "text outline of the page, with refs for /click and /type",
 			run: toolCmd("browser_snapshot", func(c *call) map[string]any {
 				if len(c.args) > 0 {
@@ -104,9 +114,9 @@ func (s *Shell) printResult(res *tools.ToolResult) error {
 		return nil
 	}
 	if res.IsError {
-		return errors.New(strings.TrimSpace(res.Text))
+		return errors.New(strings.TrimSpace(res.ForPerson()))
 	}
-	s.p.Text(res.Text)
+	s.p.Text(res.ForPerson())
 	for i, img := range res.Images {
 		path := res.Path
 		if path == "" || i > 0 {
@@ -206,11 +216,35 @@ func cmdType(ctx context.Context, s *Shell, c *call) error {
 }
 
 func cmdTab(ctx context.Context, s *Shell, c *call) error {
-	id := c.args[0]
-	if _, err := fmt.Sscanf(id, "%d", new(int)); err == nil && !strings.HasPrefix(id, "t") {
-		id = "t" + id
+	id, err := tabArg(c, c.args[0])
+	if err != nil {
+		return err
 	}
 	return s.callTool(ctx, "browser_select_tab", map[string]any{"tab": id})
+}
+
+// cmdClose: /close [TAB], the current tab without one.
+func cmdClose(ctx context.Context, s *Shell, c *call) error {
+	args := map[string]any{}
+	if len(c.args) > 0 {
+		id, err := tabArg(c, c.args[0])
+		if err != nil {
+			return err
+		}
+		args["tab"] = id
+	}
+	return s.callTool(ctx, "browser_close", args)
+}
+
+// tabArg is a tab as typed ("2" or "t2", as /tabs lists them) as the
+// tools name it ("t2").
+func tabArg(c *call, typed string) (string, error) {
+	n := strings.TrimPrefix(typed, "t")
+	if v, err := strconv.Atoi(n); err != nil || v < 1 {
+		return "", &hintError{msg: fmt.Sprintf("/%s %s: TAB must be a tab number from /tabs", c.name, typed),
+			hint: fmt.Sprintf("e.g. /%s 2 (Tab completes the open tabs)", c.name)}
+	}
+	return "t" + n, nil
 }
 
 // cmdOpen opens a page, once the address reads as one: "/open notaurl"
@@ -221,6 +255,16 @@ func cmdOpen(ctx context.Context, s *Shell, c *call) error {
 		return err
 	}
 	return s.callTool(ctx, "browser_open", map[string]any{"url": u})
+}
+
+// cmdNavigate loads a page in the current tab, once the address reads as
+// one (as /open).
+func cmdNavigate(ctx context.Context, s *Shell, c *call) error {
+	u, err := webAddress(c.args[0])
+	if err != nil {
+		return err
+	}
+	return s.callTool(ctx, "browser_navigate", map[string]any{"url": u})
 }
 
 func cmdFetch(ctx context.Context, s *Shell, c *call) error {
@@ -327,21 +371,29 @@ func cmdTools(_ context.Context, s *Shell, c *call) error {
 			deferred[name] = true
 		}
 	}
-	var b strings.Builder
-	n, nDeferred := 0, 0
+	var shown []tools.ToolDef
 	for _, d := range defs {
-		if filter != "" && !strings.Contains(strings.ToLower(d.Name+" "+d.Description), filter) {
-			continue
+		if filter == "" || strings.Contains(strings.ToLower(d.Name+" "+d.Description), filter) {
+			shown = append(shown, d)
 		}
-		n++
+	}
+	width := s.width()
+	nameW := 0
+	for _, d := range shown {
+		nameW = max(nameW, len(d.Name))
+	}
+	nameW = min(nameW, width/2)
+	var b strings.Builder
+	n, nDeferred := len(shown), 0
+	for _, d := range shown {
 		desc := d.Description
 		if deferred[d.Name] {
 			nDeferred++
 			desc = "(deferred) " + desc
 		}
-		fmt.Fprintf(&b, "%-32s %s\n", d.Name, textutil.OneLine(desc, 90))
+		b.WriteString(fitLine(fmt.Sprintf("%-*s  %s", nameW, d.Name, textutil.OneLine(desc, 0)), width) + "\n")
 		if strings.EqualFold(d.Name, filter) {
-			b.WriteString(paramsText(d.Parameters))
+			b.WriteString(paramsText(d.Parameters, width))
 		}
 	}
 	if n == 0 {
@@ -356,8 +408,30 @@ func cmdTools(_ context.Context, s *Shell, c *call) error {
 	return nil
 }
 
-// paramsText lists a schema's properties, required ones marked.
-func paramsText(schema map[string]any) string {
+// width is how many columns the shell's output may use: the terminal's;
+// off a terminal $COLUMNS, else 100.
+func (s *Shell) width() int {
+	if s.tty != nil {
+		return s.tty.cols()
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n >= 20 {
+		return n
+	}
+	return 100
+}
+
+// fitLine cuts line to width terminal columns, the last one "…", so it
+// never wraps.
+func fitLine(line string, width int) string {
+	if runewidth.StringWidth(line) <= width {
+		return line
+	}
+	return runewidth.Truncate(line, width, "…")
+}
+
+// paramsText lists a schema's properties, required ones marked, each line
+// cut to width.
+func paramsText(schema map[string]any, width int) string {
 	props, _ := schema["properties"].(map[string]any)
 	req := map[string]bool{}
 	if r, ok := schema["required"].([]string); ok {
@@ -383,7 +457,7 @@ func paramsText(schema map[string]any) string {
 		if req[n] {
 			typ += " (required)"
 		}
-		fmt.Fprintf(&b, "    %s %s  %s\n", n, typ, textutil.OneLine(desc, 70))
+		b.WriteString(fitLine(fmt.Sprintf("    %s %s  %s", n, typ, textutil.OneLine(desc, 0)), width) + "\n")
 	}
 	return b.String()
 }

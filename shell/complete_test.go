@@ -55,7 +55,7 @@ func (b *stubBrowser) Connect(_ context.Context, t browser.Target) (string, erro
 		return "", browser.ErrNotDebuggable
 	}
 	b.mode = guard.Shared
-	return "0 \"always allow\" grant(s) cleared", nil
+	return "Dropped 2 \"always allow\" grants.", nil
 }
 func (b *stubBrowser) Disconnect(context.Context) (string, error) {
 	b.mode = guard.Isolated
@@ -145,12 +145,10 @@ user: git/commit in terse style
 no LLM configured, so the prompt was printed instead of sent
 isolated: the tools drive browseragent's own Chromium with a temporary profile
 /connect attaches to your running Chrome instead (shared mode)
-connected to your Chrome: shared mode
-0 "always allow" grant(s) cleared
-every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect goes back
+connected to your Chrome (shared mode): every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect goes back. Dropped 2 "always allow" grants.
 shared: the tools drive your own Chrome
 every write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect returns to the isolated browser
-disconnected from your Chrome: isolated mode
+disconnected from your Chrome: back to the isolated browser.
 `
 	if diff := cmp.Diff(wantOut, out); diff != "" {
 		t.Errorf("stdout (-want +got)\n%s", diff)
@@ -174,8 +172,8 @@ func TestConnectAtStart(t *testing.T) {
 		wantOut string
 		wantErr string
 	}{
-		{"connects", browser.Target{BrowserURL: "http://127.0.0.1:9222"}, "connected to your Chrome: shared mode\n" +
-			"0 \"always allow\" grant(s) cleared\nevery write (click, type, key, JavaScript) asks first, on your tabs and the agent's own; /disconnect goes back\n", ""},
+		{"connects", browser.Target{BrowserURL: "http://127.0.0.1:9222"}, "connected to your Chrome (shared mode): every write (click, type, key, JavaScript) asks first, " +
+			"on your tabs and the agent's own; /disconnect goes back. Dropped 2 \"always allow\" grants.\n", ""},
 		{"failure is printed, the shell runs on", browser.Target{}, "browser_tabs ok\n", "error: " + browser.ErrNotDebuggable.Error() + "\n"},
 	}
 	for _, tt := range tests {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -255,7 +256,7 @@ func (s *Shell) askField(ctx context.Context, f mcpclient.ElicitField) (any, err
 		if err == nil {
 			return v, nil
 		}
-		s.p.Error("%s: %v", f.Name, err)
+		s.p.Error("%s: %s", f.Name, words.Error(err))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -218,10 +219,10 @@ func (s *Shell) agentEvent(ev agent.Event) {
 func (s *Shell) toolResultLine(ev agent.Event) {
 	switch {
 	case ev.Err != nil:
-		s.p.Error("%s: %v", ev.Call.Name, ev.Err)
+		s.p.Error("%s: %s", ev.Call.Name, words.Error(ev.Err))
 	case ev.Result == nil:
 	case ev.Result.IsError:
-		s.p.Error("%s: %s", ev.Call.Name, textutil.OneLine(ev.Result.Text, 200))
+		s.p.Error("%s: %s", ev.Call.Name, textutil.OneLine(ev.Result.ForPerson(), 200))
 	default:
 		s.p.Hint("← %s: %s", ev.Call.Name, resultSummary(ev.Result))
 	}

@@ -108,9 +108,9 @@ func TestScriptRouting(t *testing.T) {
 		{"help unknown", "/help nope\n", "", "error: unknown command /nope; did you mean /mode or /open?\n/help lists the commands; text without a leading / goes to the agent\n", 0},
 		{"cancel with nothing running", "/cancel\n", "nothing is running\npress Ctrl-C while a turn or command runs to cancel it\n", "", 0},
 		{"clear without LLM", "/clear\n", "nothing to clear: there is no agent in this session, so no conversation\n/help model says how to configure an LLM\n", "", 0},
-		{"tools filter", "/tools fetch\n", "web_fetch                        the web_fetch tool\n1 tool\n", "", 0},
+		{"tools filter", "/tools fetch\n", "web_fetch  the web_fetch tool\n1 tool\n", "", 0},
 		{"tools exact shows params", "/tools web_fetch\n",
-			"web_fetch                        the web_fetch tool\n    url string (required)  where\n1 tool\n", "", 0},
+			"web_fetch  the web_fetch tool\n    url string (required)  where\n1 tool\n", "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

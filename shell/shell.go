@@ -25,6 +25,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -394,7 +395,7 @@ func (s *Shell) runAsCommand(ctx context.Context, fn func(context.Context) error
 		s.p.Hint("cancelled")
 	default:
 		s.p.SpinStop()
-		s.p.Error("%s", err)
+		s.p.Error("%s", words.Error(err)) // never Go's own wording
 		var h hinted
 		if errors.As(err, &h) {
 			s.p.ErrHint("%s", h.Hint())
@@ -453,7 +454,7 @@ func (s *Shell) background(ctx context.Context, ev mcpclient.Event) {
 	case mcpclient.EventState:
 		s.p.Status(s.statusLine())
 		if ev.State == mcpclient.StateError && ev.Err != nil {
-			s.p.Notice(fmt.Sprintf("mcp %s: %v (/mcp logs %s)", ev.Server, ev.Err, ev.Server))
+			s.p.Notice(fmt.Sprintf("mcp %s: %s (/mcp logs %s)", ev.Server, words.Error(ev.Err), ev.Server))
 		}
 	case mcpclient.EventResourceUpdated:
 		s.p.Notice(fmt.Sprintf("mcp %s: resource updated: %s", ev.Server, ev.URI))

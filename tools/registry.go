@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -203,7 +204,7 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
-		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
+		res := &ToolResult{IsError: true, Text: d.Reason, Display: d.Person, Secret: secret}
 		r.record(ctx, call, d, start, res, nil)
 		return res, nil
 	}
@@ -234,6 +235,9 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 func markUntrusted(res *ToolResult, c *ResolvedCall) {
 	if res.ours || strings.TrimSpace(res.Text) == "" {
 		return
+	}
+	if res.Display == "" {
+		res.Display = res.Full() // the person reads what the tool said, unwrapped
 	}
 	source := c.Def.Name
 	if c.Page.URL != "" {
@@ -289,14 +293,20 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err != nil {
 		return d, fmt.Errorf("%s: approval: %w", call.Def.Name, err)
 	}
+	what := call.Def.Name // for the person, who saw the question
+	if call.Page.URL != "" {
+		what += " on " + call.Page.URL
+	}
 	if answer == AnswerNone {
 		d.Verdict, d.DecidedBy = guard.Deny, guard.ByNoAnswer
 		d.Reason = "Nobody answered the approval question (nobody at a terminal): " + d.Reason + " Do not retry it now; say what you wanted to do so the person can do it or approve it."
+		d.Person = "Not done: nobody answered whether " + what + " may run."
 		return d, nil
 	}
 	if answer == AnswerDeny {
 		d.Verdict, d.DecidedBy = guard.Deny, guard.ByPerson
 		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."
+		d.Person = "Not done: you declined " + what + "."
 		return d, nil
 	}
 	if err := r.policy.Grant(gc, scopeOf(answer)); err != nil {
@@ -372,12 +382,22 @@ func (r *Registry) run(ctx context.Context, call *ResolvedCall, exec func(contex
 	defer cancel()
 	res, err := exec(ctx)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &ToolResult{IsError: true, ours: true, Text: fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit)}, nil
+		return &ToolResult{IsError: true, ours: true,
+			Text:    fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit),
+			Display: fmt.Sprintf("%s timed out after %s", call.Def.Name, seconds(limit))}, nil
 	}
 	if err == nil && res == nil {
 		res = &ToolResult{}
 	}
 	return res, err
+}
+
+// seconds is d as people say it: "30 s", "1.5 s", "5 min".
+func seconds(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision, start time.Time, res *ToolResult, err error) {

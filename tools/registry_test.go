@@ -354,3 +354,39 @@ func TestRegistryAuditSaysWhoAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryWordsForPeople: a refusal is worded twice — the model is told
+// what to do about the person, the person what happened and what they can
+// do — and ForPerson picks the person's.
+func TestRegistryWordsForPeople(t *testing.T) {
+	tests := []struct {
+		name       string
+		url        string
+		answers    []Answer
+		wantModel  string // the model's text contains it
+		wantPerson string
+	}{
+		{"person declines", "https://bank.test/pay", []Answer{AnswerDeny},
+			"Do not retry it; ask the person what to do instead.", "Not done: you declined browser_click on https://bank.test/pay."},
+		{"nobody answers", "https://bank.test/pay", []Answer{AnswerNone},
+			"Do not retry it now", "Not done: nobody answered whether browser_click on https://bank.test/pay may run."},
+		{"deny rule", "https://vault.test/", nil,
+			"Tell the person to do this step themselves.",
+			`Refused: browser_click acts on https://vault.test/, which matches the deny rule "test-vault" (password-manager): browseragent never acts there, and nobody can approve it; do this step yourself, in your own browser.`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := newTestRegistry(t, guard.Shared, newPageTool(tc.url), &RegistryOptions{Approver: &scriptedApprover{answers: tc.answers}})
+			res, err := r.Call(context.Background(), "browser_click", nil, OriginCommand)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || !strings.Contains(res.Text, tc.wantModel) {
+				t.Errorf("model text %q lacks %q", res.Text, tc.wantModel)
+			}
+			if diff := cmp.Diff(tc.wantPerson, res.ForPerson()); diff != "" {
+				t.Errorf("person text (-want +got)\n%s", diff)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/words"
 )
 
 // Source says where a tool comes from.
@@ -67,6 +69,13 @@ type ToolResult struct {
 	// as "this is a JavaScript shell: use the browser". For the LLM it stays
 	// outside the untrusted block that wraps Text.
 	Note string
+	// Display is the result as a person reads it (the shell, mcp call,
+	// run's progress lines), where it differs from what the model reads:
+	// plain sentences that name the shell's commands (/tabs) where Text
+	// names tools (browser_tabs) or tells the model what to ask the
+	// person. "" means Text and Note read as well for both; ForPerson
+	// picks.
+	Display string
 	// Secret marks a call that typed into a password, one-time-code or
 	// card field: its typed value is redacted in the audit log and the
 	// approval box, and the shell keeps it out of its history.
@@ -85,6 +94,20 @@ func (r *ToolResult) Full() string {
 		return r.Note
 	}
 	return r.Text + "\n\n" + r.Note
+}
+
+// ForPerson is the result as the person at the terminal reads it: Display,
+// else Full; a failure's Go wordings ("context canceled", "dial tcp …")
+// made plain sentences (a page's own text is left as it is).
+func (r *ToolResult) ForPerson() string {
+	s := r.Display
+	if s == "" {
+		s = r.Full()
+	}
+	if r.IsError {
+		s = words.Text(s)
+	}
+	return s
 }
 
 // Origin says who asked for a tool call; the guard treats them alike, but

@@ -90,7 +90,9 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	}
 	out := &ToolResult{Text: b.String(), Note: res.Hint}
 	if res.JSShell {
-		out.Note = strings.TrimSpace("This page is a JavaScript app shell: plain HTTP does not see its content. Open it in the browser (browser_open, then browser_snapshot). " + res.Hint)
+		const shell = "This page is a JavaScript app shell: plain HTTP does not see its content. "
+		out.Note = strings.TrimSpace(shell + "Open it in the browser (browser_open, then browser_snapshot). " + res.Hint)
+		out.Display = out.Text + "\n\n" + strings.TrimSpace(shell+"Open it in the browser: /open "+res.FinalURL+", then /snapshot. "+res.Hint)
 	}
 	return out, nil
 }

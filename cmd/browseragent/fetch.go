@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -149,7 +150,7 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 		case err != nil:
 			return nil, err
 		case tr.IsError && res == nil && ferr == nil:
-			return nil, refusedError(tr.Text) // the guard refused it
+			return nil, refusedError(tr.ForPerson()) // the guard refused it
 		}
 		return res, ferr
 	}
@@ -213,7 +214,7 @@ func printInOrder(s *streams, f *fetchFlags, results []chan fetched, format fetc
 // printPage writes one result and returns its exit code.
 func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 	if r.err != nil {
-		fmt.Fprintf(s.err, "browseragent: %s\n", r.err)
+		fmt.Fprintf(s.err, "browseragent: %s\n", words.Error(r.err))
 		if errors.Is(r.err, fetch.ErrBadURL) || errors.Is(r.err, fetch.ErrBadSelector) {
 			return exitUsage
 		}
@@ -231,7 +232,7 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(s.err, "browseragent: %s: %v\n", r.url, err)
+		fmt.Fprintf(s.err, "browseragent: %s: %s\n", r.url, words.Error(err))
 		return exitFailed
 	}
 	s.out.Write(out)

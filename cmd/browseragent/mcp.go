@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
@@ -338,7 +339,7 @@ func printTools(s *streams, m *mcpclient.Manager, asJSON bool) error {
 	}
 	for _, st := range m.Status() {
 		if st.State == mcpclient.StateError {
-			fmt.Fprintf(s.err, "browseragent: mcp server %q: %v\n", st.Name, st.Err)
+			fmt.Fprintf(s.err, "browseragent: mcp server %q: %s\n", st.Name, words.Error(st.Err))
 		}
 	}
 	for _, t := range toolList {
@@ -471,7 +472,11 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if err != nil {
 		return err
 	}
-	return printResult(s, c, res.Full(), res.IsError, toImages(res.Images), full)
+	text := res.Full()
+	if res.IsError && !c.asJSON {
+		text = res.ForPerson() // a refusal in the person's words, not the model's
+	}
+	return printResult(s, c, text, res.IsError, toImages(res.Images), full)
 }
 
 func toImages(in []tools.Image) []mcpclient.Image {
@@ -751,7 +756,7 @@ func newMCPLogsCmd(s *streams, f *mcpFlags) *cobra.Command {
 				st, _ := m.ServerStatus(name)
 				fmt.Fprintf(s.err, "browseragent: %s is %s", name, st.State)
 				if st.Err != nil {
-					fmt.Fprintf(s.err, ": %v", st.Err)
+					fmt.Fprintf(s.err, ": %s", words.Error(st.Err))
 				}
 				fmt.Fprintln(s.err)
 				return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/internal/words"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -67,11 +68,11 @@ func Main(args []string, in io.Reader, out, errw io.Writer) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintf(errw, "browseragent: %s\n", ee.msg)
+			fmt.Fprintf(errw, "browseragent: %s\n", words.Text(ee.msg))
 		}
 		return ee.code
 	}
-	msg := textutil.FirstLine(err.Error(), 0)
+	msg := textutil.FirstLine(words.Error(err), 0)
 	if strings.HasPrefix(msg, "unknown command") {
 		// cobra's usage errors: bad usage exits 2, like a bad flag.
 		fmt.Fprintf(errw, "browseragent: %s (see 'browseragent --help')\n", msg)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
 )
@@ -218,7 +219,7 @@ func (m *mcpFailures) report(name string, st mcpclient.ServerState, err error) {
 		m.told = map[string]bool{}
 	}
 	m.told[name] = true
-	m.notice(fmt.Sprintf("mcp %s: %s: %v (continuing without it)", name, st, err))
+	m.notice(fmt.Sprintf("mcp %s: %s: %s (continuing without it)", name, st, words.Error(err)))
 }
 
 func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer string, err error) error {
@@ -340,11 +341,20 @@ func (p *runPrinter) result(e agent.Event) {
 		ev.IsError, ev.Text, ev.Images = e.Result.IsError, shorten(e.Result.Full(), 2000), len(e.Result.Images)
 	}
 	if ev.IsError {
-		fmt.Fprintf(p.w, "  ✗ %s: %s\n", e.Call.Name, shorten(ev.Text, 200))
+		fmt.Fprintf(p.w, "  ✗ %s: %s\n", e.Call.Name, shorten(personText(e), 200))
 	} else {
 		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", e.Call.Name, size, ev.Images)
 	}
 	p.tr.Events = append(p.tr.Events, ev)
+}
+
+// personText is a failed call as the person reads it (the transcript keeps
+// what the model read).
+func personText(e agent.Event) string {
+	if e.Err != nil {
+		return words.Error(e.Err)
+	}
+	return e.Result.ForPerson()
 }
 
 // shorten keeps s to one line of at most n bytes.
