@@ -40,15 +40,45 @@ func takeSnapshot(ctx context.Context, selector string, base int) (*Snapshot, er
 }
 
 // format renders the snapshot from line from (1-based) within limit
-// characters, ending with a note on how to read the rest when cut.
-func (s *Snapshot) format(from, limit int) string {
+// characters, ending with a note on how to read the rest when cut, worded
+// for the model.
+func (s *Snapshot) format(from, limit int) string { return s.render(from, limit, modelNotes) }
+
+// snapshotNotes are the notes of a snapshot that say how to go on.
+type snapshotNotes struct{ empty, cut, tooLong string }
+
+// modelNotes name the tools; personNotes the shell's commands.
+var (
+	modelNotes = snapshotNotes{
+		empty:   "(the page shows no text or controls yet: it may still be loading; try browser_wait)\n",
+		cut:     "[snapshot cut at line %d of %d: call browser_snapshot with from_line=%d for more, or with selector to outline one part; browser_extract gives the text]\n",
+		tooLong: "[the page has more than %d lines: use browser_snapshot with selector, or browser_extract]\n",
+	}
+	personNotes = snapshotNotes{
+		empty:   "(the page shows no text or controls yet: it may still be loading; /snapshot again in a moment)\n",
+		cut:     "[snapshot cut at line %d of %d: /call browser_snapshot {\"from_line\": %d} shows the rest, /snapshot CSS outlines one part]\n",
+		tooLong: "[the page has more than %d lines: /snapshot CSS outlines one part]\n",
+	}
+)
+
+// result is the snapshot as a tool result: the model's notes in Text, the
+// person's in Display when the snapshot has one.
+func (s *Snapshot) result(from, limit int) *Result {
+	r := &Result{Text: s.render(from, limit, modelNotes)}
+	if p := s.render(from, limit, personNotes); p != r.Text {
+		r.Display = p
+	}
+	return r
+}
+
+func (s *Snapshot) render(from, limit int, notes snapshotNotes) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Page: %s\nURL: %s\n", s.Title, s.URL)
 	if from < 1 {
 		from = 1
 	}
 	if len(s.Lines) == 0 {
-		b.WriteString("(the page shows no text or controls yet: it may still be loading; try browser_wait)\n")
+		b.WriteString(notes.empty)
 		return b.String()
 	}
 	if from > len(s.Lines) {
@@ -64,9 +94,9 @@ func (s *Snapshot) format(from, limit int) string {
 		b.WriteByte('\n')
 	}
 	if i < len(s.Lines) {
-		fmt.Fprintf(&b, "[snapshot cut at line %d of %d: call browser_snapshot with from_line=%d for more, or with selector to outline one part; browser_extract gives the text]\n", i, len(s.Lines), i+1)
+		fmt.Fprintf(&b, notes.cut, i, len(s.Lines), i+1)
 	} else if s.Truncated {
-		fmt.Fprintf(&b, "[the page has more than %d lines: use browser_snapshot with selector, or browser_extract]\n", maxSnapshotLines)
+		fmt.Fprintf(&b, notes.tooLong, maxSnapshotLines)
 	}
 	return b.String()
 }
@@ -84,5 +114,5 @@ func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
 	if s.Error != "" {
 		return failf("%s", s.Error), nil
 	}
-	return &Result{Text: s.format(c.a.FromLine, c.b.opts.SnapshotLimit)}, nil
+	return s.result(c.a.FromLine, c.b.opts.SnapshotLimit), nil
 }

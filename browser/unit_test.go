@@ -131,3 +131,37 @@ func TestRedactHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotWords: a cut snapshot tells the model how to read on with the
+// tool and the person with the shell's commands; an uncut one has one
+// wording.
+func TestSnapshotWords(t *testing.T) {
+	s := &Snapshot{Title: "T", URL: "http://x/", Lines: []string{"- a", "- b", "- c", "- d"}}
+	tests := []struct {
+		name          string
+		snap          *Snapshot
+		limit         int
+		model, person string // the last line of each
+	}{
+		{"cut", s, 29, "[snapshot cut at line 1 of 4: call browser_snapshot with from_line=2 for more, or with selector to outline one part; browser_extract gives the text]",
+			`[snapshot cut at line 1 of 4: /call browser_snapshot {"from_line": 2} shows the rest, /snapshot CSS outlines one part]`},
+		{"empty", &Snapshot{Title: "E"}, 100, "(the page shows no text or controls yet: it may still be loading; try browser_wait)",
+			"(the page shows no text or controls yet: it may still be loading; /snapshot again in a moment)"},
+		{"whole", s, 1000, "- d", ""},
+	}
+	last := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return l[len(l)-1]
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.snap.result(0, tt.limit)
+			if diff := cmp.Diff([]string{tt.model, tt.person}, []string{last(r.Text), last(r.Display)}); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}

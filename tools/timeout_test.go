@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browseragent/browseragent/guard"
 )
 
@@ -58,5 +60,37 @@ func TestRegistryTimeoutDeclaredOnce(t *testing.T) {
 				t.Errorf("the call had %s, want between %s and %s", tool.left, tt.min, tt.max)
 			}
 		})
+	}
+}
+
+// waitTool waits until its call is cut short and fails with Go's wording.
+type waitTool struct{ def ToolDef }
+
+func (w *waitTool) Tools() []ToolDef { return []ToolDef{w.def} }
+
+func (w *waitTool) Call(ctx context.Context, _ *ResolvedCall) (*ToolResult, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestRegistryTimeoutWords: a call that runs out its time tells the model
+// what to try and the person how long it was given, in seconds, with no
+// "context deadline exceeded".
+func TestRegistryTimeoutWords(t *testing.T) {
+	ro := true
+	rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry(guard.NewPolicy(rules, nil), nil)
+	r.Add(&waitTool{def: ToolDef{Name: "mcp__slow__wait", Server: "slow", RawName: "wait", Source: SourceMCP,
+		Parameters: map[string]any{"type": "object", "properties": map[string]any{}}, ReadOnlyHint: &ro, Timeout: 1500 * time.Millisecond}})
+	res, err := r.Call(context.Background(), "mcp__slow__wait", nil, OriginCommand)
+	if err != nil || !res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if diff := cmp.Diff([]string{"mcp__slow__wait timed out after 1.5s; try a smaller step or a wait with a shorter timeout", "mcp__slow__wait timed out after 1.5 s"},
+		[]string{res.Text, res.ForPerson()}); diff != "" {
+		t.Errorf("model and person text (-want +got)\n%s", diff)
 	}
 }

@@ -75,7 +75,7 @@ rules:
 		out, err string // substrings; "" for err means stderr must be empty
 	}{
 		{"deny rule", []string{srv.URL + "/bank/balance"}, 1, "",
-			`browseragent: Refused: browser_open would load ` + srv.URL + `/bank/balance, which matches the deny rule "local-bank" (bank): the agent may never act there, and nobody can approve it.` + "\n"},
+			`browseragent: Refused: browser_open would load ` + srv.URL + `/bank/balance, which matches the deny rule "local-bank" (bank): browseragent never acts there, and nobody can approve it; do this step yourself, in your own browser.` + "\n"},
 		// The load's result is screened: the tab landed on the bank, so
 		// browser_open's answer is withheld before anything reads the page.
 		{"redirect into a deny rule", []string{srv.URL + "/go"}, 1, "",
