@@ -67,6 +67,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		cleanContainer(second)
 	}
 	parser := readability.NewParser()
+	parser.KeepClasses = true // pruneArticle judges blocks by their class; stripped after
 	art, err := parser.ParseAndMutate(doc, base)
 	if err != nil || art.Node == nil {
 		// Readability found nothing it calls an article: keep the page's
@@ -83,6 +84,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		return nil
 	}
 	pruneArticle(art.Node)
+	stripClasses(art.Node)
 	idx := indexPage(doc)
 	chosen := chooseArticle(art.Node, second, container, idx)
 	addLead(chosen, idx)
@@ -190,6 +192,23 @@ func absolutize(sel *goquery.Selection, base *url.URL) {
 	for _, s := range []*goquery.Selection{sel.Filter("[src]"), sel.Find("[src]")} {
 		s.Each(fix("src"))
 	}
+}
+
+// stripClasses removes the class attributes readability was told to keep
+// for pruneArticle, as readability itself would (but its own "page").
+func stripClasses(root *html.Node) {
+	walk(root, func(n *html.Node) bool {
+		for i := 0; i < len(n.Attr); i++ {
+			if a := n.Attr[i]; a.Key == "class" && a.Namespace == "" {
+				if a.Val == "page" {
+					continue
+				}
+				n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
+				i--
+			}
+		}
+		return true
+	})
 }
 
 // dropRuby removes ruby annotations (<rt>, <rp>: the reading printed

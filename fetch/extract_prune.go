@@ -97,14 +97,35 @@ func hasBoilerplateName(n *html.Node) bool {
 			}
 			continue
 		}
-		for _, tok := range strings.FieldsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if boilerplateName.MatchString(tok) {
-				return true
+		live := false
+		for _, name := range strings.Fields(v) {
+			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if len(toks) > 1 && stateWord[toks[0]] {
+				continue // "no-caption", "has-sidebar": a state, not a kind
+			}
+			for _, tok := range toks {
+				if liveName.MatchString(tok) {
+					live = true
+				}
+				if tok == "teaser" && articleWord[toks[0]] {
+					continue // "article-teaser" is the article's lead
+				}
+				if boilerplateName.MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
+					return true
+				}
 			}
 		}
 	}
 	return false
 }
+
+// stateWord opens a class name that says what a block has or does, not
+// what it is: "no-caption", "has-comments", "with-sidebar".
+// A "js-" class is a script's hook, not a kind either.
+var stateWord = map[string]bool{"no": true, "has": true, "with": true, "without": true, "is": true, "show": true, "hide": true, "not": true, "js": true}
+
+// articleWord opens a class name of a part of the article itself.
+var articleWord = map[string]bool{"article": true, "story": true, "post": true, "entry": true}
 
 // seeAlso matches the opening words of a cross-reference to another
 // article ("Read more: …", "Lesen Sie auch …"), in the languages most

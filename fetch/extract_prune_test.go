@@ -51,6 +51,9 @@ func TestPruneArticle(t *testing.T) {
 		{"related heading before its links", `<h3>Related stories</h3><div><a href="/a">Old flood of 1990 in the east of the country</a> <a href="/b">Dams</a></div>`, "Related stories", false},
 		{"heading with an anchor link stays", `<h2><a href="#after">What came after the flood</a></h2>`, "What came after the flood", true},
 		{"plain sentence with a link stays", `<p>The mayor's full statement, published on <a href="/s">the town's site</a>, asks everyone living near the banks to keep away from the water until Friday.</p>`, "asks everyone living near the banks", true},
+		{"caption by class alone", `<p class="wp-caption-text">The old bridge before the flood, seen from the east bank of the river.</p>`, "The old bridge before the flood", false},
+		{"a state class is not a kind", `<div class="story-item no_caption"><p>The old bridge before the flood was built of stone, and it stood for two hundred years.</p></div>`, "The old bridge before the flood", true},
+		{"a script hook is not a kind", `<p class="js_readmore">The old bridge before the flood was built of stone, and it stood for two hundred years.</p>`, "The old bridge before the flood", true},
 		{"quote stays", `<blockquote><p>We have never seen the water this high, not in fifty years.</p></blockquote>`, "never seen the water this high", true},
 	}
 	for _, tc := range tests {
@@ -200,5 +203,25 @@ func TestDropRuby(t *testing.T) {
 	}
 	if text := res.Text(); !strings.Contains(text, "子どもへの法律") || strings.Contains(text, "こ") {
 		t.Errorf("text = %q, want the words without their readings", text)
+	}
+}
+
+// Class names are read as kinds of block, not states or script hooks.
+func TestHasBoilerplateName(t *testing.T) {
+	tests := map[string]bool{
+		"wp-caption-text":                  true,
+		"comments-area":                    true,
+		"related-teaser":                   true,
+		"buzz_item image_hit no_caption":   false,
+		"presentation-box-txt js_readmore": false,
+		"live-match-comment slider-ele":    false,
+		"article-teaser":                   false,
+		"entry-content has-sidebar":        false,
+	}
+	for class, want := range tests {
+		n := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div, Attr: []html.Attribute{{Key: "class", Val: class}}}
+		if got := hasBoilerplateName(n); got != want {
+			t.Errorf("hasBoilerplateName(class=%q) = %v, want %v", class, got, want)
+		}
 	}
 }
