@@ -196,8 +196,8 @@ func TestCompactToolsBytes(t *testing.T) {
 		wantTools int
 	}{
 		{"all 32 tools, tightened", cdm, ToolEconomy{DevTools: true}, 32},
-		{"developer tools left out", cdm, ToolEconomy{}, 21},
-		{"and duplicates of native tools left out", both, ToolEconomy{}, len(native) + 10},
+		{"developer tools left out", cdm, ToolEconomy{}, 19},
+		{"and duplicates of native tools left out", both, ToolEconomy{}, len(native) + 8},
 	}
 	before := ToolDefBytes(cdm)
 	t.Logf("chrome-devtools-mcp 1.11.0 as served: %d tools, %d bytes", len(cdm), before)

@@ -13,15 +13,18 @@ import (
 
 // Caps for tool text sent with every request. Long descriptions are cut at
 // a sentence end within the cap.
+// An MCP server's text is cut shorter than ours, which is written to size.
 const (
-	maxToolDescChars  = 320
-	maxParamDescChars = 160
+	maxToolDescChars     = 320
+	maxParamDescChars    = 160
+	maxMCPToolDescChars  = 160
+	maxMCPParamDescChars = 100
 )
 
 // ToolEconomy says which tools to leave out when offering tools to the model.
 type ToolEconomy struct {
 	// DevTools keeps chrome-devtools-mcp's developer tools (tracing, heap,
-	// lighthouse, emulation, console, CSS).
+	// lighthouse, emulation, console, CSS, network requests).
 	DevTools bool
 }
 
@@ -29,8 +32,11 @@ type ToolEconomy struct {
 // duplicated chrome-devtools-mcp tools left out (the catalogue's DevOnly,
 // and Twin when that native tool is offered: two tools for one job cost
 // bytes and confuse models), descriptions tightened and schema noise
-// removed. Every tool kept keeps every parameter, its type,
-// enum and required list. defs is not modified.
+// removed. The description of a browser tool's tab parameter (the
+// catalogue's Tab: "tab" of the native tools, "pageId" of chrome-devtools-
+// mcp's) is left out: the system prompt says once what it is, instead of
+// every tool saying it again. Every tool kept keeps every parameter, its
+// type, enum and required list. defs is not modified.
 func CompactTools(defs []tools.ToolDef, e ToolEconomy) []tools.ToolDef {
 	offered := make(map[string]bool, len(defs))
 	for _, d := range defs {
@@ -38,7 +44,8 @@ func CompactTools(defs []tools.ToolDef, e ToolEconomy) []tools.ToolDef {
 	}
 	out := make([]tools.ToolDef, 0, len(defs))
 	for _, d := range defs {
-		if ent := tools.EntryOf(d); ent.Kind == catalog.DevTools {
+		ent := tools.EntryOf(d)
+		if ent.Kind == catalog.DevTools {
 			if !e.DevTools && ent.DevOnly {
 				continue
 			}
@@ -46,13 +53,30 @@ func CompactTools(defs []tools.ToolDef, e ToolEconomy) []tools.ToolDef {
 				continue
 			}
 		}
-		d.Description = tighten(d.Description, maxToolDescChars)
-		if p, ok := compactSchema(d.Parameters).(map[string]any); ok {
+		descCap, paramCap := maxToolDescChars, maxParamDescChars
+		if d.Source == tools.SourceMCP {
+			descCap, paramCap = maxMCPToolDescChars, maxMCPParamDescChars
+		}
+		d.Description = tighten(d.Description, descCap)
+		if p, ok := compactSchema(d.Parameters, paramCap).(map[string]any); ok {
+			if ent.Tab != "" && (ent.Kind == catalog.DevTools || d.Source == tools.SourceBrowser) {
+				p = withoutParamDescription(p, ent.Tab)
+			}
 			d.Parameters = p
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// withoutParamDescription drops the description of parameter name from
+// schema (a copy that compactSchema made, so it is edited in place).
+func withoutParamDescription(schema map[string]any, name string) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	if p, ok := props[name].(map[string]any); ok {
+		delete(p, "description")
+	}
+	return schema
 }
 
 // ToolDefBytes is the size in bytes of the tool definitions as sent in one
@@ -95,18 +119,18 @@ const jsSafeIntBound = 9007199254740991
 
 // compactSchema copies a JSON schema without noise keys and with tightened
 // descriptions.
-func compactSchema(v any) any {
+func compactSchema(v any, descCap int) any {
 	switch s := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(s))
 		for k, val := range s {
-			if noiseKeys[k] || isSafeIntBound(k, val) {
-				continue
+			if noiseKeys[k] || isSafeIntBound(k, val) || k == "default" && val == false {
+				continue // an omitted boolean is false everywhere
 			}
 			switch k {
 			case "description":
 				if str, ok := val.(string); ok {
-					val = tighten(rephrase(dropDefaultFalse(str, s)), maxParamDescChars)
+					val = tighten(rephrase(dropDefaultFalse(str, s)), descCap)
 					if val == "" {
 						continue
 					}
@@ -116,20 +140,20 @@ func compactSchema(v any) any {
 				if props, ok := val.(map[string]any); ok {
 					cp := make(map[string]any, len(props))
 					for name, p := range props {
-						cp[name] = compactSchema(p)
+						cp[name] = compactSchema(p, descCap)
 					}
 					val = cp
 					out[k] = val
 					continue
 				}
 			}
-			out[k] = compactSchema(val)
+			out[k] = compactSchema(val, descCap)
 		}
 		return out
 	case []any:
 		out := make([]any, len(s))
 		for i, x := range s {
-			out[i] = compactSchema(x)
+			out[i] = compactSchema(x, descCap)
 		}
 		return out
 	}
@@ -165,6 +189,8 @@ var wordy = []struct {
 	{regexp.MustCompile(`(?i)the absolute (file )?path, or a (file )?path relative to the current working directory,`), "A path"},
 	{regexp.MustCompile(`(?i)the absolute or relative path to`), "Path to"},
 	{regexp.MustCompile(`(?i)\bin order to\b`), "to"},
+	// chrome-devtools-mcp's, repeated in most of its tools
+	{regexp.MustCompile(`(?i)^include a snapshot in the response\.?$`), "Also return a snapshot"},
 }
 
 // rephrase applies the wordy table, keeping the first letter's case.

@@ -112,8 +112,10 @@ var devtools = []Entry{
 	{Name: "wait_for", Effect: Read, Foreign: ForeignSnapshot | ForeignFrames, Timeout: 70 * time.Second, Annotations: readOnly, Twin: "browser_wait"},
 	{Name: "list_console_messages", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},
 	{Name: "get_console_message", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},
-	{Name: "list_network_requests", Effect: Read, Foreign: ForeignNetwork, Annotations: readOnly},
-	{Name: "get_network_request", Effect: Read, Files: []File{saves("requestFilePath", ".network-request"), saves("responseFilePath", ".network-response")}, Foreign: ForeignNetwork, Annotations: writes},
+	// The Network panel: a developer's tool, and the largest definitions
+	// of all (1.7 KB of every request); devtools: true offers them.
+	{Name: "list_network_requests", Effect: Read, Foreign: ForeignNetwork, DevOnly: true, Annotations: readOnly},
+	{Name: "get_network_request", Effect: Read, Files: []File{saves("requestFilePath", ".network-request"), saves("responseFilePath", ".network-response")}, Foreign: ForeignNetwork, DevOnly: true, Annotations: writes},
 	{Name: "get_css_styles", Effect: Read, Element: "uid", DevOnly: true, Annotations: readOnly},
 	// scripts
 	{Name: "evaluate_script", Effect: Script, Script: []string{"function"}, Files: []File{{Param: "sourcePath"}, saves("filePath", ".json")},
