@@ -5,10 +5,12 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestDiscoverPicksModel: with an endpoint but no model, the server's list
@@ -72,12 +74,10 @@ func TestDiscoverNoModelList(t *testing.T) {
 
 // TestDiscoverOllamaPort: with nothing configured, a server on Ollama's
 // port that answers /v1/models is found, its tool-capable model chosen,
-// and said on one line. Skips when something else holds the port.
+// and said on one line. When something else holds the port (a real
+// Ollama) it skips, but fails in CI (BROWSERAGENT_REQUIRE_BROWSER=1).
 func TestDiscoverOllamaPort(t *testing.T) {
-	srv, err := llmtest.NewAt(t, "127.0.0.1:11434")
-	if err != nil {
-		t.Skipf("127.0.0.1:11434 is taken (a real Ollama?): %v", err)
-	}
+	srv := ollamaPort(t)
 	srv.SetModels(llmtest.Model{ID: "nomic-embed-text", ShowCapabilities: []string{"embedding"}}, llmtest.Model{ID: "qwen3:4b", ShowCapabilities: []string{"completion", "tools"}})
 	s := Discover(context.Background(), ResolveSettings(Overrides{}, envOf(), nil))
 	got := []string{s.BaseURL, s.Model, s.Note}
@@ -89,4 +89,16 @@ func TestDiscoverOllamaPort(t *testing.T) {
 	if !s.Enabled() {
 		t.Errorf("not enabled: %s", s.Why())
 	}
+}
+
+// ollamaPort starts the scripted server on Ollama's port, 127.0.0.1:11434,
+// waiting a while for another test package to let it go.
+func ollamaPort(t *testing.T, rules ...llmtest.Rule) *llmtest.Server {
+	var srv *llmtest.Server
+	testutil.Require(t, "a free 127.0.0.1:11434 (Ollama's port; is an Ollama running?)", func() (string, error) {
+		var err error
+		srv, err = llmtest.NewAtWait(t, "127.0.0.1:11434", 30*time.Second, rules...)
+		return "", err
+	})
+	return srv
 }

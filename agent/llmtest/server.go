@@ -261,6 +261,25 @@ func NewAt(t testing.TB, addr string, rules ...Rule) (*Server, error) {
 	return s, nil
 }
 
+// NewAtWait is NewAt that keeps trying for up to wait while addr is
+// taken: tests of several packages run at once, and two may want the same
+// well-known port (Ollama's 11434) for a moment each. The error says how
+// long it tried.
+func NewAtWait(t testing.TB, addr string, wait time.Duration, rules ...Rule) (*Server, error) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		s, err := NewAt(t, addr, rules...)
+		if err == nil || time.Now().After(deadline) {
+			if err != nil {
+				err = fmt.Errorf("%w (still after %s)", err, wait)
+			}
+			return s, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // Start runs a server on addr (127.0.0.1 only) until Close; rep hears
 // requests no rule answers. Programs outside tests (bench/) use it.
 func Start(addr string, rep Reporter, rules ...Rule) (*Server, error) {

@@ -88,13 +88,17 @@ func TestRunAnswersWithWebFetch(t *testing.T) {
 // so on one line.
 func TestRunFindsLocalServer(t *testing.T) {
 	page := articleServer(t)
-	srv, err := llmtest.NewAt(t, "127.0.0.1:11434",
-		llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"`+page+`"}`)},
-		llmtest.Rule{When: llmtest.LastTool("fishing fleet"), Reply: llmtest.Text("Quiet Harbour Gazette")},
-	)
-	if err != nil {
-		t.Skipf("127.0.0.1:11434 is taken (a real Ollama?): %v", err)
-	}
+	// Ollama's port, waiting a while for another test package to let it
+	// go; taken for good (a real Ollama), it skips, but fails in CI.
+	var srv *llmtest.Server
+	testutil.Require(t, "a free 127.0.0.1:11434 (Ollama's port; is an Ollama running?)", func() (string, error) {
+		var err error
+		srv, err = llmtest.NewAtWait(t, "127.0.0.1:11434", 30*time.Second,
+			llmtest.Rule{When: llmtest.LastUser("title"), Reply: llmtest.Call("web_fetch", `{"url":"`+page+`"}`)},
+			llmtest.Rule{When: llmtest.LastTool("fishing fleet"), Reply: llmtest.Text("Quiet Harbour Gazette")},
+		)
+		return "", err
+	})
 	srv.SetModels(llmtest.Model{ID: "llama3.2", ShowCapabilities: []string{"completion", "tools"}})
 	runEnv(t, nil)
 	t.Setenv("BROWSERAGENT_MODEL", "")
