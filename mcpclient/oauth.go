@@ -266,7 +266,7 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 			return fmt.Errorf("mcp server %q still answers 403 insufficient_scope after %d step-up logins; the account may lack the permission (check the scopes granted to it)", a.name, n)
 		}
 	}
-	if !a.opts.Interactive {
+	if !a.opts.Interactive && a.cfg.Grant != GrantClientCredentials {
 		drain(resp)
 		if stepUp {
 			want := a.rememberScopes(resp)

@@ -24,7 +24,18 @@ type OAuthConfig struct {
 	// client_id_metadata_document_supported gets it as the client_id, with
 	// no registration. Others fall back to clientId or dynamic registration.
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Grant is "authorization_code" (the default: a person logs in in the
+	// browser) or "client_credentials" (a machine client: clientId and
+	// clientSecret buy the token at the token endpoint, no browser, so
+	// any command may do it).
+	Grant string `json:"grant,omitempty"`
 }
+
+// Grants of OAuthConfig.Grant.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
 
 func (o *OAuthConfig) clone() *OAuthConfig {
 	if o == nil {
@@ -44,6 +55,10 @@ func (o *OAuthConfig) check() error {
 		return fmt.Errorf("oauth.callbackPort %d is not a port (1-65535, or 0 for any)", o.CallbackPort)
 	case o.ClientSecret != "" && o.ClientID == "":
 		return fmt.Errorf("oauth.clientSecret is set without oauth.clientId")
+	case o.Grant != "" && o.Grant != GrantAuthorizationCode && o.Grant != GrantClientCredentials:
+		return fmt.Errorf("oauth.grant %q is not %s or %s", o.Grant, GrantAuthorizationCode, GrantClientCredentials)
+	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == ""):
+		return fmt.Errorf("oauth.grant %s needs oauth.clientId and oauth.clientSecret (a client registered with the authorization server)", GrantClientCredentials)
 	case o.ClientMetadataURL != "":
 		u, err := url.Parse(o.ClientMetadataURL)
 		if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {

@@ -27,6 +27,9 @@ import (
 // PKCE, and our loopback redirect (RFC 8252). On success the token is
 // stored and used; on failure nothing is stored. Called with mu held.
 func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.Response, stepUp bool) error {
+	if a.cfg.Grant == GrantClientCredentials {
+		return a.clientCredentials(ctx, req, resp)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a.cfg.CallbackPort)))
 	if err != nil {
 		drain(resp)

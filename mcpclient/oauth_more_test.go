@@ -141,3 +141,23 @@ func TestOAuthLegacyDiscovery(t *testing.T) {
 		})
 	}
 }
+
+// TestOAuthClientCredentials: a machine client (oauth.grant
+// client_credentials with a registered id and secret) gets its token
+// without a browser, even in a non-interactive run, and the secret is not
+// written to the token file.
+func TestOAuthClientCredentials(t *testing.T) {
+	t.Setenv("BROWSER", "false") // no browser may be used
+	as := oauthtest.NewAuthServer(t)
+	as.AddClient("svc", "svc-s3cret", "http://127.0.0.1:1/callback")
+	res := oauthtest.NewResource(t, as)
+	dir := t.TempDir()
+	sc := &ServerConfig{Name: "prot", URL: res.URL, OAuth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "svc", ClientSecret: "svc-s3cret"}}
+	oaEcho(t, oaManager(t, oaOptions(dir, false, nil), sc), "prot")
+	if got := as.Counts(); got != (oauthtest.Counts{Exchanges: 1}) {
+		t.Errorf("authorization server counts = %+v, want one token request and no authorization", got)
+	}
+	if data, err := os.ReadFile(TokenFile("prot", dir)); err != nil || strings.Contains(string(data), "svc-s3cret") {
+		t.Errorf("token file: %v; it must not hold the client secret:\n%s", err, data)
+	}
+}

@@ -506,6 +506,10 @@ func TestParseOAuthConfig(t *testing.T) {
 			&OAuthConfig{ClientMetadataURL: "https://ba.example/client.json"}, ""},
 		{"metadata document not https", `{"url": "https://x/mcp", "oauth": {"clientMetadataUrl": "http://ba.example/client.json"}}`, nil, `oauth.clientMetadataUrl "http://ba.example/client.json" is not an https URL with a path`},
 		{"metadata document without path", `{"url": "https://x/mcp", "oauth": {"clientMetadataUrl": "https://ba.example/"}}`, nil, "is not an https URL with a path"},
+		{"client credentials", `{"url": "https://x/mcp", "oauth": {"grant": "client_credentials", "clientId": "id", "clientSecret": "s"}}`,
+			&OAuthConfig{Grant: GrantClientCredentials, ClientID: "id", ClientSecret: "s"}, ""},
+		{"client credentials without secret", `{"url": "https://x/mcp", "oauth": {"grant": "client_credentials", "clientId": "id"}}`, nil, "oauth.grant client_credentials needs oauth.clientId and oauth.clientSecret"},
+		{"unknown grant", `{"url": "https://x/mcp", "oauth": {"grant": "password"}}`, nil, `oauth.grant "password" is not authorization_code or client_credentials`},
 		{"unset variable", `{"url": "https://x/mcp", "oauth": {"clientId": "id", "clientSecret": "${NOPE}"}}`, nil, "field oauth.clientSecret: environment variable NOPE is not set"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -317,6 +317,14 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		a.counts.Exchanges++
+	case "client_credentials":
+		if a.clients[r.Form.Get("client_id")].secret == "" {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "a public client cannot use client_credentials"})
+			return
+		}
+		g = &grant{clientID: r.Form.Get("client_id"), scopes: a.grantable(strings.Fields(r.Form.Get("scope")))}
+		a.lastScope = strings.Fields(r.Form.Get("scope"))
+		a.counts.Exchanges++
 	case "refresh_token":
 		g = a.refresh[r.Form.Get("refresh_token")]
 		if g == nil {

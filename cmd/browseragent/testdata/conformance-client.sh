@@ -17,9 +17,13 @@ ctx() { printf '%s' "${MCP_CONFORMANCE_CONTEXT:-}" | sed -n "s/.*\"$1\": *\"\([^
 # The server entry, as in any mcp.json; a client registered beforehand
 # when the scenario hands one out, else the client's metadata document URL
 # (used when the authorization server supports those).
+# A machine client (the client-credentials extension) uses its id and
+# secret without a browser.
 oauth='"clientMetadataUrl": "https://conformance-test.local/client-metadata.json"'
+grant=
+case $scenario in auth/client-credentials-*) grant='"grant": "client_credentials", ' ;; esac
 if [ -n "$(ctx client_secret)" ]; then
-	oauth="\"clientId\": \"$(ctx client_id)\", \"clientSecret\": \"$(ctx client_secret)\""
+	oauth="$grant\"clientId\": \"$(ctx client_id)\", \"clientSecret\": \"$(ctx client_secret)\""
 fi
 cat >"$dir/mcp.json" <<JSON
 {"mcpServers": {
@@ -45,6 +49,10 @@ initialize) mcp tools conf ;;
 tools_call) call conf add_numbers '{"a": 2, "b": 3}' ;;
 elicitation-sep1034-client-defaults) call --elicit accept conf test_client_elicitation_defaults '{}' ;;
 sse-retry) call conf test_reconnection '{}' ;;
+auth/client-credentials-*)
+	mcp tools conf || exit 1
+	call conf test-tool '{}'
+	;;
 auth/*)
 	mcp login conf || exit 1
 	mcp tools conf || exit 1
