@@ -97,13 +97,32 @@ func (d Decision) Err() error {
 	return &deniedError{error: fmt.Errorf("%w: %s", ErrDenied, d.Reason), person: d.ForPerson()}
 }
 
-// ForPerson is the decision's reason as a person reads it.
+// ForPerson is the decision's reason as a person reads it: Person, else
+// Reason said to the person (ToPerson).
 func (d Decision) ForPerson() string {
 	if d.Person != "" {
 		return d.Person
 	}
-	return d.Reason
+	return ToPerson(d.Reason)
 }
+
+// toPerson rewords what the guard says about the person, in the third
+// person for the model, to the person: the approval box, a refusal in the
+// shell. The guard's reasons use these phrases and no others.
+var toPerson = strings.NewReplacer(
+	"the person's own browser", "your own browser",
+	"the person's approval", "your approval",
+	"the person's earlier", "your earlier",
+	"a tab the person opened", "a tab you opened",
+	"whatever they had there", "whatever you had there",
+	"the person's commands", "your commands",
+	"the person's SSH keys", "your SSH keys",
+	"approved once by the person", "approved once by you",
+)
+
+// ToPerson is a reason of the guard's, worded for the model, said to the
+// person ("needs the person's approval" is "needs your approval").
+func ToPerson(reason string) string { return toPerson.Replace(reason) }
 
 // deniedError is a denial worded for the model (Error) and for the person
 // (ForPerson, which the terminal prints).

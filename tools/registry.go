@@ -204,7 +204,10 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
-		res := &ToolResult{IsError: true, Text: d.Reason, Display: d.Person, Secret: secret}
+		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
+		if p := d.ForPerson(); p != d.Reason {
+			res.Display = p
+		}
 		r.record(ctx, call, d, start, res, nil)
 		return res, nil
 	}
@@ -435,7 +438,7 @@ func maskValues(s string, args map[string]any) string {
 func approvalRequest(c *ResolvedCall, d guard.Decision) ApprovalRequest {
 	req := ApprovalRequest{
 		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.Page.URL, Rule: d.Rule,
-		Reason: d.Reason, Args: summarizeArgs(c), Sensitive: d.Sensitive,
+		Reason: d.ForPerson(), Args: summarizeArgs(c), Sensitive: d.Sensitive,
 	}
 	for _, sc := range d.Scopes { // only what the guard will accept
 		switch sc {

@@ -27,7 +27,7 @@ import (
 var modelWords = []string{
 	"browser_tabs", "take a new browser_snapshot", "take a browser_snapshot", "browser_navigate", "browser_close", "browser_select_tab",
 	"Do not retry", "Tell the person", "ask the person", "context canceled", "context deadline",
-	"dial tcp", "strconv.", "json: cannot", `Get "http`,
+	"dial tcp", "strconv.", "json: cannot", `Get "http`, "the person",
 }
 
 // wordsSite serves a page, a page under a deny rule and one under an ask
@@ -231,6 +231,9 @@ func TestShellTabCommands(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stdout lines (-want +got)\n%s\nstdout:\n%s", diff, stdout)
+	}
+	if !strings.Contains(stdout, "in your own browser: it needs your") || strings.Contains(stdout, "the person") {
+		t.Errorf("the approval box does not speak to the person:\n%s", stdout)
 	}
 	if diff := cmp.Diff(home, person.PageURLs()); diff != "" {
 		t.Errorf("the person's tabs (-want +got)\n%s", diff)
