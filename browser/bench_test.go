@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"testing"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // BenchmarkSnapshot2000 is browser_snapshot of a page with 2000 interactive
@@ -24,5 +26,34 @@ func BenchmarkSnapshot2000(b *testing.B) {
 		if r, err := br.Call(context.Background(), "browser_snapshot", nil); err != nil || r.IsError {
 			b.Fatal(err, r)
 		}
+	}
+}
+
+// BenchmarkFreshBrowser is what a test pays for a browser of its own, up to
+// its first page: launching a Chromium (Launch) against a fresh browser
+// context in the package's shared one (Context), the way newOwnBrowser and
+// newTestBrowser give it. Compare the two in the same run:
+//
+//	go test ./browser -run '^$' -bench FreshBrowser -benchtime 5x
+func BenchmarkFreshBrowser(b *testing.B) {
+	site := newSite(b)
+	for _, bc := range []struct {
+		name string
+		opts func() *Options
+	}{
+		{"Launch", func() *Options { return nil }},
+		{"Context", func() *Options { return &Options{Launch: LaunchOptions{Host: shared.Endpoint(b)}} }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			testutil.Require(b, "chromium", FindChrome)
+			opts := bc.opts() // the shared Chromium starts before the clock
+			for b.Loop() {
+				br := New(opts)
+				mustCall(b, br, "browser_open", map[string]any{"url": site.URL + "/article.html"})
+				if err := br.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
