@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -53,9 +52,18 @@ type ServerConfig struct {
 	IncludeTools []string          `json:"includeTools,omitempty"`
 	ExcludeTools []string          `json:"excludeTools,omitempty"`
 	OAuth        *OAuthConfig      `json:"oauth,omitempty"`
+	// Trust is Gemini CLI's "trust": true (settings.json only): the guard
+	// lets this server's tools run without asking in isolated mode, where
+	// it would otherwise ask (see guard.Policy.TrustServers).
+	Trust bool `json:"-"`
 
 	// Source is the file this entry came from ("built-in" for the default).
 	Source string `json:"-"`
+	// Scope is ScopeLocal when the entry came from the projects part of
+	// its file (ParseLocal), else "".
+	Scope string `json:"-"`
+	// Toggled says `mcp enable/disable` decided Disabled (Config.Toggles).
+	Toggled bool `json:"-"`
 	// Err, when set, is why this entry cannot be used; the server reports
 	// state error with it and the others are unaffected.
 	Err error `json:"-"`
@@ -133,6 +141,10 @@ type Config struct {
 	Warnings []string
 	// Skipped are files whose Gate refused them (untrusted projects).
 	Skipped []string
+	// Toggles are the servers turned on (true) or off (false) by
+	// `mcp enable/disable`: the "enabledMcpServers" and
+	// "disabledMcpServers" lists, which win over an entry's "disabled".
+	Toggles map[string]bool
 }
 
 // Names returns the server names, sorted.
@@ -183,15 +195,24 @@ type ConfigFile struct {
 	// Gate, when set, is asked before the file's servers are merged; false
 	// skips the file (ProjectGate.Allow).
 	Gate func(ProjectFile) bool
+	// Local, when set, is the working directory (absolute) whose
+	// projects[Local] part of the file is read (ParseLocal) instead of its
+	// top level: the local scope.
+	Local string
 }
 
-// DefaultFiles are the user file, the project's .mcp.json in workDir, then
-// extra (from --mcp-config, required), in merge order.
+// DefaultFiles are, in merge order (later wins per name, as in Claude
+// Code): the user file's top level (user scope), the project's .mcp.json in
+// workDir (project scope), the user file's projects[workDir] (local scope),
+// then each extra file (from --mcp-config, required), top level then its
+// projects[workDir] (so ~/.claude.json works whole).
 func DefaultFiles(workDir string, extra ...string) []ConfigFile {
-	files := []ConfigFile{{Path: UserConfigPath()}, {Path: filepath.Join(workDir, ".mcp.json"), Project: true}}
+	wd := absPath(workDir)
+	user := UserConfigPath()
+	files := []ConfigFile{{Path: user}, {Path: filepath.Join(workDir, ".mcp.json"), Project: true}, {Path: user, Local: wd}}
 	for _, e := range extra {
 		if e != "" {
-			files = append(files, ConfigFile{Path: e, Required: true})
+			files = append(files, ConfigFile{Path: e, Required: true}, ConfigFile{Path: e, Local: wd})
 		}
 	}
 	return files
@@ -212,7 +233,12 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcp config: %w", err)
 		}
-		c, err := Parse(data, f.Path, os.LookupEnv)
+		var c *Config
+		if f.Local != "" {
+			c, err = ParseLocal(data, f.Path, f.Local, os.LookupEnv)
+		} else {
+			c, err = Parse(data, f.Path, os.LookupEnv)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -220,15 +246,27 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 			merged.Skipped = append(merged.Skipped, f.Path)
 			continue
 		}
-		merged.Files = append(merged.Files, f.Path)
+		if f.Local == "" || len(c.Servers)+len(c.Toggles) > 0 {
+			merged.Files = append(merged.Files, f.Path)
+		}
 		merged.Warnings = append(merged.Warnings, c.Warnings...)
 		for n, sc := range c.Servers {
 			merged.Servers[n] = sc
+		}
+		for n, on := range c.Toggles {
+			if f.Project {
+				break // a shared file does not make your choices
+			}
+			if merged.Toggles == nil {
+				merged.Toggles = map[string]bool{}
+			}
+			merged.Toggles[n] = on
 		}
 	}
 	if _, ok := merged.Servers[DefaultServerName]; !ok {
 		merged.Servers[DefaultServerName] = DefaultServer()
 	}
+	merged.applyToggles()
 	return merged, nil
 }
 
@@ -239,9 +277,23 @@ var knownFields = map[string]bool{
 }
 
 // Parse reads one configuration file's bytes, in the dialect of the client
-// that wrote it (see Dialect: the name and top level tell). file names it
-// in messages; lookup resolves ${VAR} (os.LookupEnv in production).
+// that wrote it (see Dialect: the name and top level tell): its top-level
+// servers (the user scope of ~/.claude.json and of browseragent's own
+// mcp.json; their "projects" are read by ParseLocal). file names it in
+// messages; lookup resolves ${VAR} (os.LookupEnv in production).
 func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Config, error) {
+	return parse(data, file, "", lookup)
+}
+
+// ParseLocal reads the servers file keeps for the project directory dir
+// (absolute): the object projects[dir] of ~/.claude.json's shape, Claude
+// Code's local scope, which browseragent's own mcp.json shares. A file
+// without that entry has no servers.
+func ParseLocal(data []byte, file, dir string, lookup func(string) (string, bool)) (*Config, error) {
+	return parse(data, file, dir, lookup)
+}
+
+func parse(data []byte, file, dir string, lookup func(string) (string, bool)) (*Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s: empty file; want {\"mcpServers\": {...}}", file)
 	}
@@ -250,18 +302,33 @@ func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Confi
 		return nil, syntaxError(data, file, err)
 	}
 	d := detectDialect(file, top)
+	c := &Config{Servers: map[string]*ServerConfig{}, Files: []string{file}}
+	obj := top
+	if dir != "" {
+		var projects map[string]map[string]json.RawMessage
+		if raw, ok := top["projects"]; !ok || d != DialectClaude || json.Unmarshal(raw, &projects) != nil || projects[dir] == nil {
+			return c, nil
+		}
+		obj = projects[dir]
+	}
 	key := "mcpServers"
 	if d == DialectVSCode {
 		key = "servers"
 		lookup = workspaceLookup(file, lookup)
 	}
-	c := &Config{Servers: map[string]*ServerConfig{}, Files: []string{file}}
-	for _, k := range sortedKeys(top) {
-		if k != key && !(d == DialectVSCode && k == "inputs") && !quietTop(file, d) {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown top-level field %q ignored", where(file, fieldLine(data, data, k)), k))
+	for _, k := range sortedKeys(obj) {
+		if k == key || d == DialectVSCode && k == "inputs" || quietTop(file, d) {
+			continue
 		}
+		if d == DialectClaude && (k == toggleOff || k == toggleOn || k == "projects" && dir == "") {
+			continue
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown %s field %q ignored", where(file, fieldLine(data, data, k)), topWhat(dir), k))
 	}
-	raw, ok := top[key]
+	if d == DialectClaude {
+		c.Warnings = append(c.Warnings, readToggles(c, obj, data, file)...)
+	}
+	raw, ok := obj[key]
 	if !ok {
 		return c, nil
 	}
@@ -272,11 +339,21 @@ func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Confi
 	p := parser{file: file, data: data, dialect: d, lookup: lookup, inputs: vscodeInputs(top["inputs"])}
 	for name, body := range entries {
 		sc, warns := p.server(name, body)
+		if dir != "" {
+			sc.Scope = ScopeLocal
+		}
 		c.Servers[name] = sc
 		c.Warnings = append(c.Warnings, warns...)
 	}
 	sort.Strings(c.Warnings)
 	return c, nil
+}
+
+func topWhat(dir string) string {
+	if dir == "" {
+		return "top-level"
+	}
+	return "project"
 }
 
 // parser reads the servers of one file.
@@ -514,46 +591,11 @@ func lineCol(data []byte, off int) (int, int) {
 	return line, col
 }
 
-// EditUserConfig rewrites path, applying edit to its "mcpServers" object
-// while keeping every other top-level field. It creates the file (and its
-// directory) when missing.
+// EditUserConfig rewrites path, applying edit to its top-level
+// "mcpServers" object while keeping every other field. It creates the file
+// (and its directory) when missing.
 func EditUserConfig(path string, edit func(servers map[string]json.RawMessage) error) error {
-	top := map[string]json.RawMessage{}
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &top); err != nil {
-			return syntaxError(data, path, err)
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	servers := map[string]json.RawMessage{}
-	if raw, ok := top["mcpServers"]; ok {
-		if err := json.Unmarshal(raw, &servers); err != nil {
-			return fmt.Errorf("%s: field mcpServers: want an object of servers", path)
-		}
-	}
-	if err := edit(servers); err != nil {
-		return err
-	}
-	raw, err := json.Marshal(servers)
-	if err != nil {
-		return err
-	}
-	top["mcpServers"] = raw
-	out, err := json.MarshalIndent(top, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return EditScope(path, ScopeUser, "", edit)
 }
 
 // ParseCommandLine splits "npx -y pkg --flag 'a b'" into words, honouring

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -67,7 +66,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
   browseragent mcp call --cmd "npx -y @modelcontextprotocol/server-everything@2026.8.31" echo '{"message":"hi"}'
   browseragent mcp call get-tiny-image --url http://127.0.0.1:3001/mcp
   browseragent mcp add everything -- npx -y @modelcontextprotocol/server-everything@2026.8.31
-  browseragent mcp add api --url https://mcp.example.com/mcp --header "Authorization: Bearer \${API_TOKEN}"
+  browseragent mcp add -t http -H "Authorization: Bearer \${API_TOKEN}" api https://mcp.example.com/mcp
   browseragent mcp logs everything`,
 	}
 	pf := cmd.PersistentFlags()
@@ -90,6 +89,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 		newMCPLoginCmd(s, f), newMCPLogoutCmd(s, f), newMCPLogLevelCmd(s, f),
 		newMCPServeCmd(s),
 	)
+	addMCPConfigCmds(cmd, s, f) // mcp_get.go
 	return cmd
 }
 
@@ -764,116 +764,3 @@ func newMCPLogsCmd(s *streams, f *mcpFlags) *cobra.Command {
 		},
 	}
 }
-
-type addFlags struct {
-	project bool
-	typ     string
-}
-
-func newMCPAddCmd(s *streams, f *mcpFlags) *cobra.Command {
-	a := &addFlags{}
-	cmd := &cobra.Command{
-		Use:   "add NAME -- COMMAND ARGS... | add NAME --url URL [--header K:V]",
-		Short: "Add (or replace) a server in the user config, like 'claude mcp add'",
-		Example: `  browseragent mcp add everything -- npx -y @modelcontextprotocol/server-everything@2026.8.31
-  browseragent mcp add api --url https://mcp.example.com/mcp --header "Authorization: Bearer \${API_TOKEN}"
-  browseragent mcp add --project fs -- npx -y @modelcontextprotocol/server-filesystem .`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMCPAdd(cmd, s, f, a, args)
-		},
-	}
-	cmd.Flags().BoolVar(&a.project, "project", false, "write .mcp.json in the working directory instead of the user config")
-	cmd.Flags().StringVar(&a.typ, "type", "", "transport for --url: http (default) or sse")
-	return cmd
-}
-
-func runMCPAdd(cmd *cobra.Command, s *streams, f *mcpFlags, a *addFlags, args []string) error {
-	dash := cmd.ArgsLenAtDash()
-	if len(args) == 0 || dash == 0 {
-		return exitCode(exitUsage, "usage: browseragent mcp add NAME -- COMMAND ARGS... | mcp add NAME --url URL")
-	}
-	name := args[0]
-	sc := &mcpclient.ServerConfig{Type: a.typ}
-	switch {
-	case dash > 0 && len(args) > dash:
-		sc.Command, sc.Args = args[dash], args[dash+1:]
-	case f.cmdLine != "":
-		words, err := mcpclient.ParseCommandLine(f.cmdLine)
-		if err != nil {
-			return exitCode(exitUsage, "--cmd: "+err.Error())
-		}
-		sc.Command, sc.Args = words[0], words[1:]
-	case f.url != "":
-		sc.URL = f.url
-		if f.sse && sc.Type == "" {
-			sc.Type = mcpclient.TypeSSE
-		}
-	default:
-		return exitCode(exitUsage, "give the command after --, or --url URL")
-	}
-	if len(args) > 1 && (dash < 0 || dash > 1) {
-		return exitCode(exitUsage, "put the server's command after --: browseragent mcp add NAME -- COMMAND ARGS...")
-	}
-	var err error
-	if sc.Headers, err = parseHeaders(f.headers); err != nil {
-		return err
-	}
-	if sc.Env, err = parseEnv(f.env); err != nil {
-		return err
-	}
-	path := configPath(a.project)
-	replaced := false
-	err = editConfig(s, path, a.project, func(servers map[string]json.RawMessage) error {
-		_, replaced = servers[name]
-		b, err := json.Marshal(sc)
-		servers[name] = b
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	verb := "added"
-	if replaced {
-		verb = "replaced"
-	}
-	fmt.Fprintf(s.out, "%s MCP server %q in %s (check it with: browseragent mcp list)\n", verb, name, path)
-	return nil
-}
-
-func configPath(project bool) string {
-	if project {
-		return ".mcp.json"
-	}
-	return mcpclient.UserConfigPath()
-}
-
-func newMCPRemoveCmd(s *streams) *cobra.Command {
-	var project bool
-	cmd := &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Remove a server from the user config (or .mcp.json with --project)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			path := configPath(project)
-			err := editConfig(s, path, project, func(servers map[string]json.RawMessage) error {
-				if _, ok := servers[args[0]]; !ok {
-					return errNoSuchServer
-				}
-				delete(servers, args[0])
-				return nil
-			})
-			if errors.Is(err, errNoSuchServer) {
-				return exitCode(exitFailed, fmt.Sprintf("no MCP server %q in %s", args[0], path))
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(s.out, "removed MCP server %q from %s\n", args[0], path)
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&project, "project", false, "edit .mcp.json in the working directory")
-	return cmd
-}
-
-var errNoSuchServer = errors.New("no such server")

@@ -54,9 +54,12 @@ func TestMCPAddListRemove(t *testing.T) {
 		code     int
 		out, err string // regexps
 	}{
-		{[]string{"mcp", "add", "raw", "--", bin, "ok"}, 0, `added MCP server "raw" in .*config/browseragent/mcp.json`, `^$`},
-		{[]string{"mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${API_TOKEN:-none}"}, 0, `added MCP server "api"`, `^$`},
-		{[]string{"mcp", "add", "raw", "--", bin, "garbage"}, 0, `replaced MCP server "raw"`, `^$`},
+		{[]string{"mcp", "add", "-s", "user", "raw", "--", bin, "garbage"}, 0, `added stdio MCP server "raw" .* to user config \(.*config/browseragent/mcp.json\)`, `^$`},
+		{[]string{"mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${API_TOKEN:-none}", "-s", "user"}, 0, `added http MCP server "api"`, `^$`},
+		// As in Claude Code, an existing name is not replaced.
+		{[]string{"mcp", "add", "-s", "user", "raw", "--", bin, "ok"}, 1, `^$`, `MCP server "raw" already exists in user config .*remove it first with: browseragent mcp remove -s user raw`},
+		{[]string{"mcp", "remove", "raw"}, 0, `removed MCP server "raw" from user config`, `^$`},
+		{[]string{"mcp", "add", "-s", "user", "raw", "--", bin, "ok"}, 0, `added stdio MCP server "raw"`, `^$`},
 		// Adding servers keeps the built-in one (its state depends on npx).
 		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +- +http .*chrome-devtools +\w+ +[\d-]+ +stdio +built-in .*raw +ready +5 +stdio`, `^$`},
 		{[]string{"mcp", "list", "--cmd", bin + " ok"}, 0, `^NAME[^\n]*\nadhoc +ready +5 +stdio +command line +\n$`, `^$`},
@@ -64,7 +67,7 @@ func TestMCPAddListRemove(t *testing.T) {
 		{[]string{"mcp", "remove", "api"}, 1, `^$`, `no MCP server "api" in`},
 		{[]string{"mcp", "list", "--json"}, 0, `"name": "raw",\s+"state": "ready"`, `^$`},
 		{[]string{"mcp", "tools", "nosuch"}, 2, `^$`, `unknown MCP server "nosuch"; configured: chrome-devtools, raw`},
-		{[]string{"mcp", "add", "x"}, 2, `^$`, `give the command after --, or --url URL`},
+		{[]string{"mcp", "add", "x"}, 2, `^$`, `give the server's command \(stdio\) or URL \(-t http\|sse\) after NAME`},
 		// Removing the last server leaves {"mcpServers": {}} and the built-in one.
 		{[]string{"mcp", "remove", "raw"}, 0, `removed MCP server "raw"`, `^$`},
 		{[]string{"mcp", "list", "--json"}, 0, `^\[\s*\{\s*"name": "chrome-devtools",[^}]*"source": "built-in"[^}]*\}\s*\]\s*$`, `^$`},
@@ -82,7 +85,7 @@ func TestMCPAddListRemove(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]any{"command": bin, "args": []any{"garbage"}}
+	want := map[string]any{"command": bin, "args": []any{"ok"}}
 	if diff := cmp.Diff(want, saved["mcpServers"]["raw"]); diff != "" {
 		t.Errorf("saved entry (-want +got):\n%s", diff)
 	}
