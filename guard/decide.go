@@ -319,6 +319,11 @@ func (p *Policy) askGrantable(j judged, d Decision, what string) Decision {
 		d.Reason = what + "; allowed by the person's earlier \"always\" approval"
 		return d
 	}
+	if p.mode == Isolated && j.c.Server != "" && p.trusted[j.c.Server] {
+		d.Verdict, d.DecidedBy = Allow, ByGrant
+		d.Reason = what + fmt.Sprintf("; allowed because server %s is configured with \"trust\": true (honoured in isolated mode only)", j.c.Server)
+		return d
+	}
 	d.Verdict, d.Scopes = Ask, []Scope{Once, ToolAlways}
 	if j.c.Server != "" {
 		d.Scopes = append(d.Scopes, ServerAlways)

@@ -177,6 +177,13 @@ type Options struct {
 	OnceTTL time.Duration
 	// Now is the clock (default time.Now); tests replace it.
 	Now func() time.Time
+	// TrustedServers are MCP servers whose config says "trust": true
+	// (Gemini CLI's field): in isolated mode their tools run where the
+	// policy would otherwise ask, as a standing "always" grant would let
+	// them. Never on a sensitive site, never for local files, never for
+	// script in a tab the person opened, never in shared mode; unlike a
+	// grant, no mode switch or trust reset clears it.
+	TrustedServers []string
 }
 
 // Policy holds the rules, the mode, the person's grants and the tabs the
@@ -192,6 +199,7 @@ type Policy struct {
 
 	toolGrants   map[string]bool
 	serverGrants map[string]bool
+	trusted      map[string]bool      // Options.TrustedServers
 	once         map[string]time.Time // call fingerprint → expiry
 	owned        map[string]bool      // tab IDs the agent opened
 }
@@ -207,6 +215,10 @@ func NewPolicy(rules *Rules, opts *Options) *Policy {
 	}
 	if p.now == nil {
 		p.now = time.Now
+	}
+	p.trusted = map[string]bool{}
+	for _, s := range opts.TrustedServers {
+		p.trusted[s] = true
 	}
 	p.reset()
 	return p

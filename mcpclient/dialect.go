@@ -100,8 +100,10 @@ func applyGemini(sc *ServerConfig, fields map[string]json.RawMessage, file strin
 	if sc.Timeout > 0 { // Gemini: per request, not startup
 		sc.CallTimeout, sc.Timeout = sc.Timeout, 0
 	}
-	if raw, ok := fields["trust"]; ok && string(bytes.TrimSpace(raw)) == "true" {
-		warns = append(warns, fmt.Sprintf("%s: server %q: \"trust\" is not honoured: in Gemini CLI it skips confirmations, browseragent's guard still decides each call", where(file, line("trust")), sc.Name))
+	if raw, ok := fields["trust"]; ok {
+		if err := json.Unmarshal(raw, &sc.Trust); err != nil {
+			warns = append(warns, fmt.Sprintf("%s: server %q: field trust: want true or false; ignored", where(file, line("trust")), sc.Name))
+		}
 	}
 	return warns
 }

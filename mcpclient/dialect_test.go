@@ -59,7 +59,7 @@ func TestDialects(t *testing.T) {
 		got[n] = *sc
 	}
 	want := map[string]ServerConfig{
-		"remote": {Name: "remote", Type: TypeHTTP, URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, CallTimeout: Duration(30 * time.Second), Source: gemini},
+		"remote": {Name: "remote", Type: TypeHTTP, URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, CallTimeout: Duration(30 * time.Second), Trust: true, Source: gemini},
 		"legacy": {Name: "legacy", Type: TypeSSE, URL: "http://127.0.0.1:9/sse", Source: gemini},
 		"local":  {Name: "local", Command: "node", Args: []string{"/home/me/srv.js"}, Cwd: "/tmp", IncludeTools: []string{"a*"}, ExcludeTools: []string{"ab"}, Source: gemini},
 	}
@@ -68,7 +68,6 @@ func TestDialects(t *testing.T) {
 	}
 	wantWarn := []string{
 		gemini + `:6: server "local": unknown field "bogus" ignored`,
-		gemini + `:4: server "remote": "trust" is not honoured: in Gemini CLI it skips confirmations, browseragent's guard still decides each call`,
 	}
 	if diff := cmp.Diff(wantWarn, c.Warnings, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("gemini warnings (-want +got):\n%s", diff)

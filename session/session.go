@@ -74,6 +74,22 @@ type Session struct {
 	keep    bool             // SessionOptions.KeepTabs
 }
 
+// trustedServers are the servers configured with "trust": true (Gemini
+// CLI's settings.json), which the guard lets run without asking in
+// isolated mode only.
+func trustedServers(cfg *mcpclient.Config) []string {
+	if cfg == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range cfg.Names() {
+		if cfg.Servers[n].Trust {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // ErrBrowserUnavailable is the state of chrome-devtools-mcp when there is
 // no browser to point it at: it is never started against another one.
 var ErrBrowserUnavailable = errors.New("unavailable")
@@ -83,7 +99,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if opts == nil || opts.Rules == nil {
 		return nil, errors.New("session: sensitive-site rules are required")
 	}
-	s := &Session{Policy: guard.NewPolicy(opts.Rules, nil), notice: opts.OnNotice, exec: opts.Browser.Launch.ExecPath, keep: opts.KeepTabs}
+	s := &Session{Policy: guard.NewPolicy(opts.Rules, &guard.Options{TrustedServers: trustedServers(opts.MCP)}), notice: opts.OnNotice, exec: opts.Browser.Launch.ExecPath, keep: opts.KeepTabs}
 	if s.notice == nil {
 		s.notice = func(string) {}
 	}

@@ -148,3 +148,42 @@ func TestMCPConfigCommands(t *testing.T) {
 		t.Errorf("Claude Desktop's file was changed:\n%s", data)
 	}
 }
+
+// TestGeminiTrust: a Gemini CLI settings.json server with "trust": true
+// runs its tools without --yes (isolated mode, an ordinary call through
+// the registry), the same server without it still needs approval, and
+// `mcp get` says what the trust does.
+func TestGeminiTrust(t *testing.T) {
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	bin := rawServerBin(t)
+	dir := mcpEnv(t)
+	settings := filepath.Join(dir, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"mcpServers": {
+  "trusted": {"command": "` + bin + `", "args": ["ok"], "trust": true},
+  "plain": {"command": "` + bin + `", "args": ["ok"]},
+  "chrome-devtools": {"disabled": true}
+}}`
+	if err := os.WriteFile(settings, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, []cliStep{
+		{[]string{"mcp", "call", "--mcp-config", settings, "trusted", "echo", `{"message":"no question asked"}`}, 0, `^no question asked\n$`, `^$`},
+		{[]string{"mcp", "call", "--mcp-config", settings, "plain", "echo", `{"message":"hi"}`}, 1, `approval`, `reported an error: .*--yes`},
+		{[]string{"mcp", "get", "--mcp-config", settings, "trusted"}, 0, `(?s)Scope: --mcp-config file\n  File: ` + regexp.QuoteMeta(settings) + `\n  Status: ready.*Trust: "trust": true \(Gemini CLI\): its tools run without asking in isolated mode`, `^$`},
+	})
+	entries, err := guardAudit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(entries, `configured with \"trust\": true`) {
+		t.Errorf("the audit log does not say why the trusted call ran:\n%s", entries)
+	}
+}
+
+func guardAudit(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "state", "browseragent", "audit.jsonl"))
+	return string(b), err
+}
