@@ -380,7 +380,7 @@ func (p parser) server(name string, body json.RawMessage) (*ServerConfig, []stri
 			continue // read below, as that client means it
 		}
 		if !knownFields[k] {
-			warns = append(warns, fmt.Sprintf("%s: server %q: unknown field %q ignored", where(file, line(k)), name, k))
+			warns = append(warns, fmt.Sprintf("%s: server %q: %s", where(file, line(k)), name, unknownField(p.dialect, k)))
 			continue
 		}
 		if err := json.Unmarshal(fields[k], fieldPtr(sc, k)); err != nil {

@@ -59,6 +59,25 @@ var dialectFields = map[Dialect]map[string]bool{
 	DialectVSCode: {"envFile": true, "description": true},
 }
 
+// elsewhere are fields of another client's dialect, or common slips: in
+// a file of this dialect they mean nothing, so the warning says what to
+// write instead.
+var elsewhere = map[string]string{
+	"httpUrl":   `"httpUrl" is Gemini CLI's (settings.json); in this file write "type": "http" and "url"`,
+	"trust":     `"trust" is read only in Gemini CLI's settings.json; here each call is judged by the guard`,
+	"transport": `"transport" is not a field; write "type": "stdio", "http" or "sse"`,
+	"envFile":   `"envFile" is VS Code's, and is not read; put the variables in "env"`,
+	"serverUrl": `"serverUrl" is not read; write "url" (Streamable HTTP unless "type": "sse")`,
+}
+
+// unknownField is the warning for field k, which dialect d does not read.
+func unknownField(d Dialect, k string) string {
+	if msg, ok := elsewhere[k]; ok {
+		return msg + "; ignored"
+	}
+	return fmt.Sprintf("unknown field %q ignored", k)
+}
+
 // fieldLine is the line of the first `"key":` inside the object body
 // found in data, for warnings that point at the spot.
 func fieldLine(data, body []byte, key string) int {

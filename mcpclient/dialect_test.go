@@ -13,11 +13,12 @@ import (
 )
 
 // docExamples returns the JSON blocks of docs/mcp-host.md that follow a
-// line naming their file: "<!-- example: NAME -->".
+// line naming their file: "<!-- doc-test file: NAME -->" (the doc test
+// of cmd/browseragent runs the commands shown after them).
 func docExamples(t *testing.T) map[string]string {
 	t.Helper()
 	doc := string(must(os.ReadFile("../docs/mcp-host.md")))
-	re := regexp.MustCompile("(?s)<!-- example: ([^ ]+) -->\\s*```json\\n(.*?)```")
+	re := regexp.MustCompile("(?s)<!-- doc-test file: ([^ ]+) -->\\s*```json\\n(.*?)```")
 	out := map[string]string{}
 	for _, m := range re.FindAllStringSubmatch(doc, -1) {
 		out[m[1]] = m[2]
@@ -128,6 +129,23 @@ func TestDialects(t *testing.T) {
 	}
 	if sc := c.Servers["x"]; sc.Transport() != TypeHTTP || sc.Headers["A"] != "$TOKEN" || len(c.Warnings) != 0 {
 		t.Errorf("claude: %+v %q", sc, c.Warnings)
+	}
+
+	// Another client's field in a Claude file says what it would mean.
+	mcpjson := write("proj/.mcp.json", "{\"mcpServers\": {\"g\": {\"command\": \"c\",\n  \"httpUrl\": \"http://127.0.0.1:9/\",\n  \"trust\": true}}}")
+	c, err = Parse(must(os.ReadFile(mcpjson)), mcpjson, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWarn = []string{
+		mcpjson + `:2: server "g": "httpUrl" is Gemini CLI's (settings.json); in this file write "type": "http" and "url"; ignored`,
+		mcpjson + `:3: server "g": "trust" is read only in Gemini CLI's settings.json; here each call is judged by the guard; ignored`,
+	}
+	if diff := cmp.Diff(wantWarn, c.Warnings); diff != "" {
+		t.Errorf("claude file with Gemini fields (-want +got):\n%s", diff)
+	}
+	if c.Servers["g"].Trust {
+		t.Error("trust honoured outside Gemini's settings.json")
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // docTestMarker, alone on the line before a fenced block of the README or a
@@ -80,6 +82,7 @@ func TestDocExamples(t *testing.T) {
 				"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
 				"XDG_STATE_HOME=" + filepath.Join(home, "state"), "NO_COLOR=1", "TERM=dumb", "TZ=UTC",
 			}
+			env = append(env, npxEnv(t, with)...)
 			switch b.lang {
 			case "console":
 				runConsole(t, b, home, env)
@@ -96,6 +99,23 @@ func TestDocExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// npxEnv: a file block that starts a server with npx needs Node (the test
+// skips without it, or fails in CI), and the warmed npm cache, offline
+// first, since the home is new.
+func npxEnv(t *testing.T, files []docBlock) []string {
+	for _, f := range files {
+		if strings.Contains(strings.Join(f.body, "\n"), `"npx"`) {
+			testutil.RequireProgram(t, "npx")
+			cache := os.Getenv("npm_config_cache")
+			if h, err := os.UserHomeDir(); cache == "" && err == nil {
+				cache = filepath.Join(h, ".npm")
+			}
+			return []string{"npm_config_cache=" + cache, "npm_config_prefer_offline=true", "BROWSERAGENT_MCP_INIT_TIMEOUT=3m"}
+		}
+	}
+	return nil
 }
 
 func runConsole(t *testing.T, b docBlock, home string, env []string) {

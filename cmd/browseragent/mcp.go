@@ -90,6 +90,7 @@ audit log): a call that needs approval is refused unless --yes is given.`,
 		newMCPServeCmd(s),
 	)
 	addMCPConfigCmds(cmd, s, f) // mcp_get.go
+	promptInputs(s)             // VS Code "inputs", asked at a terminal
 	return cmd
 }
 

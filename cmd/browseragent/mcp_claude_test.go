@@ -27,7 +27,7 @@ var everythingCmd = []string{"npx", "-y", "@modelcontextprotocol/server-everythi
 // file Claude Code changed.
 func TestMCPClaudeInterop(t *testing.T) {
 	claude := npmBin(t, pkgClaudeCode, "claude")
-	testutil.Require(t, "npx", func() (string, error) { return exec.LookPath("npx") })
+	testutil.RequireProgram(t, "npx")
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	bin := program(t, ".")
 	dir := t.TempDir()
@@ -83,6 +83,6 @@ func TestMCPClaudeInterop(t *testing.T) {
 	expect(run(bin, "mcp", "get", "cl-ev"), `(?s)Scope: project config \(shared via .mcp.json\).*Status: ready \(\d+ tools`)
 	expect(run(bin, "mcp", "list"), `(?m)^cl-ev +ready +\d+ +stdio +`+regexp.QuoteMeta(filepath.Join(work, ".mcp.json")))
 	tools := run(bin, "mcp", "tools", "cl-ev")
-	expect(tools, `(?m)^mcp__cl-ev__echo$`)
+	expect(tools, `(?m)^mcp__cl-ev__echo  \[read-only\]$`)
 	expect(run(bin, "mcp", "call", "--yes", "cl-ev", "echo", `{"message":"from claude's file"}`), `Echo: from claude's file`)
 }
