@@ -187,3 +187,26 @@ func guardAudit(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "state", "browseragent", "audit.jsonl"))
 	return string(b), err
 }
+
+// TestPickNames: the answer to add-from-claude-desktop's question.
+func TestPickNames(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	tests := []struct {
+		answer string
+		want   []string
+		err    string
+	}{
+		{"", nil, ""},
+		{"1,3", []string{"a", "c"}, ""},
+		{"b, 1", []string{"b", "a"}, ""},
+		{"all", names, ""},
+		{"4", nil, `"4" is not one of the numbers or names listed`},
+		{"x", nil, `"x" is not one of the numbers or names listed`},
+	}
+	for _, tt := range tests {
+		got, err := pickNames(tt.answer, names)
+		if diff := cmp.Diff(tt.want, got); diff != "" || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("pickNames(%q) = %q, %v; want %q, %q (-want +got):\n%s", tt.answer, got, err, tt.want, tt.err, diff)
+		}
+	}
+}
