@@ -186,7 +186,7 @@ func mcpToggle(ctx context.Context, s *Shell, sub, name string) error {
 	t, ok := s.opts.MCP.(MCPToggler)
 	if !ok {
 		return &hintError{msg: fmt.Sprintf("/mcp %s is not available in this build", sub),
-			hint: fmt.Sprintf(`set "disabled": %v for %q in the MCP config file, then /mcp restart %s`, sub == "disable", name, name)}
+			hint: fmt.Sprintf("`browseragent mcp %s %s` (from the next run on), or set \"disabled\": %v for %q in the MCP config file, then /mcp restart %s", sub, name, sub == "disable", name, name)}
 	}
 	var err error
 	if sub == "enable" {
@@ -198,6 +198,7 @@ func mcpToggle(ctx context.Context, s *Shell, sub, name string) error {
 		return fmt.Errorf("%s %s: %w", sub, name, err)
 	}
 	s.p.Line("%s", serverSummary(statusOf(s, name)))
+	s.p.Hint("for this session; `browseragent mcp %s %s` keeps it so in later runs", sub, name)
 	return nil
 }
 

@@ -158,7 +158,7 @@ disconnected from your Chrome: back to the isolated browser.
 error: no MCP server "nope"
 /mcp lists the servers
 error: /mcp enable is not available in this build
-set "disabled": false for "docs" in the MCP config file, then /mcp restart docs
+` + "`browseragent mcp enable docs`" + ` (from the next run on), or set "disabled": false for "docs" in the MCP config file, then /mcp restart docs
 `
 	if diff := cmp.Diff(wantErr, errs); diff != "" {
 		t.Errorf("stderr (-want +got)\n%s", diff)
