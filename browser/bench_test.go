@@ -2,6 +2,10 @@ package browser
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
 	"testing"
 
 	"github.com/browseragent/browseragent/internal/testutil"
@@ -53,6 +57,46 @@ func BenchmarkFreshBrowser(b *testing.B) {
 				if err := br.Close(); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadThroughDialGuard loads a page of 40 subresources in the
+// isolated browser, directly and with every connection going through the
+// dial-guard proxy (LaunchOptions.DialControl), in one run: what the
+// guard's check at the resolved address costs a page load.
+func BenchmarkLoadThroughDialGuard(b *testing.B) {
+	if _, err := FindChrome(); err != nil {
+		b.Skipf("skipping: %v", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>Many</title>")
+		for i := range 40 {
+			fmt.Fprintf(w, `<img src="/px/%d?v=%s">`, i, r.URL.RawQuery)
+		}
+	})
+	mux.HandleFunc("/px/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "image/gif")
+		w.Write([]byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	allow := func(context.Context, string, string, syscall.RawConn) error { return nil }
+	for _, bc := range []struct {
+		name    string
+		control DialControl
+	}{{"direct", nil}, {"dial-guarded", allow}} {
+		b.Run(bc.name, func(b *testing.B) {
+			br := New(&Options{Launch: LaunchOptions{DialControl: bc.control}})
+			defer br.Close()
+			mustCall(b, br, "browser_open", map[string]any{"url": srv.URL + "/page?v=0"})
+			n := 0
+			for b.Loop() {
+				n++
+				mustCall(b, br, "browser_navigate", map[string]any{"url": fmt.Sprintf("%s/page?v=%d", srv.URL, n)})
 			}
 		})
 	}

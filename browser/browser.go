@@ -225,7 +225,14 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		b.opts.OnLaunch()
 	}
 	if host := b.opts.Launch.Host; host != "" {
-		s, err := openSession(ctx, host, ModeIsolated, nil, true)
+		var proxy *dialProxy
+		if b.opts.Launch.DialControl != nil && !envProxy() {
+			var err error
+			if proxy, err = startDialProxy(b.opts.Launch.DialControl); err != nil {
+				return nil, err
+			}
+		}
+		s, err := openSession(ctx, host, ModeIsolated, nil, true, proxy)
 		if err != nil {
 			return nil, fmt.Errorf("isolated browser in %s: %w", host, err)
 		}
@@ -236,7 +243,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, p.ws, ModeIsolated, p, false)
+	s, err := openSession(ctx, p.ws, ModeIsolated, p, false, nil)
 	if err != nil {
 		p.stop()
 		return nil, err
@@ -253,7 +260,7 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, ws, ModeShared, nil, false)
+	s, err := openSession(ctx, ws, ModeShared, nil, false, nil)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", ws, err)
 	}
@@ -309,6 +316,9 @@ type session struct {
 	// Chromium it shares (LaunchOptions.Host); "" means the whole browser.
 	// Only its tabs are the session's, and close disposes of it.
 	bctx cdp.BrowserContextID
+	// proxy is the dial-guard proxy of the session's own browser context
+	// (a launched Chromium's is its process's).
+	proxy *dialProxy
 
 	mu      sync.Mutex
 	tabs    map[target.ID]*tab
@@ -321,12 +331,14 @@ type session struct {
 }
 
 // openSession connects to ws and starts tracking page targets; ownContext
-// makes it a browser context of its own there, holding one blank tab.
-func openSession(ctx context.Context, ws string, mode Mode, p *process, ownContext bool) (*session, error) {
+// makes it a browser context of its own there, holding one blank tab,
+// whose connections go through proxy when it is not nil (the session
+// closes it).
+func openSession(ctx context.Context, ws string, mode Mode, p *process, ownContext bool, proxy *dialProxy) (*session, error) {
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), ws, remote.NoModifyURL)
 	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(chromedpErrorf)))
 	s := &session{
-		mode: mode, ws: ws, proc: p, allocCancel: allocCancel,
+		mode: mode, ws: ws, proc: p, proxy: proxy, allocCancel: allocCancel,
 		root: root, rootCancel: rootCancel,
 		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{}, tabPage: map[target.ID]target.ID{},
 	}
@@ -358,7 +370,11 @@ func (s *session) start(ownContext bool) error {
 		return err
 	}
 	if ownContext {
-		res, err := chromedp.CallBrowser(s.root, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: new(true)})
+		params := target.CreateBrowserContextParams{DisposeOnDetach: new(true)}
+		if s.proxy != nil {
+			params.ProxyServer, params.ProxyBypassList = "http://"+s.proxy.addr(), "<-loopback>"
+		}
+		res, err := chromedp.CallBrowser(s.root, target.CreateBrowserContext, params)
 		if err != nil {
 			return fmt.Errorf("create a browser context: %w", err)
 		}
@@ -434,6 +450,9 @@ func (s *session) close() error {
 	}
 	s.rootCancel()
 	s.allocCancel()
+	if s.proxy != nil {
+		s.proxy.close()
+	}
 	if s.proc != nil {
 		return s.proc.stop()
 	}

@@ -53,6 +53,11 @@ type LaunchOptions struct {
 	// ExecPath, Headed and ExtraFlags do not apply. WSEndpoint is then that
 	// Chromium's, so chrome-devtools-mcp pointed at it sees every context.
 	Host string
+	// DialControl, when set, judges every connection the browser makes
+	// (pages, subresources, scripts' requests, WebSockets) at the resolved
+	// address: the browser reaches the network only through a loopback
+	// proxy of ours that dials with it (see dialProxy).
+	DialControl DialControl
 }
 
 // LaunchArgs is the command line browseragent launches an isolated
@@ -60,12 +65,17 @@ type LaunchOptions struct {
 // DevTools on a free loopback port (written to profile/DevToolsActivePort).
 // A Chromium started with it suits LaunchOptions.Host.
 func LaunchArgs(profile string, o LaunchOptions) []string {
-	return chromeArgs(profile, o, os.Geteuid() == 0)
+	return chromeArgs(profile, o, os.Geteuid() == 0, "")
 }
 
 // chromeArgs returns the command line of an isolated browser.
-func chromeArgs(dir string, o LaunchOptions, root bool) []string {
+func chromeArgs(dir string, o LaunchOptions, root bool, proxy string) []string {
 	args := []string{"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "--user-data-dir=" + dir}
+	if proxy != "" {
+		// Loopback too ("<-loopback>" drops Chromium's implicit bypass):
+		// deny rules may name local addresses.
+		args = append(args, "--proxy-server=http://"+proxy, "--proxy-bypass-list=<-loopback>")
+	}
 	args = append(args, quietFlags...)
 	if !o.Headed {
 		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
@@ -78,6 +88,19 @@ func chromeArgs(dir string, o LaunchOptions, root bool) []string {
 	return append(args, "about:blank")
 }
 
+// envProxy reports whether the environment names a proxy for the browser
+// (Chromium on Linux honours these variables). The browser then goes
+// through that proxy, which resolves names itself: only URLs are judged,
+// as for web_fetch through a proxy.
+func envProxy() bool {
+	for _, k := range []string{"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // process is a Chromium that browseragent launched. Its profile directory is
 // removed when it stops.
 type process struct {
@@ -86,6 +109,7 @@ type process struct {
 	ws     string
 	exited chan struct{}
 	stderr *tailBuffer
+	proxy  *dialProxy // the browser's way out, when DialControl is set
 	once   sync.Once
 }
 
@@ -104,12 +128,23 @@ func launch(ctx context.Context, o LaunchOptions) (*process, error) {
 		return nil, fmt.Errorf("chrome profile: %w", err)
 	}
 	p := &process{dir: dir, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
-	p.cmd = exec.Command(path, chromeArgs(dir, o, os.Geteuid() == 0)...)
+	proxy := ""
+	if o.DialControl != nil && !envProxy() {
+		if p.proxy, err = startDialProxy(o.DialControl); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		proxy = p.proxy.addr()
+	}
+	p.cmd = exec.Command(path, chromeArgs(dir, o, os.Geteuid() == 0, proxy)...)
 	p.cmd.Stdout = p.stderr
 	p.cmd.Stderr = p.stderr
 	p.cmd.Env = os.Environ()
 	setProcAttr(p.cmd)
 	if err := startProcess(p.cmd, p.exited); err != nil {
+		if p.proxy != nil {
+			p.proxy.close()
+		}
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("chrome failed to start: %s: %w", path, err)
 	}
@@ -152,6 +187,9 @@ func (p *process) stop() error {
 	p.once.Do(func() {
 		terminate(p.cmd, p.exited, 5*time.Second)
 		killUsing(p.dir)
+		if p.proxy != nil {
+			p.proxy.close()
+		}
 		err = removeAllRetry(p.dir)
 	})
 	return err

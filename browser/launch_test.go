@@ -72,7 +72,7 @@ func TestChromeArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := chromeArgs("/p", tt.o, tt.root)
+			args := chromeArgs("/p", tt.o, tt.root, "")
 			for _, f := range tt.want {
 				if !has(args, f) {
 					t.Errorf("missing %s in %v", f, args)

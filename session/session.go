@@ -126,6 +126,12 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		bo.OnLost = s.browserLost
 	}
 	bo.OnLaunch = s.browserLaunching
+	if bo.Launch.DialControl == nil {
+		// The isolated browser's connections are judged at the resolved
+		// address, as web_fetch's are: a name resolving to a metadata
+		// address is refused whatever in the page asked for it.
+		bo.Launch.DialControl = s.Policy.DialControl
+	}
 	s.Browser = browser.New(&bo)
 	s.Registry = tools.NewRegistry(s.Policy, ro)
 	fo := fetch.Options{}

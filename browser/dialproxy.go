@@ -1,0 +1,207 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DialControl judges the address a connection is about to be made to, once
+// DNS has answered (guard.Policy.DialControl): an error refuses it.
+type DialControl func(ctx context.Context, network, address string, c syscall.RawConn) error
+
+// dialProxy is the isolated browser's one way out: an HTTP proxy on
+// loopback that makes every connection the browser asks for (pages,
+// subresources, a script's fetch, WebSockets) itself, judging the resolved
+// address first. So a name that resolves, or re-resolves, to a cloud
+// metadata address is refused at the socket, as it is for web_fetch,
+// whatever asked for it.
+type dialProxy struct {
+	ln     net.Listener
+	srv    *http.Server
+	dialer *net.Dialer
+	tr     *http.Transport
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // tunnels, closed with the proxy
+}
+
+// startDialProxy listens on 127.0.0.1 and serves until close.
+func startDialProxy(control DialControl) (*dialProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("browser proxy: %w", err)
+	}
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, ControlContext: control}
+	p := &dialProxy{ln: ln, dialer: d, conns: map[net.Conn]struct{}{}}
+	p.tr = &http.Transport{
+		Proxy: nil, DialContext: d.DialContext, ForceAttemptHTTP2: false,
+		MaxIdleConnsPerHost: 8, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: 0,
+		DisableCompression: true, // the browser asked for its own encodings; pass them through
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// addr is the proxy's host:port for --proxy-server.
+func (p *dialProxy) addr() string { return p.ln.Addr().String() }
+
+// close stops the proxy and every tunnel through it.
+func (p *dialProxy) close() {
+	p.srv.Close()
+	p.tr.CloseIdleConnections()
+	p.mu.Lock()
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+}
+
+func (p *dialProxy) track(c net.Conn, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if on {
+		p.conns[c] = struct{}{}
+	} else {
+		delete(p.conns, c)
+	}
+}
+
+func (p *dialProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.tunnel(w, r)
+		return
+	}
+	if !r.URL.IsAbs() {
+		http.Error(w, "browseragent's browser proxy serves the browser only", http.StatusBadRequest)
+		return
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	removeHopHeaders(out.Header)
+	resp, err := p.tr.RoundTrip(out)
+	if err != nil {
+		refuse(w, r.Host, err)
+		return
+	}
+	defer resp.Body.Close()
+	removeHopHeaders(resp.Header)
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	flushCopy(w, resp.Body)
+}
+
+// tunnel is CONNECT: https pages and every WebSocket.
+func (p *dialProxy) tunnel(w http.ResponseWriter, r *http.Request) {
+	up, err := p.dialer.DialContext(r.Context(), "tcp", r.Host)
+	if err != nil {
+		refuse(w, r.Host, err)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "no tunnel", http.StatusInternalServerError)
+		return
+	}
+	down, buf, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	p.track(up, true)
+	p.track(down, true)
+	defer func() {
+		p.track(up, false)
+		p.track(down, false)
+		up.Close()
+		down.Close()
+	}()
+	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() {
+		if n := buf.Reader.Buffered(); n > 0 {
+			b, _ := buf.Reader.Peek(n)
+			up.Write(b)
+		}
+		io.Copy(up, down)
+		if tc, ok := up.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+		done <- struct{}{}
+	}()
+	go func() {
+		io.Copy(down, up)
+		if tc, ok := down.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+		done <- struct{}{}
+	}()
+	<-done
+	<-done
+}
+
+// refuse answers a connection that was not made: 403 with the guard's
+// reason when it refused the address, 502 when the site could not be
+// reached.
+func refuse(w http.ResponseWriter, host string, err error) {
+	var op *net.OpError
+	msg := err.Error()
+	if errors.As(err, &op) && op.Op == "dial" && op.Err != nil {
+		msg = op.Err.Error()
+	}
+	code := http.StatusBadGateway
+	if strings.Contains(msg, "refused by rule") || strings.Contains(msg, "denied") {
+		code = http.StatusForbidden
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	fmt.Fprintf(w, "browseragent did not connect to %s: %s\n", host, msg)
+}
+
+// hopHeaders are the headers of one hop, never forwarded.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h.Values("Connection") {
+		for _, k := range strings.Split(f, ",") {
+			h.Del(strings.TrimSpace(k))
+		}
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+}
+
+// flushCopy copies a response body, flushing as it goes (event streams).
+func flushCopy(w http.ResponseWriter, body io.Reader) {
+	f, _ := w.(http.Flusher)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if f != nil {
+				f.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
