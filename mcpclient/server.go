@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,6 +61,8 @@ type attempt struct {
 	// is the server asked to stop politely (stdin closed, a grace period);
 	// one still starting is signalled at once, so no exit waits on it.
 	ready atomic.Bool
+	// httpFail is the last HTTP error answer of a network server (httperr.go).
+	httpFail atomic.Pointer[string]
 
 	mu   sync.Mutex
 	sess *mcp.ClientSession
@@ -261,12 +264,12 @@ func (s *server) transport(a *attempt, cfg *ServerConfig) (mcp.Transport, error)
 		return &stdioTransport{cfg: cfg, stderr: s.stderr, maxBytes: s.m.opts.MaxMessageBytes, started: a.setProc, background: s.background()}, nil
 	case TypeHTTP:
 		protocol := new(atomic.Value)
-		client := withProtocolHeader(s.oauthClient(cfg, s.httpClient(cfg)), protocol)
+		client := withProtocolHeader(s.oauthClient(cfg, recordHTTP(a, s.httpClient(cfg))), protocol)
 		sdk := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, DisableStandaloneSSE: true}
 		return &healTransport{kind: TypeHTTP, dial: sdk.Connect, url: cfg.URL, client: client, life: a.ctx,
 			hooks: s.healHooks(a), protocol: protocol}, nil
 	case TypeSSE:
-		sdk := &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, s.httpClient(cfg))}
+		sdk := &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.oauthClient(cfg, recordHTTP(a, s.httpClient(cfg)))}
 		return &healTransport{kind: TypeSSE, dial: sdk.Connect, life: a.ctx, hooks: s.healHooks(a), protocol: new(atomic.Value)}, nil
 	}
 	return nil, fmt.Errorf("unknown transport type %q", cfg.Type)
@@ -408,6 +411,9 @@ func (s *server) startError(ctx context.Context, a *attempt, err error, timeout 
 	}
 	if tail := s.stderr.tail(5); tail != "" {
 		err = fmt.Errorf("%w; stderr: %s", err, tail)
+	}
+	if h := a.lastHTTPFailure(); h != "" && !strings.Contains(err.Error(), h) {
+		err = fmt.Errorf("%w; the server answered %s", err, h)
 	}
 	return err
 }

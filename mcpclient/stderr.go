@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -14,29 +15,40 @@ const DefaultStderrLines = 200
 // newline cannot grow the buffer.
 const maxLogLine = 4096
 
-// ringBuffer keeps the last n lines written to it. It is safe for
-// concurrent use: the stderr reader writes while the shell reads.
+// ringBuffer keeps the last n lines written to it: a server's log, where
+// its process's own output (stderr, and stdout lines that are not
+// JSON-RPC) sits between the protocol's log messages and browseragent's
+// notes. It is safe for concurrent use: the stderr reader writes while the
+// shell reads.
 type ringBuffer struct {
-	mu    sync.Mutex
-	lines []string
-	next  int
-	full  bool
-	total int
+	mu     sync.Mutex
+	lines  []string
+	output []bool // lines[i] came from the process
+	next   int
+	full   bool
+	total  int
 }
 
 func newRingBuffer(n int) *ringBuffer {
 	if n <= 0 {
 		n = DefaultStderrLines
 	}
-	return &ringBuffer{lines: make([]string, n)}
+	return &ringBuffer{lines: make([]string, n), output: make([]bool, n)}
 }
 
-func (r *ringBuffer) add(line string) {
+// add keeps a log line that is not the process's output: a protocol log
+// message or a note of browseragent's.
+func (r *ringBuffer) add(line string) { r.put(line, false) }
+
+// addOutput keeps a line the server's process wrote.
+func (r *ringBuffer) addOutput(line string) { r.put(line, true) }
+
+func (r *ringBuffer) put(line string, output bool) {
 	if len(line) > maxLogLine {
 		line = line[:maxLogLine] + " …(line cut)"
 	}
 	r.mu.Lock()
-	r.lines[r.next] = line
+	r.lines[r.next], r.output[r.next] = line, output
 	r.next = (r.next + 1) % len(r.lines)
 	r.full = r.full || r.next == 0
 	r.total++
@@ -53,12 +65,26 @@ func (r *ringBuffer) Lines() []string {
 	return append(append([]string(nil), r.lines[r.next:]...), r.lines[:r.next]...)
 }
 
-// tail returns the last n lines joined, for error messages.
+// tail returns the last n lines the process wrote, joined, for the
+// "stderr:" part of error messages. Protocol log messages and
+// browseragent's notes are left out: they are not why a process failed,
+// and a network server, which has no process, has no tail at all.
 func (r *ringBuffer) tail(n int) string {
-	lines := r.Lines()
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	r.mu.Lock()
+	var lines []string
+	size := len(r.lines)
+	count := r.next
+	if r.full {
+		count = size
 	}
+	for i := 1; i <= count && len(lines) < n; i++ {
+		j := (r.next - i + size) % size
+		if r.output[j] {
+			lines = append(lines, r.lines[j])
+		}
+	}
+	r.mu.Unlock()
+	slices.Reverse(lines)
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
@@ -68,7 +94,7 @@ func (r *ringBuffer) readFrom(src io.Reader) {
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
-			r.add(strings.TrimRight(string(line), "\r\n"))
+			r.addOutput(strings.TrimRight(string(line), "\r\n"))
 			for err == bufio.ErrBufferFull { // drop the rest of an overlong line
 				_, err = br.ReadSlice('\n')
 			}

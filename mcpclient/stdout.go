@@ -65,14 +65,14 @@ func (f *stdoutFilter) nextMessage() ([]byte, error) {
 		trimmed := bytes.TrimSpace(f.line)
 		if len(trimmed) > 0 {
 			if !complete { // the server ended mid-line: not a message
-				f.log.add("[stdout, not JSON-RPC] " + string(trimmed))
+				f.log.addOutput("[stdout, not JSON-RPC] " + string(trimmed))
 			} else if isJSONRPC(trimmed) {
 				return append(trimmed, '\n'), nil
 			} else if prefix, msg, ok := salvage(trimmed); ok {
-				f.log.add("[stdout, not JSON-RPC] " + string(prefix))
+				f.log.addOutput("[stdout, not JSON-RPC] " + string(prefix))
 				return append(msg, '\n'), nil
 			} else {
-				f.log.add("[stdout, not JSON-RPC] " + string(trimmed))
+				f.log.addOutput("[stdout, not JSON-RPC] " + string(trimmed))
 			}
 		}
 		if err != nil {
