@@ -292,6 +292,7 @@ func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
+	m.cancelOpen() // before the connections' contexts end
 	m.cancel()
 	var wg sync.WaitGroup
 	for _, s := range m.list() {

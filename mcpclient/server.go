@@ -64,10 +64,11 @@ type attempt struct {
 	// httpFail is the last HTTP error answer of a network server (httperr.go).
 	httpFail atomic.Pointer[string]
 
-	mu   sync.Mutex
-	sess *mcp.ClientSession
-	proc *process
-	once sync.Once
+	mu    sync.Mutex
+	sess  *mcp.ClientSession
+	proc  *process
+	calls *callTracker // the open requests (cancel.go)
+	once  sync.Once
 }
 
 const (
@@ -241,7 +242,7 @@ func (s *server) connect(ctx context.Context, a *attempt, cfg *ServerConfig) (*m
 		return nil, err
 	}
 	client := s.newClient(a)
-	sess, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: s.m.opts.ProtocolVersion})
+	sess, err := client.Connect(ctx, trackTransport{t, a}, &mcp.ClientSessionOptions{ProtocolVersion: s.m.opts.ProtocolVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -356,6 +357,7 @@ func (a *attempt) setProc(p *process) {
 // group, in parallel and bounded; it runs once.
 func (a *attempt) shutdown() {
 	a.once.Do(func() {
+		a.cancelOpen() // while the connection still works
 		a.cancel()
 		a.mu.Lock()
 		sess, proc := a.sess, a.proc
