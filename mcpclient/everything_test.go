@@ -143,7 +143,7 @@ func startEverything(t *testing.T, mode string) string {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			<-done
 		}
-		if !waitGroupGone(done, pgid, 5*time.Second) {
+		if !waitGroupGone(done, nil, pgid, 5*time.Second) {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			t.Errorf("everything HTTP server group %d survived SIGTERM", pgid)
 		}

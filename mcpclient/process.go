@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +34,25 @@ type process struct {
 	done    chan struct{} // closed when the leader has been reaped
 	waitErr error
 	stopped sync.Once
+
+	// stopping is set when stop begins; asked is closed when the server
+	// sends a request after that (see requested).
+	stopping atomic.Bool
+	asked    chan struct{}
+	askOnce  sync.Once
+	log      *ringBuffer // the server's log, for a note on how it was stopped
+}
+
+// requested is called for every request the server sends. One sent while
+// stopping can never be answered (stdin is closed), and a server waiting
+// for that answer does not exit on its own: server-everything asks for
+// roots 350 ms after initialize, and a one-shot command that closed
+// sooner waited out the whole stdin grace. Such a request ends the grace
+// at once.
+func (p *process) requested() {
+	if p.stopping.Load() {
+		p.askOnce.Do(func() { close(p.asked) })
+	}
 }
 
 // stdioTransport starts the command and speaks newline-delimited JSON over
@@ -58,8 +78,10 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		_ = syscall.Setpriority(syscall.PRIO_PGRP, p.PID(), BackgroundNice)
 	}
 	t.started(p)
+	filter := newStdoutFilter(stdout, t.stderr, t.maxBytes)
+	filter.onRequest = p.requested
 	tr := &mcp.IOTransport{
-		Reader:        io.NopCloser(newStdoutFilter(stdout, t.stderr, t.maxBytes)),
+		Reader:        io.NopCloser(filter),
 		Writer:        p.stdin,
 		MaxLineLength: -1, // stdoutFilter enforces the limit without killing the session
 	}
@@ -97,7 +119,7 @@ func startProcess(cfg *ServerConfig, stderr *ringBuffer) (*process, io.Reader, e
 		}
 		return nil, nil, fmt.Errorf("start %q: %w", cfg.Command, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, done: make(chan struct{}), asked: make(chan struct{}), log: stderr}
 	stderrDone := make(chan struct{})
 	go func() {
 		stderr.readFrom(errPipe)
@@ -151,17 +173,23 @@ func (p *process) exited() (bool, error) {
 // wait has expired; it is safe to call more than once.
 func (p *process) stop() {
 	p.stopped.Do(func() {
+		p.stopping.Store(true)
 		_ = p.stdin.Close()
 		pgid := p.PID()
-		if waitGroupGone(p.done, pgid, stdinGrace) {
+		if waitGroupGone(p.done, p.asked, pgid, stdinGrace) {
 			return
 		}
+		select {
+		case <-p.asked:
+			p.log.add("[browseragent] the server sent a request after its input was closed, which cannot be answered: stopped with SIGTERM at once")
+		default:
+		}
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		if waitGroupGone(p.done, pgid, sigtermGrace) {
+		if waitGroupGone(p.done, nil, pgid, sigtermGrace) {
 			return
 		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		waitGroupGone(p.done, pgid, sigkillGrace)
+		waitGroupGone(p.done, nil, pgid, sigkillGrace)
 	})
 }
 
@@ -184,8 +212,9 @@ func (p *process) kill() {
 }
 
 // waitGroupGone waits until the leader is reaped and no live member of the
-// group remains (zombies reparented to init do not count), or d passes.
-func waitGroupGone(done <-chan struct{}, pgid int, d time.Duration) bool {
+// group remains (zombies reparented to init do not count), or d passes, or
+// cut is closed.
+func waitGroupGone(done, cut <-chan struct{}, pgid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
 		select {
@@ -193,6 +222,8 @@ func waitGroupGone(done <-chan struct{}, pgid int, d time.Duration) bool {
 			if !groupAlive(pgid) {
 				return true
 			}
+		case <-cut:
+			return false
 		default:
 		}
 		if time.Now().After(deadline) {

@@ -25,6 +25,9 @@ type stdoutFilter struct {
 	max     int
 	pending []byte
 	line    []byte
+	// onRequest, when set, is called for each request the server sends
+	// (process.requested).
+	onRequest func()
 }
 
 func newStdoutFilter(src io.Reader, log *ringBuffer, max int) *stdoutFilter {
@@ -67,9 +70,11 @@ func (f *stdoutFilter) nextMessage() ([]byte, error) {
 			if !complete { // the server ended mid-line: not a message
 				f.log.addOutput("[stdout, not JSON-RPC] " + string(trimmed))
 			} else if isJSONRPC(trimmed) {
+				f.sawMessage(trimmed)
 				return append(trimmed, '\n'), nil
 			} else if prefix, msg, ok := salvage(trimmed); ok {
 				f.log.addOutput("[stdout, not JSON-RPC] " + string(prefix))
+				f.sawMessage(msg)
 				return append(msg, '\n'), nil
 			} else {
 				f.log.addOutput("[stdout, not JSON-RPC] " + string(trimmed))
@@ -77,6 +82,19 @@ func (f *stdoutFilter) nextMessage() ([]byte, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+	}
+}
+
+// sawMessage tells onRequest about a request (not a notification, a
+// response or a batch, which servers do not send unasked).
+func (f *stdoutFilter) sawMessage(line []byte) {
+	if f.onRequest == nil || line[0] != '{' {
+		return
+	}
+	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			f.onRequest()
 		}
 	}
 }

@@ -13,6 +13,9 @@
 //	             server slow to start, for as long as a test wants)
 //	stderrflood  writes 100000 stderr lines, then serves
 //	grandchild   starts a child "sleep 300" in its group, then serves
+//	asklate      like server-everything: asks for roots/list 300 ms after
+//	             initialized, and at the end of stdin does not exit while
+//	             that request is unanswered
 package main
 
 import (
@@ -24,6 +27,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -76,11 +80,35 @@ func serve() {
 			continue
 		}
 		if req.ID == nil {
+			if mode == "asklate" && req.Method == "notifications/initialized" {
+				askLate.Add(1)
+				go func() {
+					defer askLate.Done()
+					time.Sleep(300 * time.Millisecond)
+					write(map[string]any{"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
+				}()
+			}
 			continue // a notification
+		}
+		if req.Method == "" { // a response: to roots/list
+			rootsAnswered.Store(true)
+			continue
 		}
 		handle(req)
 	}
+	if mode == "asklate" {
+		askLate.Wait()
+		if !rootsAnswered.Load() {
+			fmt.Fprintln(os.Stderr, "stdin closed; still waiting for the answer to roots/list")
+			select {} // as a Node server does: its request's timer keeps it alive
+		}
+	}
 }
+
+var (
+	askLate       sync.WaitGroup
+	rootsAnswered atomic.Bool
+)
 
 func handle(req request) {
 	switch req.Method {
