@@ -33,3 +33,21 @@ func TestStopServerAskingLate(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCloseEverything times Close of a Manager right after the
+// reference server (stdio, through node as npx runs it) is ready, which
+// is what a one-shot `mcp tools` does; the start is not timed.
+func BenchmarkCloseEverything(b *testing.B) {
+	requireNode(b)
+	for b.Loop() {
+		b.StopTimer()
+		cfg := &Config{Servers: map[string]*ServerConfig{"everything": {Name: "everything", Command: "npx", Args: []string{"-y", EverythingPackage}}}}
+		m := NewManager(cfg, nil)
+		m.Start(b.Context())
+		if err := m.WaitReady(b.Context(), "everything"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		m.Close()
+	}
+}

@@ -156,6 +156,9 @@ func mcpRestart(ctx context.Context, s *Shell, name string) error {
 	if err != nil {
 		return &hintError{msg: fmt.Sprintf("restart %s: %s", name, words.Error(err)), hint: "/mcp logs " + name}
 	}
+	if err := s.waitRestarted(ctx, name); err != nil {
+		return err
+	}
 	s.p.Line("%s", serverSummary(statusOf(s, name)))
 	return nil
 }

@@ -158,5 +158,6 @@ var (
 	_ shell.MCP          = (*mcpclient.Manager)(nil)
 	_ shell.MCPToggler   = (*mcpclient.Manager)(nil)
 	_ shell.MCPLoginer   = (*mcpclient.Manager)(nil)
+	_ shell.MCPWaiter    = (*mcpclient.Manager)(nil)
 	_ shell.Guard        = shellGuard{}
 )
