@@ -54,7 +54,7 @@ func mcpWatch(ctx context.Context, s *Shell, sub, name string, args []string) er
 	if err := h.Subscribe(ctx, name, uri); err != nil {
 		return err
 	}
-	s.p.Hint("watching %s on %s: each update is announced; /mcp unwatch %s %s stops it", uri, name, name, uri)
+	s.p.Hint("watching %s on %s: updates are announced (a burst as one line with a count); /mcp unwatch %s %s stops it", uri, name, name, uri)
 	return nil
 }
 

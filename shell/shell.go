@@ -78,6 +78,8 @@ type Shell struct {
 	pastes *pasteStore // multi-line pastes behind placeholders
 	lines  chan string // non-terminal input, shared by the loop and approvals
 	events chan mcpclient.Event
+	// updates counts resource updates so a flood is a line per window.
+	updates *updateCoalescer
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // cancels the running command or turn
@@ -105,7 +107,7 @@ func New(opts *Options) *Shell {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return &Shell{opts: opts, pastes: &pasteStore{}, events: make(chan mcpclient.Event, 256)}
+	return &Shell{opts: opts, pastes: &pasteStore{}, events: make(chan mcpclient.Event, 256), updates: newUpdateCoalescer()}
 }
 
 // Run runs the shell until /exit, Ctrl-D, end of input or ctx is done. The
@@ -429,6 +431,9 @@ func (e *hintError) Hint() string  { return e.hint }
 // It never blocks: when the shell falls behind, events are dropped, and the
 // next one redraws the status from the manager's current state anyway.
 func (s *Shell) MCPEvent(ev mcpclient.Event) {
+	if ev.Kind == mcpclient.EventResourceUpdated && !s.updates.add(ev.Server, ev.URI) {
+		return // counted: its window's line says how many
+	}
 	select {
 	case s.events <- ev:
 	default:
@@ -437,12 +442,15 @@ func (s *Shell) MCPEvent(ev mcpclient.Event) {
 
 // pumpEvents prints background events until ctx is done.
 func (s *Shell) pumpEvents(ctx context.Context) {
+	defer s.updates.stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case ev := <-s.events:
 			s.background(ctx, ev)
+		case note := <-s.updates.notes:
+			s.p.Notice(note)
 		}
 	}
 }
