@@ -40,6 +40,9 @@ func (t trackTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &callTracker{Connection: conn, open: map[jsonrpc.ID]bool{}}
 	t.a.mu.Lock()
 	t.a.calls = c
+	if p := t.a.proc; p != nil {
+		c.answered = p.answered
+	}
 	t.a.mu.Unlock()
 	return c, nil
 }
@@ -53,9 +56,15 @@ type callTracker struct {
 	open    map[jsonrpc.ID]bool
 	sending int           // notifications/cancelled being written
 	drained chan struct{} // closed when sending drops to 0; nil at 0
+	// answered, when set, is told each answer to a server's request
+	// (process.answered: a stdio server).
+	answered func(jsonrpc.ID)
 }
 
 func (c *callTracker) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && c.answered != nil {
+		c.answered(resp.ID)
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		switch {
 		case req.IsCall():

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,25 +36,53 @@ type process struct {
 	waitErr error
 	stopped sync.Once
 
-	// stopping is set when stop begins; asked is closed when the server
-	// sends a request after that (see requested).
+	// stopping is set when stop begins; asked is closed when a request of
+	// the server is unanswered then, or comes after (see requested).
 	stopping atomic.Bool
 	asked    chan struct{}
 	askOnce  sync.Once
-	log      *ringBuffer // the server's log, for a note on how it was stopped
+	askMu    sync.Mutex
+	open     map[string]bool // the server's requests not answered yet
+	log      *ringBuffer     // the server's log, for a note on how it was stopped
 }
 
-// requested is called for every request the server sends. One sent while
-// stopping can never be answered (stdin is closed), and a server waiting
-// for that answer does not exit on its own: server-everything asks for
-// roots 350 ms after initialize, and a one-shot command that closed
-// sooner waited out the whole stdin grace. Such a request ends the grace
-// at once.
-func (p *process) requested() {
+// requested is called for every request the server sends, answered for
+// every answer sent. A request unanswered when stopping begins, or sent
+// after, can never be answered (stdin is closed), and a server waiting for
+// the answer does not exit on its own: server-everything asks for roots
+// 350 ms after initialize, and a one-shot command that closed sooner
+// waited out the whole stdin grace. Such a request ends the grace at once.
+func (p *process) requested(id jsonrpc.ID) {
+	p.askMu.Lock()
+	if p.open == nil {
+		p.open = map[string]bool{}
+	}
+	p.open[fmt.Sprint(id.Raw())] = true
+	p.askMu.Unlock()
 	if p.stopping.Load() {
-		p.askOnce.Do(func() { close(p.asked) })
+		p.cutGrace()
 	}
 }
+
+func (p *process) answered(id jsonrpc.ID) {
+	p.askMu.Lock()
+	delete(p.open, fmt.Sprint(id.Raw()))
+	p.askMu.Unlock()
+}
+
+// beginStop marks the stop, and ends the grace at once when a request of
+// the server is waiting for an answer.
+func (p *process) beginStop() {
+	p.stopping.Store(true)
+	p.askMu.Lock()
+	waiting := len(p.open) > 0
+	p.askMu.Unlock()
+	if waiting {
+		p.cutGrace()
+	}
+}
+
+func (p *process) cutGrace() { p.askOnce.Do(func() { close(p.asked) }) }
 
 // stdioTransport starts the command and speaks newline-delimited JSON over
 // its stdin/stdout through the SDK's IOTransport. It replaces
@@ -173,7 +202,7 @@ func (p *process) exited() (bool, error) {
 // wait has expired; it is safe to call more than once.
 func (p *process) stop() {
 	p.stopped.Do(func() {
-		p.stopping.Store(true)
+		p.beginStop()
 		_ = p.stdin.Close()
 		pgid := p.PID()
 		if waitGroupGone(p.done, p.asked, pgid, stdinGrace) {

@@ -27,7 +27,7 @@ type stdoutFilter struct {
 	line    []byte
 	// onRequest, when set, is called for each request the server sends
 	// (process.requested).
-	onRequest func()
+	onRequest func(jsonrpc.ID)
 }
 
 func newStdoutFilter(src io.Reader, log *ringBuffer, max int) *stdoutFilter {
@@ -94,7 +94,7 @@ func (f *stdoutFilter) sawMessage(line []byte) {
 	}
 	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-			f.onRequest()
+			f.onRequest(req.ID)
 		}
 	}
 }

@@ -100,7 +100,7 @@ func serve() {
 		askLate.Wait()
 		if !rootsAnswered.Load() {
 			fmt.Fprintln(os.Stderr, "stdin closed; still waiting for the answer to roots/list")
-			select {} // as a Node server does: its request's timer keeps it alive
+			time.Sleep(time.Hour) // as a Node server does: its request's timer keeps it alive
 		}
 	}
 }
