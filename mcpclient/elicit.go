@@ -26,6 +26,10 @@ type Elicitation struct {
 	// URL and ID are set in URL mode: the person opens URL; the server
 	// tells us when it is done.
 	URL, ID string
+	// Retry is set when a call was refused until the person opens URL
+	// (error -32042): accepting means they have opened it, and the call
+	// is sent again.
+	Retry bool
 }
 
 // ElicitField is one field of a form elicitation. The MCP spec allows only

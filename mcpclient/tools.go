@@ -254,13 +254,29 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 		_ = json.Unmarshal(args, &argMap)
 		return vt(ctx, argMap)
 	}
-	timeout := s.callTimeout()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	// The arguments go to the server as they came: decoding them into a
 	// map only to encode them again would cost time on every call.
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	defer m.trackProgress(ctx, server, params)()
+	r, err := s.callTool(ctx, sess, params)
+	if ue := urlElicitation(server, tool, err); ue != nil {
+		if !s.openURLs(ctx, ue) {
+			return nil, ue
+		}
+		r, err = s.callTool(ctx, sess, params) // once: a second refusal is the answer
+		if ue := urlElicitation(server, tool, err); ue != nil {
+			return nil, ue
+		}
+	}
+	return r, err
+}
+
+// callTool makes one tools/call, bounded by the server's callTimeout.
+func (s *server) callTool(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*Result, error) {
+	server, tool := s.name, params.Name
+	timeout := s.callTimeout()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	r, err := sess.CallTool(cctx, params)
 	switch {
 	case err == nil:

@@ -95,6 +95,12 @@ func elicitBox(e *mcpclient.Elicitation, p *printer) string {
 	for _, l := range strings.Split(strings.TrimSpace(e.Message), "\n") {
 		fmt.Fprintf(&b, "│ %s\n", l)
 	}
+	if e.Mode == "url" && e.Retry { // the call was refused until the person opens it (-32042)
+		fmt.Fprintf(&b, "│ open     %s\n", e.URL)
+		b.WriteString("│ in your browser (browseragent opens nothing itself); the call is sent again when you are done\n")
+		b.WriteString("╰─ [y] done, send the call again   [n] give up")
+		return b.String()
+	}
 	if e.Mode == "url" {
 		fmt.Fprintf(&b, "│ open     %s\n", e.URL)
 		b.WriteString("╰─ [y] I will open it   [n] decline   [c] cancel")
@@ -108,6 +114,9 @@ func elicitBox(e *mcpclient.Elicitation, p *printer) string {
 }
 
 func elicitQuestion(e *mcpclient.Elicitation) string {
+	if e.Retry {
+		return "opened it? [y/n] "
+	}
 	if e.Mode == "url" {
 		return "open the link? [y/n/c] "
 	}

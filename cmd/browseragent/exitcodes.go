@@ -17,6 +17,9 @@ const (
 	exitSitesDeny  = 2
 	exitSitesBad   = 3
 
+	// mcp call, besides 0, 1 and 2
+	exitMCPCallNeedsURL = 3 // the server wants the person to open a URL first (-32042); nothing was opened
+
 	// run, besides 0 (answered) and 1 (failed)
 	exitRunUsage       = exitUsage // bad flag or no task
 	exitRunStepLimit   = 3         // the model did not answer within --max-steps

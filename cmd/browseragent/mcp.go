@@ -414,7 +414,8 @@ name (echo) or the full name (mcp__everything__echo). JSON_ARGS is a JSON
 object; "-" reads it from stdin.
 
 Exit codes: 0 ok; 1 the tool reported an error, or the server failed;
-2 bad usage.`,
+2 bad usage; 3 the server wants you to open a URL first (printed; nothing
+is opened), then run the call again.`,
 		Example: `  browseragent mcp call everything echo '{"message":"hi"}'
   browseragent mcp call --cmd "npx -y @modelcontextprotocol/server-everything@2026.8.31" get-tiny-image`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -471,7 +472,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	res, err := sess.Registry.Call(ctx, full, argJSON, tools.OriginScript)
 	f.host.progress.clear()
 	if err != nil {
-		return err
+		return needsURL(err)
 	}
 	text := res.Full()
 	if res.IsError && !c.asJSON {

@@ -9,11 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestMCPCallInterruptCancels: Ctrl-C (SIGINT) of `mcp call` over
@@ -103,4 +106,40 @@ func TestMCPCallInterruptCancels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMCPCallURLElicitation: server-everything's trigger-url-elicitation
+// with errorPath answers -32042 (URL elicitation required). mcp call
+// prints the URL and the server's message on their own lines and exits 3
+// (the TypeScript SDK's "MCP error -32042: " is not repeated);
+// --yes approves the call but opens nothing ($BROWSER would leave a mark).
+func TestMCPCallURLElicitation(t *testing.T) {
+	testutil.RequireProgram(t, "npx")
+	dir := mcpEnv(t)
+	mark := filepath.Join(dir, "browser-was-run")
+	browserCmd := filepath.Join(dir, "browser.sh")
+	if err := os.WriteFile(browserCmd, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", browserCmd)
+	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
+	code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "--yes", "trigger-url-elicitation",
+		`{"url":"https://example.com/consent","errorPath":true}`)
+	if code != exitMCPCallNeedsURL || out != "" {
+		t.Errorf("exit %d (want %d), stdout %q", code, exitMCPCallNeedsURL, out)
+	}
+	for _, want := range []string{
+		"the server needs you to open a URL before this call can run (This request requires browser-based authorization.):\n",
+		"\n  open in your browser: https://modelcontextprotocol.io\n",
+		"\n    Open this link to satisfy the prerequisite, then retry the request.\n",
+		"then run the same command again (browseragent opened nothing)\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("a browser was started")
+	}
+	assertNoChildren(t)
 }

@@ -1,0 +1,70 @@
+package shell
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
+)
+
+// TestScriptURLElicitationRetry: a call the server refuses with -32042
+// until the person has opened a URL shows the URL, asks whether they
+// opened it, and on "y" sends the call again, which now works. The server
+// is a go-sdk server over in-memory transports.
+func TestScriptURLElicitationRetry(t *testing.T) {
+	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	srv := mcp.NewServer(&mcp.Implementation{Name: "consent", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "report", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if calls.Add(1) == 1 {
+				err := mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{Mode: "url", ElicitationID: "e-1",
+					URL: "https://example.test/consent", Message: "Approve the report scope"}}).(*jsonrpc.Error)
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the report"}}}, nil
+		})
+	opts := &Options{HistoryFile: "-"}
+	sh := New(opts)
+	mo := mcpclient.Options{Elicit: sh.Elicit, Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"consent": {Name: "consent", Command: "unused"}}}, MCPOptions: mo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	sess.Start(context.Background())
+	opts.Tools, opts.MCP = sess.Registry, sess.MCP
+	var out, errb syncBuffer
+	opts.Stdin = strings.NewReader("/call mcp__consent__report {}\ny\n")
+	opts.Stdout, opts.Stderr = &out, &errb
+	if n := failures(t, sh.Run(context.Background())); n != 0 {
+		t.Fatalf("failed %d\nstdout:\n%s\nstderr:\n%s", n, out.String(), errb.String())
+	}
+	all := out.String() + errb.String()
+	for _, want := range []string{"Approve the report scope", "open     https://example.test/consent", "send the call again", "opened it? [y/n]", "the report"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("output lacks %q:\n%s", want, all)
+		}
+	}
+	if got := calls.Load(); got != 2 {
+		t.Errorf("the server got %d calls, want 2 (refused, then sent again)", got)
+	}
+}
