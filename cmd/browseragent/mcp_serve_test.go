@@ -353,7 +353,9 @@ func TestServeOwnHost(t *testing.T) {
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "--yes", "--json", "--mcp-config", cfgPath, "what is the headline of "+page)
+	// The scripted model calls the served tools from its first step, so
+	// the run waits for both servers (run no longer waits unasked).
+	cmd := exec.CommandContext(ctx, bin, "run", "--yes", "--json", "--mcp-wait", "2m", "--mcp-config", cfgPath, "what is the headline of "+page)
 	cmd.Env = e.environ("OPENAI_BASE_URL="+llm.URL, "OPENAI_API_KEY=test", "BROWSERAGENT_MODEL=test-model")
 	cmd.Dir = e.home
 	var stderr bytes.Buffer
