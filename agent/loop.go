@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -393,7 +394,13 @@ func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*tools.ToolResult, er
 		// nothing (no page, file or server), so it needs no guard.
 		return a.shelf.search(c.Args), nil
 	}
-	return a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), tools.OriginAgent)
+	res, err := a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), tools.OriginAgent)
+	if errors.Is(err, guard.ErrDenied) {
+		// A refusal is an answer for the model, not a broken call: the
+		// result's text is the reason and what to do instead.
+		return res, nil
+	}
+	return res, err
 }
 
 // cancelCalls answers calls that will not run, so no tool call is left

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -93,22 +92,6 @@ func parsePageLabel(s string) MCPPage {
 	}
 	p.URL = s
 	return p
-}
-
-// ParsePagesJSON reads the structured "pages" (and "openedPages") of a
-// chrome-devtools-mcp result, when the client has structuredContent.
-func ParsePagesJSON(structured []byte) ([]MCPPage, error) {
-	var v struct {
-		Pages       []MCPPage `json:"pages"`
-		OpenedPages []MCPPage `json:"openedPages"`
-	}
-	if err := json.Unmarshal(structured, &v); err != nil {
-		return nil, err
-	}
-	for i := range v.OpenedPages {
-		v.OpenedPages[i].Opened = true
-	}
-	return append(v.Pages, v.OpenedPages...), nil
 }
 
 // MatchMCPPageByURL is the fallback when a chrome-devtools-mcp server

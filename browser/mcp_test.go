@@ -33,13 +33,6 @@ func TestParseListPages(t *testing.T) {
 	if diff := cmp.Diff(want, ParseListPages(text)); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
-	got, err := ParsePagesJSON([]byte(`{"pages":[{"id":1,"url":"u","title":"t","selected":true}],"openedPages":[{"id":2,"url":"v"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]MCPPage{{ID: 1, URL: "u", Title: "t", Selected: true}, {ID: 2, URL: "v", Opened: true}}, got); diff != "" {
-		t.Errorf("json (-want +got)\n%s", diff)
-	}
 }
 
 func TestMatchByURL(t *testing.T) {

@@ -76,7 +76,9 @@ type Decision struct {
 }
 
 var (
-	// ErrDenied is wrapped by Decision.Err for a denial.
+	// ErrDenied is wrapped by the error of every refused call: denied by
+	// a rule, declined by the person, or with nobody to ask (Decision.Err,
+	// and so tools.Registry.Call).
 	ErrDenied = errors.New("refused by the guard")
 	// ErrNeedsApproval is wrapped by Decision.Err for an unanswered ask.
 	ErrNeedsApproval = errors.New("needs the person's approval")
@@ -86,15 +88,16 @@ var (
 )
 
 // Err returns nil for Allow, and otherwise an error wrapping ErrDenied or
-// ErrNeedsApproval whose text is the reason.
+// ErrNeedsApproval whose text is the reason alone (it already says what
+// was refused and why).
 func (d Decision) Err() error {
 	switch d.Verdict {
 	case Allow:
 		return nil
 	case Ask:
-		return fmt.Errorf("%w: %s", ErrNeedsApproval, d.Reason)
+		return &refusal{reason: d.Reason, kind: ErrNeedsApproval}
 	}
-	return &deniedError{error: fmt.Errorf("%w: %s", ErrDenied, d.Reason), person: d.ForPerson()}
+	return &refusal{reason: d.Reason, kind: ErrDenied, person: d.ForPerson()}
 }
 
 // ForPerson is the decision's reason as a person reads it: Person, else
@@ -124,15 +127,24 @@ var toPerson = strings.NewReplacer(
 // person ("needs the person's approval" is "needs your approval").
 func ToPerson(reason string) string { return toPerson.Replace(reason) }
 
-// deniedError is a denial worded for the model (Error) and for the person
-// (ForPerson, which the terminal prints).
-type deniedError struct {
-	error
-	person string
+// refusal is Decision.Err's error: the reason worded for the model (Error,
+// the reason alone: it says what was refused and why) and for the person
+// (ForPerson, which the terminal prints), wrapping its kind.
+type refusal struct {
+	reason, person string
+	kind           error
 }
 
-func (e *deniedError) Unwrap() error     { return e.error }
-func (e *deniedError) ForPerson() string { return e.person }
+func (e *refusal) Error() string { return e.reason }
+func (e *refusal) Unwrap() error { return e.kind }
+
+// ForPerson is the reason as the person reads it.
+func (e *refusal) ForPerson() string {
+	if e.person != "" {
+		return e.person
+	}
+	return e.reason
+}
 
 // AutoApprovable reports whether the call may run with nobody at a
 // terminal: allowed calls, and asks on ordinary pages when yes (--yes) is
@@ -271,20 +283,6 @@ func (p *Policy) OwnTab(id string) {
 	if id != "" {
 		p.owned[id] = true
 	}
-}
-
-// ForgetTab drops tab id from the owned list (after it closed).
-func (p *Policy) ForgetTab(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.owned, id)
-}
-
-// OwnsTab reports whether the agent opened tab id in this mode.
-func (p *Policy) OwnsTab(id string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.owned[id]
 }
 
 // Effect returns what c does (read, write, navigate, open, close, script)

@@ -234,8 +234,8 @@ func TestGrantsAndTrustReset(t *testing.T) {
 	if d := p.Check(click); d.Verdict != Ask {
 		t.Errorf("after a mode switch grants must be gone, got %v", d.Verdict)
 	}
-	if p.OwnsTab("a") {
-		t.Errorf("after a mode switch the agent must own no tabs")
+	if d := p.Check(closeTab("a")); d.Verdict != Deny {
+		t.Errorf("after a mode switch the agent must own no tabs: closing tab a = %v", d.Verdict)
 	}
 	if diff := cmp.Diff([]string{`Dropped 2 "always allow" grants.`, ""}, []string{msg, msg2}); diff != "" {
 		t.Errorf("SetMode message counts grants (-want +got):\n%s", diff)
@@ -350,7 +350,13 @@ func TestPolicyGrantsAndResetTrust(t *testing.T) {
 	if d := p.Check(click); d.Verdict != Ask {
 		t.Errorf("click after reset = %v, want ask", d.Verdict)
 	}
-	if !p.OwnsTab("t1") || p.Mode() != Shared {
+	if d := p.Check(closeTab("t1")); d.Verdict != Allow || p.Mode() != Shared {
 		t.Errorf("ResetTrust changed the mode or the owned tabs")
 	}
+}
+
+// closeTab is browser_close of tab id: the guard allows it in shared mode
+// only when the agent opened (owns) that tab.
+func closeTab(id string) Call {
+	return Call{Tool: "browser_close", TabID: id, Args: map[string]any{}}
 }

@@ -212,15 +212,26 @@ func exerciseHost(t *testing.T, m *Manager, h *hostHooks) {
 
 	t.Run("cancel", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
-		started := make(chan struct{})
-		var once sync.Once
-		cctx = WithProgress(cctx, func(Progress) { once.Do(func() { close(started) }) })
+		h.mu.Lock()
+		before := len(h.progress)
+		h.mu.Unlock()
 		errc := make(chan error, 1)
 		go func() {
 			_, err := m.CallServerTool(cctx, "everything", "trigger-long-running-operation", []byte(`{"duration":30,"steps":60}`))
 			errc <- err
 		}()
-		<-started
+		// The call is under way once its first progress arrives.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			h.mu.Lock()
+			n := len(h.progress)
+			h.mu.Unlock()
+			if n > before {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the long-running call reported no progress")
+			}
+		}
 		cancel()
 		select {
 		case err := <-errc:

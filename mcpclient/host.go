@@ -20,7 +20,7 @@ type host struct {
 	roots   []*mcp.Root
 	rootsOK bool // roots set from Options or SetRoots
 	clients map[*mcp.Client]bool
-	tokens  map[string]progressEntry
+	tokens  map[string]string          // progress token → the server it was given to
 	retired []string                   // tokens of finished calls, oldest first
 	watched map[string]map[string]bool // server → URI
 	levels  map[string]string          // server → logging level

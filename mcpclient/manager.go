@@ -81,8 +81,8 @@ type Options struct {
 	// Roots are directories offered as file:// roots; nil means the
 	// working directory. Manager.SetRoots changes them later.
 	Roots []string
-	// OnProgress receives progress of every tool call in flight (see also
-	// WithProgress); OnLog every log message and host notice. Both run on
+	// OnProgress receives progress of every tool call in flight; OnLog
+	// every log message and host notice. Both run on
 	// one goroutine of the manager, never on a transport's reader.
 	OnProgress func(Progress)
 	OnLog      func(LogMessage)

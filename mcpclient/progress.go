@@ -30,31 +30,16 @@ func (p Progress) String() string {
 	return n
 }
 
-type progressKey struct{}
-
-// WithProgress returns a context whose tool calls report progress to fn
-// (as well as to Options.OnProgress). fn runs on the manager's own
-// goroutine, one notification at a time, and must not block for long.
-func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
-	return context.WithValue(ctx, progressKey{}, fn)
-}
-
-type progressEntry struct {
-	server string
-	fn     func(Progress)
-}
-
 // trackProgress gives the call a fresh progress token and returns the
 // function that retires it.
-func (m *Manager) trackProgress(ctx context.Context, server string, p *mcp.CallToolParams) func() {
+func (m *Manager) trackProgress(server string, p *mcp.CallToolParams) func() {
 	h := m.hostInit()
 	tok := fmt.Sprintf("browseragent-%d", h.nextTok.Add(1))
-	fn, _ := ctx.Value(progressKey{}).(func(Progress))
 	h.mu.Lock()
 	if h.tokens == nil {
-		h.tokens = map[string]progressEntry{}
+		h.tokens = map[string]string{}
 	}
-	h.tokens[tok] = progressEntry{server: server, fn: fn}
+	h.tokens[tok] = server
 	h.mu.Unlock()
 	p.SetProgressToken(tok)
 	return func() {
@@ -84,23 +69,14 @@ func (s *server) onProgress(_ context.Context, r *mcp.ProgressNotificationClient
 	tok, ok := r.Params.ProgressToken.(string)
 	h := s.m.hostInit()
 	h.mu.Lock()
-	e, known := h.tokens[tok]
+	owner, known := h.tokens[tok]
 	h.mu.Unlock()
-	if !ok || !known || e.server != s.name {
+	if !ok || !known || owner != s.name {
 		h.ignored.Add(1)
 		return
 	}
 	p := Progress{Server: s.name, Token: tok, Progress: r.Params.Progress, Total: r.Params.Total, Message: r.Params.Message}
-	global := s.m.opts.OnProgress
-	if e.fn == nil && global == nil {
-		return
+	if fn := s.m.opts.OnProgress; fn != nil {
+		s.m.post(func() { fn(p) })
 	}
-	s.m.post(func() {
-		if global != nil {
-			global(p)
-		}
-		if e.fn != nil {
-			e.fn(p)
-		}
-	})
 }

@@ -257,7 +257,7 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 	// The arguments go to the server as they came: decoding them into a
 	// map only to encode them again would cost time on every call.
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
-	defer m.trackProgress(ctx, server, params)()
+	defer m.trackProgress(server, params)()
 	r, err := s.callTool(ctx, sess, params)
 	if ue := urlElicitation(server, tool, err); ue != nil {
 		if !s.openURLs(ctx, ue) {

@@ -87,25 +87,26 @@ func (r *Renderer) Close() { r.sess.Close() }
 
 // toolError is a browser tool's failure as one sentence. In a batch it is
 // tried again (a tab that froze under load, a navigation cut short) unless
-// the guard refused the call or the page could not be loaded at all.
+// the page could not be loaded at all.
 type toolError string
 
 func (e toolError) Error() string       { return string(e) }
 func (e toolError) FailureKind() string { return toolErrorKind(string(e)) }
-func (e toolError) Retryable() bool {
-	k := toolErrorKind(string(e))
-	return k != "refused" && k != "load"
-}
+func (e toolError) Retryable() bool     { return toolErrorKind(string(e)) != "load" }
 
 func toolErrorKind(msg string) string {
-	switch {
-	case strings.HasPrefix(msg, "Refused"):
-		return "refused"
-	case strings.HasPrefix(msg, "could not load"):
+	if strings.HasPrefix(msg, "could not load") {
 		return "load"
 	}
 	return "browser"
 }
+
+// refusedError is a call the guard refused (guard.ErrDenied), as one
+// sentence. In a batch it is never tried again.
+type refusedError string
+
+func (e refusedError) Error() string       { return string(e) }
+func (e refusedError) FailureKind() string { return "refused" }
 
 // errBrowserLost fails a call on a renderer whose attached browser went
 // away: the session would otherwise launch a local browser in its place.
@@ -184,6 +185,9 @@ func (r *Renderer) call(ctx context.Context, tool string, args map[string]any) (
 	}
 	raw, _ := json.Marshal(args)
 	res, err := r.sess.Registry.Call(ctx, tool, raw, tools.OriginCommand)
+	if errors.Is(err, guard.ErrDenied) {
+		return res, refusedError(firstSentence(res.Text))
+	}
 	if err != nil {
 		return nil, err
 	}

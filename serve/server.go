@@ -187,9 +187,10 @@ func (s *Server) call(ctx context.Context, c *client, d tools.ToolDef, args json
 	}
 	before := s.currentTab()
 	res, err := s.reg.Call(ctx, d.Name, args, tools.OriginMCP)
-	if err != nil {
+	if err != nil && !errors.Is(err, guard.ErrDenied) {
 		return nil, err
 	}
+	// A refusal goes to the client as an error result saying why.
 	c.after(d.Name, args, res, before, s.currentTab())
 	return res, nil
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -63,8 +64,8 @@ func TestRegistryJudgesSpellingsAsLoaded(t *testing.T) {
 	for _, tc := range tests {
 		args, _ := json.Marshal(map[string]string{"url": tc.url})
 		res, err := s.Registry.Call(context.Background(), tc.tool, args, tools.OriginAgent)
-		if err != nil {
-			t.Fatalf("%s %s: %v", tc.tool, tc.url, err)
+		if !errors.Is(err, guard.ErrDenied) {
+			t.Fatalf("%s %s: err = %v, want a refusal wrapping guard.ErrDenied", tc.tool, tc.url, err)
 		}
 		if !res.IsError || !strings.Contains(res.Text, `deny rule "`+tc.rule+`"`) {
 			t.Errorf("%s %s ran or was refused for another reason: %q", tc.tool, tc.url, res.Text)

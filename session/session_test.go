@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -76,6 +77,12 @@ func call(t *testing.T, s *Session, tool string, args any) *tools.ToolResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := s.Registry.Call(ctx, tool, raw, tools.OriginCommand)
+	if errors.Is(err, guard.ErrDenied) {
+		if !res.IsError || res.Text != err.Error() {
+			t.Fatalf("%s: a refusal's result must be an error result carrying its reason: %+v (err %v)", tool, res, err)
+		}
+		return res // the tests judge refusals by the result the caller sees
+	}
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}

@@ -16,6 +16,7 @@ import (
 	runewidth "github.com/mattn/go-runewidth"
 
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -102,7 +103,7 @@ func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) e
 	res, err := s.opts.Tools.Call(ctx, tool, raw, tools.OriginCommand)
 	s.p.SpinStop()
 	markLine(ctx, res) // a Secret result keeps the typed value out of history
-	if err != nil {
+	if err != nil && !errors.Is(err, guard.ErrDenied) {
 		return err
 	}
 	return s.printResult(res)
@@ -191,7 +192,7 @@ func cmdScreenshot(ctx context.Context, s *Shell, c *call) error {
 	s.p.SpinStart("browser_screenshot")
 	res, err := s.opts.Tools.Call(ctx, "browser_screenshot", raw, tools.OriginCommand)
 	s.p.SpinStop()
-	if err != nil {
+	if err != nil && !errors.Is(err, guard.ErrDenied) {
 		return err
 	}
 	if file == "" || res.IsError || len(res.Images) == 0 {

@@ -172,10 +172,14 @@ func (r *Registry) resolve(name string) (ToolDef, ToolProvider, bool) {
 	return ToolDef{}, nil, false
 }
 
-// Call runs one tool call through the guard. A guard refusal or a tool's own
-// failure comes back as a ToolResult with IsError set (the model can act on
-// it); an error means the call could not be attempted (unknown tool, bad
-// arguments, a broken browser or server, a cancelled context).
+// Call runs one tool call through the guard. A tool's own failure comes
+// back as a ToolResult with IsError set (the model can act on it). A
+// refusal — denied by a rule, declined by the person, or nobody to ask —
+// returns both an IsError result whose text is the reason (for the model)
+// and an error wrapping guard.ErrDenied with that same reason, so callers
+// tell a refusal apart with errors.Is. Any other error means the call could
+// not be attempted (unknown tool, bad arguments, a broken browser or
+// server, a cancelled context).
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
 	return r.Run(ctx, name, args, origin, nil)
 }
@@ -209,7 +213,8 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 			res.Display = p
 		}
 		r.record(ctx, call, d, start, res, nil)
-		return res, nil
+		d.Verdict = guard.Deny // what is not allowed now is refused
+		return res, d.Err()
 	}
 	if exec == nil {
 		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, call) }
@@ -259,7 +264,8 @@ func markUntrusted(res *ToolResult, c *ResolvedCall) {
 func (r *Registry) Recheck(tool, target string) error {
 	d := r.policy.Check(guard.Call{Tool: tool, Name: tool, TargetURL: target, Args: map[string]any{"url": target}})
 	if d.Verdict != guard.Allow {
-		return errors.New(d.Reason)
+		d.Verdict = guard.Deny
+		return d.Err() // wraps guard.ErrDenied
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,8 +65,8 @@ func TestRegistrySecretCall(t *testing.T) {
 			r.Add(tool)
 			raw, _ := json.Marshal(map[string]any{"ref": tc.ref, "text": tc.text})
 			res, err := r.Call(context.Background(), "browser_type", raw, OriginAgent)
-			if err != nil {
-				t.Fatal(err)
+			if denied := errors.Is(err, guard.ErrDenied); denied != tc.wantErr || err != nil && !denied {
+				t.Fatalf("err = %v, want refused (guard.ErrDenied) %v", err, tc.wantErr)
 			}
 			secret := tc.ref == "e2"
 			if res.Secret != secret || res.IsError != tc.wantErr {

@@ -119,7 +119,7 @@ func TestRegistryGuardsEveryOrigin(t *testing.T) {
 		approver *scriptedApprover
 		yes      bool
 		wantRan  bool
-		wantErr  bool // result is an error result
+		wantErr  bool // refused: an error result, and an error wrapping guard.ErrDenied
 	}{
 		{"read on sensitive page runs", guard.Shared, "https://bank.test/account", "browser_snapshot", nil, false, true, false},
 		{"write on sensitive page, nobody there", guard.Shared, "https://bank.test/pay", "browser_click", nil, false, false, true},
@@ -143,8 +143,15 @@ func TestRegistryGuardsEveryOrigin(t *testing.T) {
 				}
 				r, entries := newTestRegistry(t, tc.mode, tool, opts)
 				res, err := r.Call(context.Background(), tc.tool, nil, origin)
-				if err != nil {
+				denied := errors.Is(err, guard.ErrDenied)
+				if err != nil && !denied {
 					t.Fatalf("Call: %v", err)
+				}
+				if denied != tc.wantErr {
+					t.Errorf("errors.Is(err, guard.ErrDenied) = %v, want %v (err %v)", denied, tc.wantErr, err)
+				}
+				if denied && err.Error() != res.Text {
+					t.Errorf("the refusal's error %q is not its reason %q", err, res.Text)
 				}
 				if got := len(tool.calls()) == 1; got != tc.wantRan {
 					t.Errorf("tool ran = %v, want %v (result %q)", got, tc.wantRan, res.Text)
@@ -170,8 +177,8 @@ func TestRegistryRejudgesAfterApproval(t *testing.T) {
 	a.onAsk = func() { tool.setURL("https://bank.test/transfer") }
 	r, _ := newTestRegistry(t, guard.Shared, tool, &RegistryOptions{Approver: a})
 	res, err := r.Call(context.Background(), "browser_click", nil, OriginCommand)
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, guard.ErrDenied) {
+		t.Fatalf("err = %v, want a refusal (guard.ErrDenied)", err)
 	}
 	if !res.IsError || len(tool.calls()) != 0 {
 		t.Fatalf("click ran after the page moved to a sensitive site: %q ran=%v", res.Text, tool.calls())
@@ -297,8 +304,8 @@ func TestRegistryOffersOnlyGrantableAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &scriptedApprover{answers: []Answer{AnswerDeny}}
 			r, _ := newTestRegistry(t, guard.Shared, newPageTool(tc.url), &RegistryOptions{Approver: a})
-			if _, err := r.Call(context.Background(), "browser_click", nil, OriginCommand); err != nil {
-				t.Fatal(err)
+			if _, err := r.Call(context.Background(), "browser_click", nil, OriginCommand); !errors.Is(err, guard.ErrDenied) {
+				t.Fatalf("declined call: err = %v, want guard.ErrDenied", err)
 			}
 			if len(a.asked) != 1 {
 				t.Fatalf("asked %d times", len(a.asked))
@@ -339,7 +346,10 @@ func TestRegistryAuditSaysWhoAnswered(t *testing.T) {
 			}
 			r, entries := newTestRegistry(t, guard.Shared, newPageTool(tc.url), opts)
 			res, err := r.Call(context.Background(), "browser_click", nil, OriginAgent)
-			if err != nil {
+			if want := tc.wantBy != guard.ByFlag; errors.Is(err, guard.ErrDenied) != want {
+				t.Fatalf("err = %v; refused (guard.ErrDenied) want %v", err, want)
+			}
+			if err != nil && !errors.Is(err, guard.ErrDenied) {
 				t.Fatal(err)
 			}
 			if !strings.Contains(res.Text, tc.wantText) {

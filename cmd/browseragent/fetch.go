@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -147,10 +148,10 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 			return &tools.ToolResult{}, nil
 		})
 		switch {
+		case errors.Is(err, guard.ErrDenied):
+			return nil, refusedError(tr.ForPerson())
 		case err != nil:
 			return nil, err
-		case tr.IsError && res == nil && ferr == nil:
-			return nil, refusedError(tr.ForPerson()) // the guard refused it
 		}
 		return res, ferr
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
@@ -471,7 +473,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	}
 	res, err := sess.Registry.Call(ctx, full, argJSON, tools.OriginScript)
 	f.host.progress.clear()
-	if err != nil {
+	if err != nil && !errors.Is(err, guard.ErrDenied) {
 		return needsURL(err)
 	}
 	text := res.Full()
