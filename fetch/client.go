@@ -139,6 +139,13 @@ func Fetch(ctx context.Context, rawURL string, opts *Options) (*Result, error) {
 // other failure returns a nil Result. Errors are *Error values whose message
 // is one sentence.
 func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
+	return c.FetchWith(ctx, rawURL, &c.opts.Extract)
+}
+
+// FetchWith is Fetch extracting with ex in place of the client's own
+// extraction options, so callers that select per URL (web_fetch) share
+// one connection pool.
+func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *ExtractOptions) (*Result, error) {
 	u, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -160,7 +167,7 @@ func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 		return nil, c.classifyBody(err, u)
 	}
 	res := newResult(rawURL, resp, body, truncated, c.opts.MaxBytes)
-	if err := res.fill(body, resp.Header.Get("Content-Type"), &c.opts.Extract); err != nil {
+	if err := res.fill(body, resp.Header.Get("Content-Type"), ex); err != nil {
 		return nil, err
 	}
 	return res, StatusError(res)

@@ -186,7 +186,7 @@ func (r *Renderer) call(ctx context.Context, tool string, args map[string]any) (
 	raw, _ := json.Marshal(args)
 	res, err := r.sess.Registry.Call(ctx, tool, raw, tools.OriginCommand)
 	if errors.Is(err, guard.ErrDenied) {
-		return res, refusedError(firstSentence(res.Text))
+		return res, refusedError(firstSentence(res.ForPerson()))
 	}
 	if err != nil {
 		return nil, err

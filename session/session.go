@@ -61,6 +61,7 @@ type Session struct {
 
 	audit *guard.AuditLog
 	pages *mcpPages
+	web   *tools.WebFetch
 
 	// modeMu keeps the browser's mode and the guard policy's in step:
 	// Connect, Disconnect and a lost browser switch both under it.
@@ -148,7 +149,8 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		}
 		return own(ctx, network, address, c)
 	}
-	s.Registry.Add(tools.NewWebFetch(&fo))
+	s.web = tools.NewWebFetch(&fo)
+	s.Registry.Add(s.web)
 	s.Registry.Add(browserTools{s.Browser})
 	if opts.MCP != nil {
 		mo := opts.MCPOptions
@@ -317,6 +319,7 @@ func (s *Session) Close() error {
 		errs = append(errs, s.MCP.Close())
 	}
 	errs = append(errs, s.Browser.Close())
+	s.web.Close()
 	if s.audit != nil {
 		errs = append(errs, s.audit.Close())
 	}

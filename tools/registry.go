@@ -180,18 +180,10 @@ func (r *Registry) resolve(name string) (ToolDef, ToolProvider, bool) {
 // tell a refusal apart with errors.Is. Any other error means the call could
 // not be attempted (unknown tool, bad arguments, a broken browser or
 // server, a cancelled context).
-func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
-	return r.Run(ctx, name, args, origin, nil)
-}
-
-// Run is Call with exec in place of the provider's own execution, for an
-// entry point that needs the tool's typed result (the fetch subcommand
-// prints fetch's own JSON) yet must pass the same guard, approval, timeout
-// and audit. A nil exec runs the provider, as Call does.
 //
-// Run resolves the call once (ResolvedCall: arguments, catalogue entry,
+// Call resolves the call once (ResolvedCall: arguments, catalogue entry,
 // tab, address, files), hands it to the guard and then to the provider.
-func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, origin Origin, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, origin Origin) (*ToolResult, error) {
 	start := time.Now()
 	def, p, ok := r.resolve(name)
 	if !ok {
@@ -216,10 +208,7 @@ func (r *Registry) Run(ctx context.Context, name string, args json.RawMessage, o
 		d.Verdict = guard.Deny // what is not allowed now is refused
 		return res, d.Err()
 	}
-	if exec == nil {
-		exec = func(ctx context.Context) (*ToolResult, error) { return p.Call(ctx, call) }
-	}
-	res, err := r.run(ctx, call, exec)
+	res, err := r.run(ctx, call, p)
 	r.mu.RLock()
 	screen := r.opts.Screen
 	r.mu.RUnlock()
@@ -382,14 +371,14 @@ func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
 // run executes the call under the tool's own timeout, declared once: in
 // its catalogue entry, or for an MCP tool in its server's config. The
 // registry's CallTimeout is only for an entry that declares none.
-func (r *Registry) run(ctx context.Context, call *ResolvedCall, exec func(context.Context) (*ToolResult, error)) (*ToolResult, error) {
+func (r *Registry) run(ctx context.Context, call *ResolvedCall, p ToolProvider) (*ToolResult, error) {
 	limit := r.opts.CallTimeout
 	if t := call.Entry.Timeout; t > 0 {
 		limit = t
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res, err := exec(ctx)
+	res, err := p.Call(ctx, call)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &ToolResult{IsError: true, ours: true,
 			Text:    fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit),

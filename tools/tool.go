@@ -76,6 +76,10 @@ type ToolResult struct {
 	// person. "" means Text and Note read as well for both; ForPerson
 	// picks.
 	Display string
+	// Data is the tool's typed outcome for Go callers that need more than
+	// words (the fetch subcommand prints fetch's own JSON): web_fetch sets
+	// a *Fetched; nil for other tools. The model never sees it.
+	Data any
 	// Secret marks a call that typed into a password, one-time-code or
 	// card field: its typed value is redacted in the audit log and the
 	// approval box, and the shell keeps it out of its history.

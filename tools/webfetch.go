@@ -16,17 +16,18 @@ const WebFetchName = "web_fetch"
 // WebFetch is the builtin web_fetch tool: plain HTTP plus main-content
 // extraction, the fast path for static and server-rendered pages.
 type WebFetch struct {
-	opts fetch.Options
+	client *fetch.Client // one connection pool for every call
 }
 
 // NewWebFetch returns the web_fetch provider; opts nil means defaults.
+// Each call extracts with its own arguments (select, links), never with
+// opts.Extract.
 func NewWebFetch(opts *fetch.Options) *WebFetch {
-	w := &WebFetch{}
-	if opts != nil {
-		w.opts = *opts
-	}
-	return w
+	return &WebFetch{client: fetch.NewClient(opts)}
 }
+
+// Close releases the idle connections.
+func (w *WebFetch) Close() { w.client.Close() }
 
 var webFetchTool = ToolDef{
 	Name:        WebFetchName,
@@ -55,8 +56,18 @@ type webFetchArgs struct {
 	Links  bool   `json:"links"`
 }
 
+// Fetched is web_fetch's typed outcome, its results' Data: fetch's own
+// Result and error as the client returned them (both on an HTTP error
+// status), for Go callers that print fetch's output themselves (the fetch
+// subcommand and its batches).
+type Fetched struct {
+	Result *fetch.Result
+	Err    error
+}
+
 // Call implements ToolProvider. Failures the model can fix (404, a bad
-// selector, an unreachable host) come back as error results.
+// selector, an unreachable host) come back as error results. Data is a
+// *Fetched.
 func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
 	var a webFetchArgs
 	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
@@ -66,19 +77,18 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	if a.Format == "text" {
 		format = fetch.FormatText
 	}
-	opts := w.opts
-	opts.Extract = fetch.ExtractOptions{Select: a.Select, Links: a.Links}
-	res, err := fetch.Fetch(ctx, a.URL, &opts)
+	res, err := w.client.FetchWith(ctx, a.URL, &fetch.ExtractOptions{Select: a.Select, Links: a.Links})
+	data := &Fetched{Result: res, Err: err}
 	if err != nil {
 		var fe *fetch.Error
 		if errors.As(err, &fe) || ctx.Err() == nil {
-			return &ToolResult{IsError: true, Text: err.Error()}, nil
+			return &ToolResult{IsError: true, Text: err.Error(), Data: data}, nil
 		}
 		return nil, err
 	}
 	body, err := res.Render(format)
 	if err != nil {
-		return &ToolResult{IsError: true, Text: err.Error()}, nil
+		return &ToolResult{IsError: true, Text: err.Error(), Data: data}, nil
 	}
 	var b strings.Builder
 	if res.Title != "" {
@@ -88,7 +98,7 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	if a.Links && format != fetch.FormatJSON {
 		b.WriteString("\n\nLinks:\n" + res.LinksText(format))
 	}
-	out := &ToolResult{Text: b.String(), Note: res.Hint}
+	out := &ToolResult{Text: b.String(), Note: res.Hint, Data: data}
 	if res.JSShell {
 		const shell = "This page is a JavaScript app shell: plain HTTP does not see its content. "
 		out.Note = strings.TrimSpace(shell + "Open it in the browser (browser_open, then browser_snapshot). " + res.Hint)

@@ -120,42 +120,35 @@ type fetcher func(ctx context.Context, url string) (*fetch.Result, error)
 // guardedFetcher fetches through the session's registry, the one path every
 // tool call takes: the guard judges each URL as web_fetch (a deny rule, such
 // as a cloud metadata address, is refused) and the audit log records it.
-// The HTTP client is shared so connections are reused across URLs.
+// The session's web_fetch has the flags' options and one HTTP client, so
+// connections are reused across URLs; its result carries fetch's own.
 func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error) {
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.render.sites, noMCP: true})
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.render.sites, noMCP: true, fetch: f.options()})
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := f.options()
-	opts.AllowRedirect = func(to string) error { return sess.Registry.Recheck(tools.WebFetchName, to) }
-	opts.DialControl = sess.Policy.DialControl
-	client := fetch.NewClient(opts)
 	get := func(ctx context.Context, u string) (*fetch.Result, error) {
 		if _, err := fetch.ParseURL(u); err != nil {
 			return nil, err // nothing is fetched; fetch says best what is wrong
 		}
-		var res *fetch.Result
-		var ferr error
-		args, _ := json.Marshal(map[string]string{"url": u})
-		tr, err := sess.Registry.Run(ctx, tools.WebFetchName, args, tools.OriginScript, func(ctx context.Context) (*tools.ToolResult, error) {
-			res, ferr = client.Fetch(ctx, u)
-			if res != nil && res.JSShell {
-				res.Hint += " Add --render to read it in the browser."
-			}
-			if ferr != nil {
-				return &tools.ToolResult{IsError: true, Text: ferr.Error()}, nil
-			}
-			return &tools.ToolResult{}, nil
-		})
+		args, _ := json.Marshal(map[string]any{"url": u, "select": f.selector, "links": f.links})
+		tr, err := sess.Registry.Call(ctx, tools.WebFetchName, args, tools.OriginScript)
 		switch {
 		case errors.Is(err, guard.ErrDenied):
 			return nil, refusedError(tr.ForPerson())
 		case err != nil:
 			return nil, err
 		}
-		return res, ferr
+		got, ok := tr.Data.(*tools.Fetched)
+		if !ok {
+			return nil, errors.New(tr.Text) // the registry's own answer: a timeout
+		}
+		if res := got.Result; res != nil && res.JSShell {
+			res.Hint += " Add --render to read it in the browser."
+		}
+		return got.Result, got.Err
 	}
-	return get, func() { client.Close(); sess.Close() }, nil
+	return get, func() { sess.Close() }, nil
 }
 
 func (f *fetchFlags) options() *fetch.Options {

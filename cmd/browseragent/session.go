@@ -10,6 +10,7 @@ import (
 
 	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
@@ -33,6 +34,7 @@ type sessionConfig struct {
 	mcpHost    func(*mcpclient.Options) // elicitation, sampling, roots, progress hooks (mcp_extra.go)
 	warn       io.Writer                // where load warnings go (nil: nowhere)
 	gate       *mcpclient.ProjectGate   // trust of the project's .mcp.json (nil: skip it, saying so on warn)
+	fetch      *fetch.Options           // web_fetch's options (nil: defaults)
 }
 
 // loadRules reads the embedded rules, the user's file when present and
@@ -96,6 +98,7 @@ func openSession(ctx context.Context, c sessionConfig) (*session.Session, error)
 		OnNotice: c.notice,
 		KeepTabs: c.keepTabs,
 		Browser:  browser.Options{Launch: browser.LaunchOptions{Headed: c.headed}},
+		Fetch:    c.fetch,
 	}
 	if !c.noMCP {
 		gate := c.gate
