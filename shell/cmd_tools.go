@@ -15,8 +15,8 @@ import (
 
 	runewidth "github.com/mattn/go-runewidth"
 
-	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/tools"
 )
 
