@@ -8,10 +8,9 @@ import (
 	"image/jpeg"
 	_ "image/png"
 
+	"github.com/browseragent/browseragent/media"
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // chrome-devtools-mcp can return webp screenshots
-
-	"github.com/browseragent/browseragent/tools"
 )
 
 // Limits for images sent to the model. 1568 px on the long side is where
@@ -29,7 +28,7 @@ const (
 // maxImageSide on the long side and re-encoded as JPEG when it is large. It
 // returns the data URL to send. ok is false when the data is not an image
 // the model could read.
-func prepareImage(img tools.Image) (dataURL string, ok bool) {
+func prepareImage(img media.Image) (dataURL string, ok bool) {
 	src, format, err := image.Decode(bytes.NewReader(img.Data))
 	if err != nil {
 		return "", false

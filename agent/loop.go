@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/media"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -444,7 +445,7 @@ func (a *Agent) resultForModel(c ToolCallInfo, res *tools.ToolResult, err error,
 	return text, parts
 }
 
-func (a *Agent) imageParts(c ToolCallInfo, imgs []tools.Image, room int) ([]openai.ChatMessagePart, string) {
+func (a *Agent) imageParts(c ToolCallInfo, imgs []media.Image, room int) ([]openai.ChatMessagePart, string) {
 	if len(imgs) == 0 {
 		return nil, ""
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent/llmtest"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/media"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -418,7 +419,7 @@ func screenshotCaller(img []byte) *testCaller {
 	return &testCaller{
 		toolList: []tools.ToolDef{{Name: "browser_screenshot", Source: tools.SourceBrowser, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}},
 		do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
-			return &tools.ToolResult{Text: "screenshot of http://127.0.0.1/", Images: []tools.Image{{MIME: "image/png", Data: img}}}, nil
+			return &tools.ToolResult{Text: "screenshot of http://127.0.0.1/", Images: []media.Image{{MIME: "image/png", Data: img}}}, nil
 		},
 	}
 }
@@ -635,7 +636,7 @@ func TestImagesPerStepAreBounded(t *testing.T) {
 	c.do = func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
 		r := &tools.ToolResult{Text: "screenshot of six frames"}
 		for range 6 {
-			r.Images = append(r.Images, tools.Image{MIME: "image/png", Data: img})
+			r.Images = append(r.Images, media.Image{MIME: "image/png", Data: img})
 		}
 		return r, nil
 	}

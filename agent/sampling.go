@@ -10,7 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/browseragent/browseragent/mcpclient"
-	"github.com/browseragent/browseragent/tools"
+	"github.com/browseragent/browseragent/media"
 )
 
 // DefaultSampleMaxTokens caps a sampling answer when the server asks for
@@ -85,7 +85,7 @@ func sampleMessage(s Settings, m *mcp.SamplingMessage) (openai.ChatCompletionMes
 		if role != openai.ChatMessageRoleUser || !s.Images {
 			return openai.ChatCompletionMessage{Role: role, Content: mcpclient.ContentText(c)}, nil
 		}
-		url, ok := prepareImage(tools.Image{MIME: c.MIMEType, Data: c.Data})
+		url, ok := prepareImage(media.Image{MIME: c.MIMEType, Data: c.Data})
 		if !ok {
 			return openai.ChatCompletionMessage{Role: role, Content: mcpclient.ContentText(c)}, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/media"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -83,7 +84,7 @@ func toolScreenshot(ctx context.Context, c *call) (*Result, error) {
 		return nil, fmt.Errorf("save screenshot: %w", err)
 	}
 	return &Result{Text: fmt.Sprintf("Screenshot of tab %s saved to %s (%d KB).", c.t.short, path, len(data)/1024),
-		Images: []Image{{MIME: mime, Data: data}}, Path: path}, nil
+		Images: []media.Image{{MIME: mime, Data: data}}, Path: path}, nil
 }
 
 // renderedHTML returns the live DOM of the page and its URL.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/internal/words"
+	"github.com/browseragent/browseragent/media"
 )
 
 // Tool describes one native browser tool for the registry to offer an LLM.
@@ -18,18 +19,12 @@ type Tool struct {
 	Parameters  map[string]any // JSON Schema, type object
 }
 
-// Image is image content of a result.
-type Image struct {
-	MIME string
-	Data []byte
-}
-
 // Result is what a tool returned. IsError marks a failure the model can act
 // on (a stale ref, a page that did not load); Go errors from Call mean the
 // browser itself is broken or missing.
 type Result struct {
 	Text    string
-	Images  []Image
+	Images  []media.Image
 	Path    string // a file the tool saved (a screenshot)
 	IsError bool
 	// Tab is the short id of the tab the call acted on, or opened: the

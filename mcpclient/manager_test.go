@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browseragent/browseragent/media"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -167,7 +168,7 @@ func TestToolsAndResults(t *testing.T) {
 		want       Result
 	}{
 		{"mcp__fx__echo", `{"message":"hi"}`, Result{Text: "hi"}},
-		{"mcp__fx__image", ``, Result{Text: "a pixel", Images: []Image{{MIME: "image/png", Data: []byte("\x89PNG")}}}},
+		{"mcp__fx__image", ``, Result{Text: "a pixel", Images: []media.Image{{MIME: "image/png", Data: []byte("\x89PNG")}}}},
 		{"mcp__fx__fail", `{}`, Result{Text: "no such page: 7", IsError: true}},
 		{"mcp__fx__structured", `{}`, Result{Text: `{"n":3}`, Structured: json.RawMessage(`{"n":3}`)}},
 		{"mcp__fx__embed", `{}`, Result{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/browseragent/browseragent/media"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,7 +16,7 @@ type Result struct {
 	// resources inlined as <resource> blocks and resource links listed.
 	Text string
 	// Images are image parts (and image blobs of embedded resources).
-	Images []Image
+	Images []media.Image
 	// Links are the resource links the tool returned.
 	Links []Link
 	// Structured is structuredContent as JSON; when the tool sent no text,
@@ -26,12 +27,6 @@ type Result struct {
 	IsError bool
 	// Server and Tool are the server name and the server's own tool name.
 	Server, Tool string
-}
-
-// Image is one image from a result.
-type Image struct {
-	MIME string
-	Data []byte
 }
 
 // Link is a resource link (content type "resource_link").
@@ -73,7 +68,7 @@ func appendContent(res *Result, text []string, c mcp.Content) []string {
 	case *mcp.TextContent:
 		return append(text, c.Text)
 	case *mcp.ImageContent:
-		res.Images = append(res.Images, Image{MIME: c.MIMEType, Data: c.Data})
+		res.Images = append(res.Images, media.Image{MIME: c.MIMEType, Data: c.Data})
 	case *mcp.AudioContent:
 		return append(text, fmt.Sprintf("[audio %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
 	case *mcp.ResourceLink:
@@ -90,7 +85,7 @@ func appendContent(res *Result, text []string, c mcp.Content) []string {
 func appendResource(res *Result, text []string, server string, rc *mcp.ResourceContents) []string {
 	switch {
 	case rc.Blob != nil && strings.HasPrefix(rc.MIMEType, "image/"):
-		res.Images = append(res.Images, Image{MIME: rc.MIMEType, Data: rc.Blob})
+		res.Images = append(res.Images, media.Image{MIME: rc.MIMEType, Data: rc.Blob})
 		return text
 	case rc.Blob != nil:
 		return append(text, fmt.Sprintf("%s[binary %s, %d bytes, not shown]</resource>", resourceOpen(server, rc), rc.MIMEType, len(rc.Blob)))

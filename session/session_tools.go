@@ -38,12 +38,9 @@ func (t browserTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.T
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab}
+	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab, Images: r.Images}
 	if r.Display != "" {
 		out.Display = browser.RedactHeaders(r.Display)
-	}
-	for _, im := range r.Images {
-		out.Images = append(out.Images, tools.Image{MIME: im.MIME, Data: im.Data})
 	}
 	return out, nil
 }
@@ -70,14 +67,11 @@ func (t mcpTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &tools.ToolResult{Text: r.Text, IsError: r.IsError}
+	out := &tools.ToolResult{Text: r.Text, IsError: r.IsError, Images: r.Images}
 	if catalog.IsBrowserServer(c.Def.Server) {
 		// Belt and braces to --redactNetworkHeaders: no browser result
 		// carries the person's cookies or tokens.
 		out.Text = browser.RedactHeaders(out.Text)
-	}
-	for _, im := range r.Images {
-		out.Images = append(out.Images, tools.Image{MIME: im.MIME, Data: im.Data})
 	}
 	if c.Entry.Kind == catalog.DevTools && c.Entry.Effect == catalog.Open && !r.IsError {
 		t.pages.ownSelected(ctx, c.Def.Server)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
+	"github.com/browseragent/browseragent/media"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -140,7 +141,7 @@ func (s *Shell) printResult(res *tools.ToolResult) error {
 // saveImage writes img to file, or to a new name in ScreenshotDir (by
 // default where the browser keeps its screenshots), never in the working
 // directory.
-func (s *Shell) saveImage(file string, img tools.Image) (string, error) {
+func (s *Shell) saveImage(file string, img media.Image) (string, error) {
 	if file == "" {
 		ext := ".png"
 		if strings.Contains(img.MIME, "jpeg") {

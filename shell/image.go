@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/browseragent/browseragent/tools"
+	"github.com/browseragent/browseragent/media"
 )
 
 // imageProtocol says which inline image protocol the terminal speaks: the
@@ -27,7 +27,7 @@ func imageProtocol(getenv func(string) string) string {
 
 // showImage draws img inline when the terminal can; the file path was
 // printed already either way.
-func (s *Shell) showImage(img tools.Image) {
+func (s *Shell) showImage(img media.Image) {
 	if !s.p.tty {
 		return
 	}
@@ -37,7 +37,7 @@ func (s *Shell) showImage(img tools.Image) {
 }
 
 // inlineImage is the escape sequence that shows img, or "".
-func inlineImage(proto string, img tools.Image) string {
+func inlineImage(proto string, img media.Image) string {
 	data := base64.StdEncoding.EncodeToString(img.Data)
 	switch proto {
 	case "iterm":

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browseragent/browseragent/media"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -20,7 +21,7 @@ func TestScriptCallImageSaved(t *testing.T) {
 	t.Chdir(work)
 	toolList := newFakeTools()
 	toolList.handlers["mcp__git__status"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
-		return &tools.ToolResult{Text: "a tiny image", Images: []tools.Image{{MIME: "image/png", Data: []byte("\x89PNG tiny")}}}, nil
+		return &tools.ToolResult{Text: "a tiny image", Images: []media.Image{{MIME: "image/png", Data: []byte("\x89PNG tiny")}}}, nil
 	}
 	stdout, stderr := runScript(t, &Options{Tools: toolList}, "/call mcp__git__status {}\n")
 	saved, _ := filepath.Glob(filepath.Join(tmp, "browseragent-screenshots", "screenshot-*.png"))

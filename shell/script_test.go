@@ -15,6 +15,7 @@ import (
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/media"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -24,7 +25,7 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 	dir := t.TempDir()
 	toolList := newFakeTools()
 	toolList.handlers["browser_screenshot"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
-		return &tools.ToolResult{Text: "screenshot", Images: []tools.Image{{MIME: "image/png", Data: []byte("\x89PNG fake")}}}, nil
+		return &tools.ToolResult{Text: "screenshot", Images: []media.Image{{MIME: "image/png", Data: []byte("\x89PNG fake")}}}, nil
 	}
 	toolList.handlers["browser_click"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
 		return &tools.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/internal/words"
+	"github.com/browseragent/browseragent/media"
 )
 
 // Source says where a tool comes from.
@@ -47,18 +48,12 @@ type ToolDef struct {
 	Timeout time.Duration
 }
 
-// Image is image content produced by a tool (a screenshot, MCP image content).
-type Image struct {
-	MIME string
-	Data []byte
-}
-
 // ToolResult is what a tool returned. IsError marks a failure the model can
 // act on (a 404, a bad selector, a guard denial); Go errors are reserved for
 // broken infrastructure.
 type ToolResult struct {
 	Text    string
-	Images  []Image
+	Images  []media.Image
 	IsError bool
 	Path    string // a file the tool wrote (a screenshot), if any
 	// Tab is the browser tab a native browser tool acted on or opened

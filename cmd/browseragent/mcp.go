@@ -21,6 +21,7 @@ import (
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/media"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -480,15 +481,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if res.IsError && !c.asJSON {
 		text = res.ForPerson() // a refusal in the person's words, not the model's
 	}
-	return printResult(s, c, text, res.IsError, toImages(res.Images), full)
-}
-
-func toImages(in []tools.Image) []mcpclient.Image {
-	out := make([]mcpclient.Image, 0, len(in))
-	for _, im := range in {
-		out = append(out, mcpclient.Image{MIME: im.MIME, Data: im.Data})
-	}
-	return out
+	return printResult(s, c, text, res.IsError, res.Images, full)
 }
 
 // readArgs returns the JSON_ARGS argument ("-" = stdin), checked to be an
@@ -538,7 +531,7 @@ type imageJSON struct {
 }
 
 // printResult prints text, saves images and turns a tool error into exit 1.
-func printResult(s *streams, c *callFlags, text string, isError bool, images []mcpclient.Image, what string) error {
+func printResult(s *streams, c *callFlags, text string, isError bool, images []media.Image, what string) error {
 	paths, err := saveImages(c.outDir, images)
 	if err != nil {
 		return err
@@ -566,7 +559,7 @@ func printResult(s *streams, c *callFlags, text string, isError bool, images []m
 	return nil
 }
 
-func saveImages(dir string, images []mcpclient.Image) ([]imageJSON, error) {
+func saveImages(dir string, images []media.Image) ([]imageJSON, error) {
 	if len(images) == 0 {
 		return nil, nil
 	}
