@@ -388,8 +388,12 @@ func TestRegistryWordsForPeople(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := newTestRegistry(t, guard.Shared, newPageTool(tc.url), &RegistryOptions{Approver: &scriptedApprover{answers: tc.answers}})
 			res, err := r.Call(context.Background(), "browser_click", nil, OriginCommand)
-			if err != nil {
-				t.Fatal(err)
+			if !errors.Is(err, guard.ErrDenied) {
+				t.Fatalf("err = %v, want a refusal (guard.ErrDenied)", err)
+			}
+			var p interface{ ForPerson() string }
+			if !errors.As(err, &p) || p.ForPerson() != tc.wantPerson {
+				t.Errorf("the refusal's error does not carry the person's words %q", tc.wantPerson)
 			}
 			if !res.IsError || !strings.Contains(res.Text, tc.wantModel) {
 				t.Errorf("model text %q lacks %q", res.Text, tc.wantModel)
