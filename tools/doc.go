@@ -6,8 +6,11 @@
 // builtin lives here too.
 //
 // It knows nothing of LLMs: the shell, the subcommands, `mcp serve` and the
-// agent loop all call Registry.Call. Where it sits:
+// agent loop all call Registry.Call; a refusal comes back as an error
+// wrapping guard.ErrDenied, and a caller that needs a tool's typed outcome
+// reads ToolResult.Data. Where it sits:
 //
 //	cmd/browseragent -> shell -> agent (LLM loop, go-openai) -> session
 //	serve -> session -> tools -> {guard, catalog, browser, mcpclient, fetch}
+//	media (the one Image type) and catalog import nothing of ours
 package tools
