@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // File is a local file or directory a call reads or writes, named by one
@@ -47,17 +48,18 @@ func (pl Places) withDefaults() Places {
 	if pl.Home == "" {
 		pl.Home, _ = os.UserHomeDir()
 	}
-	if pl.ConfigHome == "" {
-		pl.ConfigHome = os.Getenv("XDG_CONFIG_HOME")
+	// The XDG directories fall back to this Home, not the process's.
+	env := func(k string) string {
+		if k == "HOME" {
+			return pl.Home
+		}
+		return os.Getenv(k)
 	}
-	if pl.ConfigHome == "" && pl.Home != "" {
-		pl.ConfigHome = filepath.Join(pl.Home, ".config")
+	if pl.ConfigHome == "" {
+		pl.ConfigHome = xdg.ConfigHome(env)
 	}
 	if pl.StateHome == "" {
-		pl.StateHome = os.Getenv("XDG_STATE_HOME")
-	}
-	if pl.StateHome == "" && pl.Home != "" {
-		pl.StateHome = filepath.Join(pl.Home, ".local", "state")
+		pl.StateHome = xdg.StateHome(env)
 	}
 	for _, d := range []*string{&pl.WorkDir, &pl.TempDir, &pl.Home, &pl.ConfigHome, &pl.StateHome} {
 		if *d != "" {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // A project's .mcp.json comes with the code in the working directory, so
@@ -129,15 +131,10 @@ type TrustStore struct {
 // DefaultTrustPath is $XDG_STATE_HOME/browseragent/trusted-projects.json
 // (~/.local/state when XDG_STATE_HOME is unset).
 func DefaultTrustPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = "."
-		}
-		dir = filepath.Join(home, ".local", "state")
+	if p := xdg.StatePath(nil, "trusted-projects.json"); p != "" {
+		return p
 	}
-	return filepath.Join(dir, "browseragent", "trusted-projects.json")
+	return filepath.Join(".", "browseragent", "trusted-projects.json") // no home directory
 }
 
 // NewTrustStore returns the store at path ("" for DefaultTrustPath).
