@@ -59,6 +59,10 @@ type callTracker struct {
 	// answered, when set, is told each answer to a server's request
 	// (process.answered: a stdio server).
 	answered func(jsonrpc.ID)
+	// lists are the open tools/list requests; taskOnly the tools their
+	// answers said require task augmentation (see noteTaskTools).
+	lists    map[jsonrpc.ID]bool
+	taskOnly map[string]bool
 }
 
 func (c *callTracker) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -70,6 +74,12 @@ func (c *callTracker) Write(ctx context.Context, msg jsonrpc.Message) error {
 		case req.IsCall():
 			c.mu.Lock()
 			c.open[req.ID] = true
+			if req.Method == "tools/list" {
+				if c.lists == nil {
+					c.lists = map[jsonrpc.ID]bool{}
+				}
+				c.lists[req.ID] = true
+			}
 			c.mu.Unlock()
 		case req.Method == "notifications/cancelled":
 			c.forget(cancelledID(req.Params))
@@ -83,9 +93,52 @@ func (c *callTracker) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *callTracker) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		c.noteTaskTools(resp)
 		c.forget(resp.ID)
 	}
 	return msg, err
+}
+
+// noteTaskTools reads, in an answer to tools/list, which tools require
+// task augmentation (SEP-1686: "execution": {"taskSupport": "required"}).
+// The go-sdk drops that field when it decodes a tool, and browseragent
+// cannot call such a tool (it does not run tasks), so listTools leaves
+// them out and says why.
+func (c *callTracker) noteTaskTools(resp *jsonrpc.Response) {
+	c.mu.Lock()
+	list := c.lists[resp.ID]
+	delete(c.lists, resp.ID)
+	c.mu.Unlock()
+	if !list || resp.Error != nil {
+		return
+	}
+	var res struct {
+		Tools []struct {
+			Name      string `json:"name"`
+			Execution struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(resp.Result, &res) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.taskOnly == nil {
+		c.taskOnly = map[string]bool{}
+	}
+	for _, t := range res.Tools {
+		c.taskOnly[t.Name] = t.Execution.TaskSupport == "required"
+	}
+}
+
+// requiresTask reports whether the server said its tool name can only be
+// called as a task.
+func (c *callTracker) requiresTask(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.taskOnly[name]
 }
 
 func (c *callTracker) forget(id jsonrpc.ID) {

@@ -129,11 +129,39 @@ func (s *server) listTools(ctx context.Context, sess *mcp.ClientSession, cfg *Se
 	if err != nil {
 		return nil, err
 	}
+	raw = s.withoutTaskTools(raw)
 	tools, warnings := convertToolsDup(s.name, cfg, raw)
 	for _, w := range warnings {
 		s.notice("warning", w)
 	}
 	return tools, nil
+}
+
+// withoutTaskTools leaves out the tools the server said can only be
+// called as tasks (SEP-1686), which browseragent does not run: offered,
+// every call of them would fail. Each is named in the server's log.
+func (s *server) withoutTaskTools(raw []*mcp.Tool) []*mcp.Tool {
+	a := s.currentAttempt()
+	if a == nil {
+		return raw
+	}
+	a.mu.Lock()
+	c := a.calls
+	a.mu.Unlock()
+	if c == nil {
+		return raw
+	}
+	out := raw[:0:0]
+	for _, t := range raw {
+		if c.requiresTask(t.Name) {
+			// In the server's log only: one-shot commands print host
+			// notices, and this one is no fault of anybody's.
+			s.stderr.add(LogMessage{Server: s.name, Level: "info", Logger: HostLogger, Text: fmt.Sprintf("tool %q is not offered: the server runs it only as a task (execution.taskSupport \"required\"), which browseragent does not support", t.Name)}.String())
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 func collect[T any](seq func(func(*T, error) bool)) ([]*T, error) {
