@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,10 +26,11 @@ type DialControl func(ctx context.Context, network, address string, c syscall.Ra
 // metadata address is refused at the socket, as it is for web_fetch,
 // whatever asked for it.
 type dialProxy struct {
-	ln     net.Listener
-	srv    *http.Server
-	dialer *net.Dialer
-	tr     *http.Transport
+	ln      net.Listener
+	srv     *http.Server
+	dialer  *net.Dialer
+	tr      *http.Transport
+	forward *httputil.ReverseProxy
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{} // tunnels, closed with the proxy
@@ -46,7 +49,25 @@ func startDialProxy(control DialControl) (*dialProxy, error) {
 		MaxIdleConnsPerHost: 8, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: 0,
 		DisableCompression: true, // the browser asked for its own encodings; pass them through
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	// Plain http requests (absolute URLs) go on as the browser sent them:
+	// hop-by-hop headers dropped, nothing added (Rewrite drops the
+	// Forwarded headers, so the page's own are put back), each chunk
+	// flushed at once (event streams).
+	p.forward = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.Host = pr.In.Host
+			for k, v := range pr.In.Header {
+				if k == "Forwarded" || strings.HasPrefix(k, "X-Forwarded-") {
+					pr.Out.Header[k] = v
+				}
+			}
+		},
+		Transport:     p.tr,
+		FlushInterval: -1,
+		ErrorHandler:  func(w http.ResponseWriter, r *http.Request, err error) { refuse(w, r.Host, err) },
+		ErrorLog:      log.New(io.Discard, "", 0), // a body cut short is the browser's to see, not a line on the terminal
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go p.srv.Serve(ln)
 	return p, nil
 }
@@ -84,21 +105,7 @@ func (p *dialProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "browseragent's browser proxy serves the browser only", http.StatusBadRequest)
 		return
 	}
-	out := r.Clone(r.Context())
-	out.RequestURI = ""
-	removeHopHeaders(out.Header)
-	resp, err := p.tr.RoundTrip(out)
-	if err != nil {
-		refuse(w, r.Host, err)
-		return
-	}
-	defer resp.Body.Close()
-	removeHopHeaders(resp.Header)
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	flushCopy(w, resp.Body)
+	p.forward.ServeHTTP(w, r)
 }
 
 // tunnel is CONNECT: https pages and every WebSocket.
@@ -169,39 +176,4 @@ func refuse(w http.ResponseWriter, host string, err error) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)
 	fmt.Fprintf(w, "browseragent did not connect to %s: %s\n", host, msg)
-}
-
-// hopHeaders are the headers of one hop, never forwarded.
-var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
-
-func removeHopHeaders(h http.Header) {
-	for _, f := range h.Values("Connection") {
-		for _, k := range strings.Split(f, ",") {
-			h.Del(strings.TrimSpace(k))
-		}
-	}
-	for _, k := range hopHeaders {
-		h.Del(k)
-	}
-}
-
-// flushCopy copies a response body, flushing as it goes (event streams).
-func flushCopy(w http.ResponseWriter, body io.Reader) {
-	f, _ := w.(http.Flusher)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			if f != nil {
-				f.Flush()
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
 }

@@ -460,14 +460,8 @@ type Response struct {
 // browser_navigate loaded in the tab by URL. ok is false when no such load
 // finished in it (a tab navigated by a click or a script says nothing).
 func (b *Browser) LastResponse(tabID string) (r Response, ok bool) {
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil || s.dead() {
-		return r, false
-	}
-	t, err := s.lookup(tabID)
-	if err != nil {
+	s, t := b.knownTab(tabID)
+	if t == nil || s.dead() {
 		return r, false
 	}
 	t.dmu.Lock()

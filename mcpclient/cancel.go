@@ -199,12 +199,16 @@ func (c *callTracker) cancelOpen() {
 	wg.Wait()
 }
 
+// tracker is the attempt's callTracker, nil before it connected.
+func (a *attempt) tracker() *callTracker {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.calls
+}
+
 // cancelOpen tells the server about the attempt's abandoned requests.
 func (a *attempt) cancelOpen() {
-	a.mu.Lock()
-	c := a.calls
-	a.mu.Unlock()
-	if c != nil {
+	if c := a.tracker(); c != nil {
 		c.cancelOpen()
 	}
 }

@@ -145,9 +145,7 @@ func (s *server) withoutTaskTools(raw []*mcp.Tool) []*mcp.Tool {
 	if a == nil {
 		return raw
 	}
-	a.mu.Lock()
-	c := a.calls
-	a.mu.Unlock()
+	c := a.tracker()
 	if c == nil {
 		return raw
 	}
