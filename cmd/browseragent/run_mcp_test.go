@@ -53,7 +53,17 @@ func TestRunDoesNotWaitForMCPServers(t *testing.T) {
 	var nices []int // of the server's processes, seen at the first step
 	srv := llmtest.New(t,
 		llmtest.Rule{When: llmtest.LastUser("title"), Do: func(llmtest.Request) llmtest.Reply {
-			nices = descendantNices(t)
+			// The first step does not wait for the server, so its process
+			// may not be spawned yet, or not lowered yet (the group gets
+			// its nice just after the spawn): look until it is, for 5 s.
+			// It never exits before the gate opens.
+			for range 100 {
+				nices = descendantNices(t)
+				if len(nices) > 0 && !slices.ContainsFunc(nices, func(n int) bool { return n != mcpclient.BackgroundNice }) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			return llmtest.Call("web_fetch", `{"url":"`+page+`"}`)
 		}},
 		llmtest.Rule{When: llmtest.LastTool("fishing fleet"), Reply: llmtest.Text("Quiet Harbour Gazette")},
