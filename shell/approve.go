@@ -19,7 +19,7 @@ import (
 // answered.
 var approveMu sync.Mutex
 
-// Approve implements tools.Approver with a box that names the tool, server,
+// approve is Hooks.Approve, once Run has started: a box that names the tool, server,
 // page, matched rule and arguments, and asks: y once, t this tool always,
 // s this server always, n no. On a sensitive page only y or n is offered.
 // At a terminal anything else asks again. In a script the answer is the
@@ -28,12 +28,9 @@ var approveMu sync.Mutex
 // answer loses nothing. End of input means no, Ctrl-C (ctx) means no with
 // ctx's error. With Options.Yes, calls on ordinary pages are approved once
 // without asking; a sensitive page always asks.
-func (s *Shell) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Answer, error) {
+func (s *Shell) approve(ctx context.Context, req tools.ApprovalRequest) (tools.Answer, error) {
 	approveMu.Lock()
 	defer approveMu.Unlock()
-	if s.p == nil {
-		return tools.AnswerDeny, errors.New("shell: approval asked before the shell started")
-	}
 	s.p.SpinStop()
 	if s.opts.Yes && !req.Sensitive {
 		s.p.Hint("approved by --yes: %s %s", req.Tool, req.PageURL)

@@ -23,18 +23,15 @@ const maxFieldLine = 100
 // maxSampleShown caps the sampling messages shown in the approval box.
 const maxSampleShown = 2000
 
-// Elicit answers an MCP server's elicitation/create with a small form:
+// elicit answers an MCP server's elicitation/create (Hooks.HostOptions)
+// with a small form:
 // the server's message, then each field with its type, default, choices
 // and whether it is required. First the person chooses to fill it in (y),
 // decline (n) or cancel (c); then each field is asked in turn (empty
-// keeps the default). End of input or Ctrl-C cancels. Pass it as
-// mcpclient.Options.Elicit.
-func (s *Shell) Elicit(ctx context.Context, e *mcpclient.Elicitation) (*mcp.ElicitResult, error) {
+// keeps the default). End of input or Ctrl-C cancels.
+func (s *Shell) elicit(ctx context.Context, e *mcpclient.Elicitation) (*mcp.ElicitResult, error) {
 	approveMu.Lock()
 	defer approveMu.Unlock()
-	if s.p == nil {
-		return nil, fmt.Errorf("%w: the shell has not started", mcpclient.ErrDeclined)
-	}
 	ctx, done, err := s.formContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", mcpclient.ErrDeclined, err)
@@ -285,15 +282,12 @@ func (s *Shell) ask(ctx context.Context, q string, parse func(string) (string, b
 	}
 }
 
-// ApproveSampling shows a server's sampling request (server, system
+// approveSampling shows a server's sampling request (server, system
 // prompt, messages, token limit) and asks whether to send it to the LLM.
 // End of input or Ctrl-C means no.
-func (s *Shell) ApproveSampling(ctx context.Context, r *mcpclient.SampleRequest) (bool, error) {
+func (s *Shell) approveSampling(ctx context.Context, r *mcpclient.SampleRequest) (bool, error) {
 	approveMu.Lock()
 	defer approveMu.Unlock()
-	if s.p == nil {
-		return false, errors.New("the shell has not started")
-	}
 	ctx, done, err := s.formContext(ctx)
 	if err != nil {
 		return false, err
@@ -336,52 +330,23 @@ func (s *Shell) ApproveSampling(ctx context.Context, r *mcpclient.SampleRequest)
 	return ans == "y", nil
 }
 
-// MCPProgress shows a tool call's progress in the spinner's line. Pass it
-// as mcpclient.Options.OnProgress.
-func (s *Shell) MCPProgress(p mcpclient.Progress) {
-	if s.p != nil {
-		s.p.SpinLabel("mcp " + p.Server + ": " + p.String())
-	}
+// mcpProgress shows a tool call's progress in the spinner's line
+// (Hooks.HostOptions).
+func (s *Shell) mcpProgress(p mcpclient.Progress) {
+	s.p.SpinLabel("mcp " + p.Server + ": " + p.String())
 }
 
-// MCPLog prints browseragent's own notes about a server (a declined
-// elicitation, a refused sampling request) as notices; the servers' log
-// messages stay in /mcp logs. Pass it as mcpclient.Options.OnLog.
-func (s *Shell) MCPLog(l mcpclient.LogMessage) {
-	if s.p != nil && l.Logger == mcpclient.HostLogger {
-		s.p.Notice("mcp " + l.Server + ": " + l.Text)
+// sample answers a server's sampling request with st's LLM (configured:
+// Hooks.HostOptions checks) when the person agrees to it.
+func (s *Shell) sample(ctx context.Context, st agent.Settings, r *mcpclient.SampleRequest) (*mcp.CreateMessageResult, error) {
+	ok, err := s.approveSampling(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", mcpclient.ErrDeclined, err)
 	}
-}
-
-// Sampler returns the mcpclient.Options.Sample hook of the shell: without
-// an LLM the request is refused with the reason; otherwise the person sees
-// it and, when they agree, settings' LLM answers it. settings is called
-// for each request, so a model chosen later is used.
-func (s *Shell) Sampler(settings func() agent.Settings) func(context.Context, *mcpclient.SampleRequest) (*mcp.CreateMessageResult, error) {
-	return func(ctx context.Context, r *mcpclient.SampleRequest) (*mcp.CreateMessageResult, error) {
-		st := settings()
-		if !st.Enabled() {
-			return nil, fmt.Errorf("%w: %s", mcpclient.ErrNoLLM, st.Why())
-		}
-		ok, err := s.ApproveSampling(ctx, r)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", mcpclient.ErrDeclined, err)
-		}
-		if !ok {
-			return nil, fmt.Errorf("%w by the person", mcpclient.ErrDeclined)
-		}
-		s.p.SpinStart("the LLM answers " + r.Server)
-		defer s.p.SpinStop()
-		return agent.Sample(ctx, st, r.Params)
+	if !ok {
+		return nil, fmt.Errorf("%w by the person", mcpclient.ErrDeclined)
 	}
-}
-
-// HostOptions sets the hooks through which MCP servers reach the person:
-// elicitation forms, sampling approval, progress in the spinner, and
-// browseragent's notes about servers as notices.
-func (s *Shell) HostOptions(o *mcpclient.Options, settings func() agent.Settings) {
-	o.Elicit = s.Elicit
-	o.Sample = s.Sampler(settings)
-	o.OnProgress = s.MCPProgress
-	o.OnLog = s.MCPLog
+	s.p.SpinStart("the LLM answers " + r.Server)
+	defer s.p.SpinStop()
+	return agent.Sample(ctx, st, r.Params)
 }

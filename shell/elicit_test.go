@@ -69,8 +69,7 @@ func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string
 	if llm != nil {
 		settings = agent.Settings{BaseURL: llm.URL, Model: "test-model"}
 	}
-	opts := &Options{HistoryFile: "-"}
-	sh := New(opts)
+	hooks := &Hooks{}
 	srv := hostServer()
 	mo := mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
 		ct, st := mcp.NewInMemoryTransports()
@@ -79,8 +78,8 @@ func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string
 		}
 		return ct, nil
 	}}
-	sh.HostOptions(&mo, func() agent.Settings { return settings })
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	hooks.HostOptions(&mo, func() agent.Settings { return settings })
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: hooks,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"h": {Name: "h", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +91,7 @@ func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string
 	if err := sess.MCP.WaitReady(ctx, "h"); err != nil {
 		t.Fatal(err)
 	}
-	opts.Tools, opts.MCP = sess.Registry, sess.MCP
+	opts := &Options{Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks}
 	if llm != nil {
 		ag, err := agent.New(settings, sess.Registry, nil)
 		if err != nil {
@@ -100,10 +99,8 @@ func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string
 		}
 		opts.Agent = ag
 	}
-	var out, errb syncBuffer
-	opts.Stdin = strings.NewReader(script)
-	opts.Stdout, opts.Stderr = &out, &errb
-	failures(t, sh.Run(context.Background())) // the tests read what was printed
+	out, errb := scriptIO(opts, script)
+	failures(t, New(opts).Run(context.Background())) // the tests read what was printed
 	return out.String(), errb.String()
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -54,16 +53,6 @@ error: /audit: "x" is not a positive number
 usage: /audit [N]
 `
 	if diff := cmp.Diff(wantErr, errs); diff != "" {
-		t.Errorf("stderr (-want +got)\n%s", diff)
-	}
-}
-
-// A session without MCP servers has a nil *mcpclient.Manager; passed as
-// Options.MCP it must count as "no MCP", not crash.
-func TestTypedNilDependency(t *testing.T) {
-	var mgr *mcpclient.Manager
-	_, errs := runScript(t, &Options{Tools: newFakeTools(), MCP: mgr}, "/mcp\n")
-	if diff := cmp.Diff("error: MCP is off in this session\n"+errNoMCP().hint+"\n", errs); diff != "" {
 		t.Errorf("stderr (-want +got)\n%s", diff)
 	}
 }

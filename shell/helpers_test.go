@@ -86,22 +86,21 @@ func runScript(t *testing.T, opts *Options, script string) (stdout, stderr strin
 // runScriptResult is runScript that also returns how many commands failed.
 func runScriptResult(t *testing.T, opts *Options, script string) (stdout, stderr string, failed int) {
 	t.Helper()
-	return runShellScript(t, New(opts), script)
+	out, errb := scriptIO(opts, script)
+	failed = failures(t, New(opts).Run(context.Background()))
+	return out.String(), errb.String(), failed
 }
 
-// runShellScript runs sh (made by the test, say to be its own approver)
-// over script; see runScriptResult.
-func runShellScript(t *testing.T, sh *Shell, script string) (stdout, stderr string, failed int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	opts := sh.opts
+// scriptIO completes opts for a script: script is its input, the returned
+// buffers its output, no history unless asked.
+func scriptIO(opts *Options, script string) (stdout, stderr *syncBuffer) {
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	opts.Stdin = strings.NewReader(script)
-	opts.Stdout, opts.Stderr = &out, &errb
+	opts.Stdout, opts.Stderr = stdout, stderr
 	if opts.HistoryFile == "" {
 		opts.HistoryFile = "-"
 	}
-	failed = failures(t, sh.Run(context.Background()))
-	return out.String(), errb.String(), failed
+	return stdout, stderr
 }
 
 // failures is how many commands failed by Run's error: 0 for nil, the

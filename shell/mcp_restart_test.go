@@ -40,20 +40,17 @@ func TestScriptRestartWaits(t *testing.T) {
 		}
 		return ct, nil
 	}}
-	opts := &Options{HistoryFile: "-"}
-	sh := New(opts)
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	hooks := &Hooks{}
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: hooks,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"slow": {Name: "slow", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	sess.Start(context.Background())
-	opts.Tools, opts.MCP = sess.Registry, sess.MCP
-	var out, errb syncBuffer
-	opts.Stdin = strings.NewReader("/mcp restart slow\n/call mcp__slow__echo {}\n")
-	opts.Stdout, opts.Stderr = &out, &errb
-	if n := failures(t, sh.Run(context.Background())); n != 0 || !strings.Contains(out.String(), "echo: hi") {
+	opts := &Options{Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks}
+	out, errb := scriptIO(opts, "/mcp restart slow\n/call mcp__slow__echo {}\n")
+	if n := failures(t, New(opts).Run(context.Background())); n != 0 || !strings.Contains(out.String(), "echo: hi") {
 		t.Errorf("failed %d\nstdout:\n%s\nstderr:\n%s", n, out.String(), errb.String())
 	}
 	if got := dials.Load(); got != 2 {

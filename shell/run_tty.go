@@ -39,6 +39,7 @@ func (s *Shell) runTTY(ctx context.Context, fd int) (err error) {
 	}
 	s.p.Status(s.statusLine())
 	s.greet()
+	s.hooks.open(ctx)
 	s.startup(ctx)
 	for !s.isExiting() {
 		s.p.setPromptActive(true)

@@ -36,20 +36,17 @@ func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time
 		}
 		return ct, nil
 	}}
-	opts := &Options{HistoryFile: "-", MCPWait: wait}
-	sh := New(opts)
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	hooks := &Hooks{}
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: hooks,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"slow": {Name: "slow", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	sess.Start(context.Background())
-	opts.Tools, opts.MCP = sess.Registry, sess.MCP
-	var out, errb syncBuffer
-	opts.Stdin = strings.NewReader(script)
-	opts.Stdout, opts.Stderr = &out, &errb
-	n := failures(t, sh.Run(context.Background()))
+	opts := &Options{Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks, MCPWait: wait}
+	out, errb := scriptIO(opts, script)
+	n := failures(t, New(opts).Run(context.Background()))
 	afterRun()
 	return out.String(), errb.String(), n
 }

@@ -153,11 +153,14 @@ func TestScriptAgentTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := New(&Options{Tools: toolList, Agent: a})
+	opts := &Options{Tools: toolList, Agent: a}
+	stdout, stderr := scriptIO(opts, "/hepl\nwhat is the title of the page?\n/model\n/model other-model\n/clear\n")
+	sh := New(opts)
 	if diff := cmp.Diff([]suggestion{{"other-model", "model, calls tools"}}, sh.suggest("/model ot"), cmp.AllowUnexported(suggestion{})); diff != "" {
 		t.Errorf("completion of /model ot (-want +got):\n%s", diff)
 	}
-	out, errs, _ := runShellScript(t, sh, "/hepl\nwhat is the title of the page?\n/model\n/model other-model\n/clear\n")
+	failures(t, sh.Run(context.Background()))
+	out, errs := stdout.String(), stderr.String()
 	want := "→ web_fetch {\"url\":\"http://127.0.0.1:1/\"}\n" +
 		"← web_fetch: 16 chars\n" +
 		"The title is Example Domain.\n" +
@@ -210,10 +213,10 @@ func TestScriptApproval(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			toolList := newFakeTools()
-			var sh *Shell
+			hooks := &Hooks{}
 			var got tools.Answer
 			toolList.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*tools.ToolResult, error) {
-				a, err := sh.Approve(ctx, tools.ApprovalRequest{Tool: "browser_click", PageURL: "https://bank.test/pay",
+				a, err := hooks.Approve(ctx, tools.ApprovalRequest{Tool: "browser_click", PageURL: "https://bank.test/pay",
 					Rule: "banking", Sensitive: tt.sensitive, Args: `ref=e4`, Reason: "a write on a page you did not open"})
 				got = a
 				if err != nil {
@@ -221,12 +224,9 @@ func TestScriptApproval(t *testing.T) {
 				}
 				return &tools.ToolResult{Text: "clicked: " + a.String()}, nil
 			}
-			opts := &Options{Tools: toolList, HistoryFile: "-", Yes: tt.yes}
-			sh = New(opts)
-			var out, errb strings.Builder
-			opts.Stdin = strings.NewReader("/click e4\n" + tt.answers)
-			opts.Stdout, opts.Stderr = &out, &errb
-			failures(t, sh.Run(context.Background()))
+			opts := &Options{Tools: toolList, Yes: tt.yes, Hooks: hooks}
+			out, errb := scriptIO(opts, "/click e4\n"+tt.answers)
+			failures(t, New(opts).Run(context.Background()))
 			if got != tt.want {
 				t.Errorf("answer = %v, want %v", got, tt.want)
 			}
@@ -314,11 +314,11 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			toolList := newFakeTools()
-			sh := New(&Options{Tools: toolList, HistoryFile: "-"})
+			hooks := &Hooks{}
 			var answers []tools.Answer
 			toolList.handlers["browser_click"] = func(ctx context.Context, _ json.RawMessage) (*tools.ToolResult, error) {
 				for range tt.asks {
-					a, err := sh.Approve(ctx, tools.ApprovalRequest{Tool: "browser_click", PageURL: "https://shop.test/", Args: "ref=e1"})
+					a, err := hooks.Approve(ctx, tools.ApprovalRequest{Tool: "browser_click", PageURL: "https://shop.test/", Args: "ref=e1"})
 					if err != nil {
 						return nil, err
 					}
@@ -329,7 +329,7 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 				}
 				return &tools.ToolResult{Text: "clicked"}, nil
 			}
-			out, errs, failed := runShellScript(t, sh, tt.script)
+			out, errs, failed := runScriptResult(t, &Options{Tools: toolList, Hooks: hooks}, tt.script)
 			if diff := cmp.Diff(append([]toolCall{click}, wantRest...), toolList.got()); diff != "" {
 				t.Errorf("tool calls (-want +got)\n%s", diff)
 			}

@@ -6,6 +6,15 @@
 // Ctrl-C while a command runs, lets other goroutines clobber the prompt and
 // inserts pasted newlines instead of submitting them. See tty.go, keys.go
 // and printer.go for how each is handled.
+//
+// The shell is built last, from complete Options. The rest of the program
+// reaches it through Hooks made before everything else: cmd opens the
+// session with the hooks as the registry's approver, the MCP manager's
+// event sink and host callbacks and the session's notice sink, then makes
+// the shell with the session's registry, browser and MCP manager and the
+// same hooks (Options.Hooks). What the hooks get before Run starts is kept
+// (events, notices) or waits (approvals, forms), and is never answered for
+// the person.
 package shell
 
 import (
@@ -16,7 +25,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,7 +35,6 @@ import (
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
-	"github.com/browseragent/browseragent/tools"
 )
 
 // Options configures the shell. Nil dependencies disable the commands that
@@ -66,13 +73,18 @@ type Options struct {
 	// ScreenshotDir is where images of tool results (/call, /screenshot
 	// without FILE) are saved; "" means DefaultScreenshotDir().
 	ScreenshotDir string
+
+	// Hooks are the ones the session was built with (its approver, MCP
+	// event sink, host callbacks, notices); New binds them to the shell.
+	// Nil: the shell has hooks of its own, which nothing else reaches.
+	Hooks *Hooks
 }
 
-// Shell is one interactive session. It implements tools.Approver: pass it to
-// the registry before calling Run. Approve may be called from any goroutine
-// while Run is active.
+// Shell is one interactive session. The rest of the program reaches it
+// only through its Hooks, from any goroutine.
 type Shell struct {
 	opts   *Options
+	hooks  *Hooks
 	p      *printer
 	tty    *ttyParser  // nil off a terminal
 	pastes *pasteStore // multi-line pastes behind placeholders
@@ -98,16 +110,19 @@ type Shell struct {
 	ran, failed int
 }
 
-var _ tools.Approver = (*Shell)(nil)
-
-// New makes a shell. Fields of opts may still be set after New and before
-// Run (the registry needs the shell as its Approver, the shell needs the
-// registry as its Tools).
+// New makes a shell from complete options, and binds opts.Hooks to it:
+// build the hooks first, the session with them, then the shell.
 func New(opts *Options) *Shell {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return &Shell{opts: opts, pastes: &pasteStore{}, events: make(chan mcpclient.Event, 256), updates: newUpdateCoalescer()}
+	h := opts.Hooks
+	if h == nil {
+		h = &Hooks{}
+	}
+	s := &Shell{opts: opts, hooks: h, pastes: &pasteStore{}, events: make(chan mcpclient.Event, 256), updates: newUpdateCoalescer()}
+	h.bind(s)
+	return s
 }
 
 // Run runs the shell until /exit, Ctrl-D, end of input or ctx is done. The
@@ -116,8 +131,10 @@ func Run(ctx context.Context, opts *Options) error {
 	return New(opts).Run(ctx)
 }
 
-// Run runs s; see the package function Run.
+// Run runs s; see the package function Run. Its hooks deliver while it
+// runs.
 func (s *Shell) Run(ctx context.Context) error {
+	defer s.hooks.end()
 	o := s.opts
 	if o.Stdin == nil {
 		o.Stdin = os.Stdin
@@ -128,7 +145,6 @@ func (s *Shell) Run(ctx context.Context) error {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	dropTypedNils(o)
 	if o.Tools == nil {
 		return errors.New("shell: no tools: Options.Tools is required")
 	}
@@ -139,34 +155,6 @@ func (s *Shell) Run(ctx context.Context) error {
 	}
 	s.p = newPrinter(o.Stdout, o.Stderr, false)
 	return s.runLines(ctx)
-}
-
-// dropTypedNils turns a nil pointer stored in an interface field (say a
-// session's nil *mcpclient.Manager without MCP servers) into a nil
-// interface, so "not configured" is one check.
-func dropTypedNils(o *Options) {
-	isNil := func(v any) bool {
-		r := reflect.ValueOf(v)
-		return !r.IsValid() || r.Kind() == reflect.Pointer && r.IsNil()
-	}
-	if isNil(o.Tools) {
-		o.Tools = nil
-	}
-	if isNil(o.Agent) {
-		o.Agent = nil
-	}
-	if isNil(o.Browser) {
-		o.Browser = nil
-	}
-	if isNil(o.Tabs) {
-		o.Tabs = nil
-	}
-	if isNil(o.MCP) {
-		o.MCP = nil
-	}
-	if isNil(o.Guard) {
-		o.Guard = nil
-	}
 }
 
 // terminalFD says whether in and out are both terminals.
@@ -210,6 +198,7 @@ func (s *Shell) runLines(ctx context.Context) error {
 	stopSig := s.watchSignals(ctx)
 	defer stopSig()
 	go s.pumpEvents(ctx)
+	s.hooks.open(ctx)
 	s.startup(ctx)
 	waited := false
 	for !s.isExiting() {
@@ -427,17 +416,24 @@ type hintError struct {
 func (e *hintError) Error() string { return e.msg }
 func (e *hintError) Hint() string  { return e.hint }
 
-// MCPEvent receives the MCP manager's events (mcpclient.Options.OnEvent).
-// It never blocks: when the shell falls behind, events are dropped, and the
-// next one redraws the status from the manager's current state anyway.
-func (s *Shell) MCPEvent(ev mcpclient.Event) {
-	if ev.Kind == mcpclient.EventResourceUpdated && !s.updates.add(ev.Server, ev.URI) {
-		return // counted: its window's line says how many
+// mcpEvent queues one of the MCP manager's events (Hooks.MCPEvent) for
+// pumpEvents. It never blocks: when the shell falls behind, events are
+// dropped, and the next one redraws the status from the manager's current
+// state anyway.
+func (s *Shell) mcpEvent(ev mcpclient.Event) {
+	if s.counted(ev) {
+		return
 	}
 	select {
 	case s.events <- ev:
 	default:
 	}
+}
+
+// counted says whether ev is a resource update only counted: the line of
+// its window says how many came.
+func (s *Shell) counted(ev mcpclient.Event) bool {
+	return ev.Kind == mcpclient.EventResourceUpdated && !s.updates.add(ev.Server, ev.URI)
 }
 
 // pumpEvents prints background events until ctx is done.
@@ -507,10 +503,8 @@ func serverSummary(st mcpclient.Status) string {
 // termSignals end the shell (after the terminal is restored).
 var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
 
-// Notice prints a one-line message from the background above the prompt,
-// without clobbering what the person is typing.
-func (s *Shell) Notice(text string) {
-	if s.p != nil {
-		s.p.Notice(text)
-	}
+// notice prints a one-line message from the background above the prompt,
+// without clobbering what the person is typing (Hooks.Notice).
+func (s *Shell) notice(text string) {
+	s.p.Notice(text)
 }

@@ -53,7 +53,6 @@ func TestResourceUpdateFlood(t *testing.T) {
 	// pause returns once the announcements have settled: the test
 	// cannot know when the last update reached the shell, so it waits
 	// for a line that counts all of them, bounded.
-	var sh *Shell
 	var errb syncBuffer
 	srv.AddTool(&mcp.Tool{Name: "pause", InputSchema: map[string]any{"type": "object"}, Annotations: ro},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -64,28 +63,27 @@ func TestResourceUpdateFlood(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "paused"}}}, nil
 		})
-	opts := &Options{HistoryFile: "-"}
-	sh = New(opts)
-	const window = 500 * time.Millisecond
-	sh.updates.window = window
-	mo := mcpclient.Options{OnEvent: sh.MCPEvent, Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
+	hooks := &Hooks{}
+	mo := mcpclient.Options{OnEvent: hooks.MCPEvent, Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 			return nil, err
 		}
 		return ct, nil
 	}}
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: hooks,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"busy": {Name: "busy", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	sess.Start(context.Background())
-	opts.Tools, opts.MCP = sess.Registry, sess.MCP
 	var out syncBuffer
-	opts.Stdin = strings.NewReader("/mcp watch busy test://counter\n/call mcp__busy__flood {}\n/call mcp__busy__pause {}\n")
-	opts.Stdout, opts.Stderr = &out, &errb
+	opts := &Options{HistoryFile: "-", Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks, Stdin: strings.NewReader("/mcp watch busy test://counter\n/call mcp__busy__flood {}\n/call mcp__busy__pause {}\n"),
+		Stdout: &out, Stderr: &errb}
+	sh := New(opts)
+	const window = 500 * time.Millisecond
+	sh.updates.window = window
 	if n := failures(t, sh.Run(context.Background())); n != 0 {
 		t.Fatalf("failed %d\nstdout:\n%s\nstderr:\n%s", n, out.String(), errb.String())
 	}

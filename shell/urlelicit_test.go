@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent"
+	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
@@ -35,27 +36,25 @@ func TestScriptURLElicitationRetry(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "the report"}}}, nil
 		})
-	opts := &Options{HistoryFile: "-"}
-	sh := New(opts)
-	mo := mcpclient.Options{Elicit: sh.Elicit, Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
+	hooks := &Hooks{}
+	mo := mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 			return nil, err
 		}
 		return ct, nil
 	}}
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: sh,
+	hooks.HostOptions(&mo, func() agent.Settings { return agent.Settings{} }) // no LLM: sampling is refused
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: hooks,
 		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"consent": {Name: "consent", Command: "unused"}}}, MCPOptions: mo})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	sess.Start(context.Background())
-	opts.Tools, opts.MCP = sess.Registry, sess.MCP
-	var out, errb syncBuffer
-	opts.Stdin = strings.NewReader("/call mcp__consent__report {}\ny\n")
-	opts.Stdout, opts.Stderr = &out, &errb
-	if n := failures(t, sh.Run(context.Background())); n != 0 {
+	opts := &Options{Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks}
+	out, errb := scriptIO(opts, "/call mcp__consent__report {}\ny\n")
+	if n := failures(t, New(opts).Run(context.Background())); n != 0 {
 		t.Fatalf("failed %d\nstdout:\n%s\nstderr:\n%s", n, out.String(), errb.String())
 	}
 	all := out.String() + errb.String()

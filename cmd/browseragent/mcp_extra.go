@@ -106,7 +106,7 @@ func (h *hostFlags) apply(o *mcpclient.Options) {
 // shellHost sets the shell's interactive hooks (forms, sampling approval,
 // progress in the spinner) and the roots; the LLM for sampling is loaded
 // when a server asks.
-func shellHost(sh *shell.Shell, h *hostFlags, model string) func(*mcpclient.Options) {
+func shellHost(hooks *shell.Hooks, h *hostFlags, model string) func(*mcpclient.Options) {
 	return func(o *mcpclient.Options) {
 		o.Roots = h.rootDirs()
 		// A remote server that needs a login gets one from the shell: the
@@ -116,9 +116,9 @@ func shellHost(sh *shell.Shell, h *hostFlags, model string) func(*mcpclient.Opti
 			if p.OpenErr != nil {
 				msg += fmt.Sprintf(" (could not open a browser: %v)", p.OpenErr)
 			}
-			sh.Notice(msg)
+			hooks.Notice(msg)
 		}}
-		sh.HostOptions(o, func() agent.Settings {
+		hooks.HostOptions(o, func() agent.Settings {
 			st, err := agent.LoadSettings(agent.Overrides{Model: model})
 			if err != nil {
 				return agent.Settings{}

@@ -46,19 +46,18 @@ func (f *shellFlags) add(cmd *cobra.Command) {
 }
 
 // runShell starts the interactive shell: the session first (rules, MCP in
-// the background, the browser lazily), then the prompt at once.
+// the background, the browser lazily), then the prompt at once. The session
+// reaches the shell through hooks made before both; the shell is made last,
+// from complete options.
 func runShell(ctx context.Context, s *streams, f *shellFlags) error {
-	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait}
-	sh := shell.New(opts)
+	hooks := &shell.Hooks{}
 	promptInputs(s)
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, mcpConfig: f.mcpConfig, noMCP: f.noMCP,
-		yes: f.yes, headed: f.headed, keepTabs: f.keepTabs, approver: sh, warn: s.err, gate: shellGate(s, f.trustProject), onMCP: sh.MCPEvent, notice: sh.Notice, mcpHost: shellHost(sh, &f.host, f.model)})
+		yes: f.yes, headed: f.headed, keepTabs: f.keepTabs, approver: hooks, warn: s.err, gate: shellGate(s, f.trustProject), onMCP: hooks.MCPEvent, notice: hooks.Notice, mcpHost: shellHost(hooks, &f.host, f.model)})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	opts.Tools, opts.Tabs, opts.MCP = sess.Registry, sess.Browser, sess.MCP
-	opts.Guard = shellGuard{policy: sess.Policy}
 	st, err := agent.LoadSettings(agent.Overrides{Model: f.model})
 	if err != nil {
 		return err
@@ -67,7 +66,16 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 		fmt.Fprintf(s.err, "browseragent: %s\n", st.Note)
 	}
 	b := &modeSwitch{Session: sess}
-	opts.Browser = b
+	opts := &shell.Options{Stdin: s.in, Stdout: s.out, Stderr: s.err, Yes: f.yes, MCPWait: f.mcpWait, Hooks: hooks,
+		Tools: sess.Registry, Browser: b, Guard: shellGuard{policy: sess.Policy}}
+	// An interface holding a nil pointer is not nil: each is set only when
+	// the part is there, so the shell's "not configured" is one check.
+	if sess.Browser != nil {
+		opts.Tabs = sess.Browser
+	}
+	if sess.MCP != nil {
+		opts.MCP = sess.MCP
+	}
 	if st.Enabled() {
 		ag, err := agent.New(st, sess.Registry, &agent.Options{SystemExtra: sess.Facts()})
 		if err != nil {
@@ -77,17 +85,17 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 	} else {
 		opts.NoLLMReason = st.Why()
 	}
-	// A lost Chrome switches the session back to isolated by itself: the
-	// prompt facts follow and the person reads why, with the trust reset.
-	sess.OnBrowserLost(func(msg string) {
-		b.refresh()
-		sh.Notice(msg)
-	})
 	if f.connect.on() {
 		t := f.connect.target()
 		opts.Connect = &t
 	}
-	return sh.Run(ctx)
+	// A lost Chrome switches the session back to isolated by itself: the
+	// prompt facts follow and the person reads why, with the trust reset.
+	sess.OnBrowserLost(func(msg string) {
+		b.refresh()
+		hooks.Notice(msg)
+	})
+	return shell.New(opts).Run(ctx)
 }
 
 // modeSwitch keeps the agent's system prompt in step with the browser mode.

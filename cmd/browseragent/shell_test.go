@@ -36,6 +36,9 @@ func TestShellScriptExitCode(t *testing.T) {
 		{"failures do not stop the script", "/nope\n/fetch " + page + "vault\nwhat is the title?\n/fetch " + page + "\n", 1,
 			"fishing fleet", `matches the deny rule "local-vault"`, "browseragent: 3 of 4 commands failed"},
 		{"exit ends the script", "/nope\n/exit\n/fetch " + page + "\n", 1, "", "unknown command /nope", "browseragent: 1 of 2 commands failed"},
+		// --no-mcp leaves the session without a manager: the shell is told
+		// there is no MCP, not handed a nil pointer in an interface.
+		{"no MCP", "/mcp\n", 1, "", "error: MCP is off in this session", "browseragent: 1 of 1 command failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

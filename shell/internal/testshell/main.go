@@ -77,14 +77,12 @@ func (t *toolList) Call(ctx context.Context, name string, args json.RawMessage, 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	t := &toolList{}
-	opts := &shell.Options{Tools: t, HistoryFile: os.Getenv("TESTSHELL_HISTORY")}
-	sh := shell.New(opts)
-	t.approver = sh
+	hooks := &shell.Hooks{}
+	opts := &shell.Options{Tools: &toolList{approver: hooks}, HistoryFile: os.Getenv("TESTSHELL_HISTORY"), Hooks: hooks}
 	if os.Getenv("TESTSHELL_MCP") != "" {
-		opts.MCP = newFakeMCP(sh.MCPEvent)
+		opts.MCP = newFakeMCP(hooks.MCPEvent)
 	}
-	if err := sh.Run(ctx); err != nil {
+	if err := shell.New(opts).Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "testshell:", err)
 		os.Exit(1)
 	}
