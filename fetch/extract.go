@@ -59,6 +59,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		r.Links = collectLinks(goquery.NewDocumentFromNode(doc).Selection, base)
 	}
 	pageTitle := documentTitle(doc)
+	scripts := prepareScripts(doc)
 	// The second opinion is copied before readability changes the tree.
 	var second *html.Node
 	container := findContainer(doc)
@@ -81,6 +82,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		for _, n := range r.nodes {
 			dropRuby(n)
 		}
+		r.addScriptArticle(scripts)
 		return nil
 	}
 	pruneArticle(art.Node)
@@ -90,6 +92,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	addLead(chosen, idx)
 	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
+	r.addScriptArticle(scripts)
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
 	r.Lang = firstNonEmpty(art.Language(), r.Lang)

@@ -1,0 +1,320 @@
+package fetch
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Some pages carry their article where readability never looks: inside a
+// <noscript> (parsed as raw text, since the parser runs with scripting
+// on), or only inside a script: JSON-LD's articleBody, a framework's
+// hydration state (__NEXT_DATA__, window.__INITIAL_STATE__ …). The rules
+// here get that text back, without adding to pages whose text is found.
+
+// pageScripts are a page's <script> and <noscript> elements, collected
+// before readability removes them from the tree.
+type pageScripts struct {
+	scripts []*html.Node
+}
+
+// noscriptText is how many letters a <noscript>'s markup must hold to be
+// read as part of the page: "enable JavaScript" notes and tracking pixels
+// stay out.
+const noscriptText = 200
+
+// prepareScripts walks the page once: it collects the scripts, and puts
+// the markup of every <noscript> holding a page's worth of text into the
+// tree, as a <div> in its place, so readability and the second opinion
+// see it.
+func prepareScripts(doc *html.Node) *pageScripts {
+	ps := &pageScripts{}
+	var noscripts []*html.Node
+	walk(doc, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		switch n.DataAtom {
+		case atom.Script:
+			ps.scripts = append(ps.scripts, n)
+			return false
+		case atom.Noscript:
+			noscripts = append(noscripts, n)
+			return false
+		case atom.Style, atom.Template, atom.Svg:
+			return false
+		}
+		return true
+	})
+	for _, n := range noscripts {
+		unwrapNoscript(n)
+	}
+	return ps
+}
+
+// unwrapNoscript replaces n by a <div> holding its markup parsed, when
+// that markup has at least noscriptText letters outside links.
+func unwrapNoscript(n *html.Node) {
+	raw := n.FirstChild
+	if raw == nil || raw.Type != html.TextNode || raw.NextSibling != nil || n.Parent == nil {
+		return
+	}
+	if countLetters(raw.Data) < noscriptText || !strings.Contains(raw.Data, "<") {
+		return
+	}
+	ctx := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
+	nodes, err := html.ParseFragment(strings.NewReader(raw.Data), ctx)
+	if err != nil {
+		return
+	}
+	div := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
+	for _, c := range nodes {
+		div.AppendChild(c)
+	}
+	if plainTextLen(div) < noscriptText {
+		return
+	}
+	n.Parent.InsertBefore(div, n)
+	n.Parent.RemoveChild(n)
+}
+
+// scriptTextMin is the letters below which the extracted text is so short
+// that the scripts are read for the article; scriptGain is how many times
+// the text found there must exceed it.
+const (
+	scriptTextMin = 600
+	scriptGain    = 2
+)
+
+// articleFromScripts returns the article's text found in the page's
+// scripts, as paragraphs, when the extracted text (found letters) is short
+// and the scripts hold much more prose; nil otherwise.
+func (ps *pageScripts) articleFromScripts(found int) *html.Node {
+	if ps == nil || found >= scriptTextMin {
+		return nil
+	}
+	var best []string
+	bestLen := 0
+	for _, s := range ps.scripts {
+		if s.FirstChild == nil || s.FirstChild.Type != html.TextNode {
+			continue
+		}
+		typ := strings.ToLower(attrOr(s, "type"))
+		if typ != "" && !strings.Contains(typ, "json") && !strings.Contains(typ, "javascript") && !strings.Contains(typ, "ecmascript") {
+			continue
+		}
+		var paras []string
+		if strings.Contains(typ, "ld+json") {
+			paras = ldArticleBody(s.FirstChild.Data)
+		}
+		if len(paras) == 0 {
+			paras = proseStrings(s.FirstChild.Data)
+		}
+		l := 0
+		for _, p := range paras {
+			l += countLetters(p)
+		}
+		if l > bestLen {
+			best, bestLen = paras, l
+		}
+	}
+	if bestLen < scriptGain*found || bestLen < scriptTextMin/2 {
+		return nil
+	}
+	div := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
+	for _, p := range best {
+		pn := &html.Node{Type: html.ElementNode, DataAtom: atom.P, Data: "p"}
+		pn.AppendChild(&html.Node{Type: html.TextNode, Data: p})
+		div.AppendChild(pn)
+	}
+	return div
+}
+
+// ldArticleBody is the articleBody of the JSON-LD objects in raw, split
+// into paragraphs.
+func ldArticleBody(raw string) []string {
+	var v any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(raw)), &v); err != nil {
+		return nil
+	}
+	var out []string
+	var visit func(v any)
+	visit = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			if b, ok := t["articleBody"].(string); ok {
+				out = append(out, markupParagraphs(b)...)
+			}
+			for k, c := range t {
+				if k != "articleBody" {
+					visit(c)
+				}
+			}
+		case []any:
+			for _, c := range t {
+				visit(c)
+			}
+		}
+	}
+	visit(v)
+	return out
+}
+
+// proseMin is the letters, proseWords the words, a string literal of a
+// script must have to be read as the article's prose.
+// A paragraph of such a string is kept from paraMin letters.
+const (
+	proseMin   = 80
+	proseWords = 12
+	paraMin    = 20
+)
+
+// proseStrings are the string literals in a script (JSON or JavaScript,
+// HTML-escaped or not) that read as prose, each split into paragraphs,
+// in order, each paragraph once.
+func proseStrings(raw string) []string {
+	if strings.Contains(raw, "&quot;") {
+		raw = html.UnescapeString(raw)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := stringEnd(raw, i+1)
+		if end < 0 {
+			break
+		}
+		if raw[end] != '"' {
+			i = end // a line break: no JSON string literal
+			continue
+		}
+		lit := raw[i : end+1]
+		i = end
+		if len(lit) < proseMin {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal([]byte(lit), &s); err != nil {
+			continue
+		}
+		if strings.Contains(s, "&lt;") {
+			s = html.UnescapeString(s)
+		}
+		paras := markupParagraphs(s)
+		if !isProse(strings.Join(paras, " ")) {
+			continue
+		}
+		for _, p := range paras {
+			if !seen[p] && countLetters(p) >= paraMin && !strings.ContainsAny(p, "{}<>=") {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// stringEnd is the index of the quote closing the string literal that
+// starts at i, of the line break that ends it unclosed, or -1.
+func stringEnd(s string, i int) int {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		case '\n':
+			return i
+		}
+	}
+	return -1
+}
+
+// isProse says s reads as sentences: enough letters and words, mostly
+// letters, and no markup or code left in it.
+func isProse(s string) bool {
+	letters := countLetters(s)
+	if letters < proseMin || len(strings.Fields(s)) < proseWords {
+		return false
+	}
+	if strings.ContainsAny(s, "{}<>=") || strings.Contains(s, "http") && len(strings.Fields(s)) < 2*proseWords {
+		return false
+	}
+	if !sentenceEnd.MatchString(s) {
+		return false // a list of keywords or names
+	}
+	other := 0
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune(".,;:!?'\"-–—()«»„“”‘’%/", r) {
+			other++
+		}
+	}
+	return other*20 < letters
+}
+
+// markupParagraphs splits s into its paragraphs: by its block elements
+// when it is HTML, by its line breaks otherwise.
+func markupParagraphs(s string) []string {
+	if strings.Contains(s, "<") && strings.Contains(s, ">") {
+		ctx := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
+		nodes, err := html.ParseFragment(strings.NewReader(s), ctx)
+		if err == nil {
+			var b strings.Builder
+			for _, n := range nodes {
+				walk(n, func(c *html.Node) bool {
+					switch c.Type {
+					case html.TextNode:
+						b.WriteString(c.Data)
+					case html.ElementNode:
+						if nonContent[c.DataAtom] {
+							return false
+						}
+						if c.DataAtom == atom.Br || isBlock(c.DataAtom) {
+							b.WriteByte('\n')
+						}
+					}
+					return true
+				})
+				b.WriteByte('\n')
+			}
+			s = b.String()
+		}
+	}
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if line = oneLine(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Li, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Blockquote, atom.Section, atom.Article, atom.Tr, atom.Ul, atom.Ol, atom.Figure, atom.Figcaption, atom.Pre:
+		return true
+	}
+	return false
+}
+
+// addScriptArticle appends the article found in the scripts when the
+// content found so far is short.
+func (r *Result) addScriptArticle(ps *pageScripts) {
+	found := 0
+	for _, n := range r.nodes {
+		found += plainTextLen(n)
+	}
+	if extra := ps.articleFromScripts(found); extra != nil {
+		r.nodes = append(r.nodes, extra)
+	}
+}
+
+// sentenceEnd matches the end of a sentence.
+var sentenceEnd = regexp.MustCompile(`[\p{L}\d)"”»’][.!?…。！？](?:\s|$)`)

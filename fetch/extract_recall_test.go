@@ -1,0 +1,89 @@
+package fetch
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// storyParas are an article's paragraphs, as a script or a <noscript>
+// would carry them.
+var storyParas = []string{
+	"The council voted on Tuesday night to close the old bridge over the river for good, after engineers found cracks in two of its pillars.",
+	"Drivers will have to take the ring road, which adds some twenty minutes to the trip into town, until the new bridge opens in the spring.",
+	"The mayor said the decision was hard but that nobody could be asked to cross a bridge the engineers would not stand under themselves.",
+}
+
+func scriptPage(head, body string) string {
+	return `<html><head><title>The bridge</title>` + head + `</head><body><header class="site-header"><a href="/">The Town Paper</a></header>` +
+		`<main><h1>The bridge</h1>` + body + `</main><footer>Contact us</footer></body></html>`
+}
+
+func jsonString(s string) string {
+	return `"` + strings.NewReplacer(`"`, `\"`, "\n", `\n`, "<", `\u003c`, ">", `\u003e`).Replace(s) + `"`
+}
+
+// Text a page carries only in a <noscript> or in a script (JSON-LD's
+// articleBody, a framework's state) is read when the page's own text is
+// short; "enable JavaScript" notes, keyword lists and the scripts of a
+// page whose text is found stay out.
+func TestTextFromScripts(t *testing.T) {
+	story := strings.Join(storyParas, "\n\n")
+	storyHTML := "<p>" + strings.Join(storyParas, "</p><p>") + "</p>"
+	long := strings.Repeat("<p>The page's own article is long enough, and it tells the whole story of the bridge and the river in its own words.</p>", 8)
+	tests := []struct {
+		name, head, body string
+		want             bool // whether the story's paragraphs are in the text
+		absent           string
+	}{
+		{"noscript holding the article", "", `<div class="post-body"><noscript>` + storyHTML + `</noscript></div>`, true, ""},
+		{"noscript asking for JavaScript", "", `<p>Short text.</p><noscript><p>Please enable JavaScript to read this page.</p></noscript>`, false, "enable JavaScript"},
+		{"JSON-LD articleBody", `<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"The bridge","articleBody":` + jsonString(story) + `}</script>`,
+			`<div id="app">Loading…</div>`, true, ""},
+		{"JSON-LD in a @graph", `<script type="application/ld+json">{"@graph":[{"@type":"WebPage","name":"The bridge"},{"@type":"Article","articleBody":` + jsonString(story) + `}]}</script>`,
+			`<div id="app">Loading…</div>`, true, ""},
+		{"hydration state with HTML", "", `<div id="__next"></div><script id="__NEXT_DATA__" type="application/json">{"props":{"page":{"title":"The bridge","body":` + jsonString(storyHTML) + `,"tags":"Town,Bridge,River,Council,Traffic,Engineering,Mayor,Ring road,Spring,Cracks,Pillars,Drivers"}}}</script>`,
+			true, "Town,Bridge"},
+		{"state in an HTML-escaped attribute of a script", "", `<script>window.__STATE__ = {&quot;story&quot;:` + strings.ReplaceAll(jsonString(storyHTML), `"`, "&quot;") + `}</script>`, true, ""},
+		{"page whose text is found", `<script type="application/ld+json">{"@type":"Article","articleBody":` + jsonString("An older version of the story. "+story) + `}</script>`,
+			long, false, "An older version"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(scriptPage(tc.head, tc.body)), "https://paper.test/bridge", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Text()
+			type seen struct{ First, Last, Absent bool }
+			want := seen{tc.want, tc.want, false}
+			got := seen{strings.Contains(text, storyParas[0]), strings.Contains(text, storyParas[2]),
+				tc.absent != "" && strings.Contains(text, tc.absent)}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+			}
+			if strings.Contains(text, "{") || strings.Contains(text, `\u003c`) {
+				t.Errorf("script syntax in the text:\n%s", text)
+			}
+		})
+	}
+}
+
+func TestIsProse(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{storyParas[0], true},
+		{"Town,Bridge,River,Council,Traffic,Engineering,Mayor,Ring road,Spring,Cracks,Pillars,Drivers,Town,Bridge,River", false},
+		{"function(a){return a.map(function(b){return b*2})} var x = document.getElementById('app'); x.innerHTML = y;", false},
+		{"Too short to be an article.", false},
+		{"https://paper.test/a/very/long/path/to/an/image/of/the/bridge-over-the-river-at-night-1200x800.jpg and more.", false},
+	}
+	for _, tc := range tests {
+		if got := isProse(tc.s); got != tc.want {
+			t.Errorf("isProse(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
