@@ -18,12 +18,21 @@ const (
 	whyNoForm          = "This MCP client cannot show approval forms (it does not support elicitation): start the server with `browseragent mcp serve --yes` to allow writes on ordinary pages, or use a client that supports elicitation."
 )
 
+// Approver is the approver of the registry a Server serves: give it to the
+// registry when it is made (session.SessionOptions.Approver). It needs no
+// server of its own: each call's ctx carries the MCP session that made it,
+// and the person is asked through that session's host. The zero value is
+// the one to use.
+type Approver struct{}
+
+var _ tools.Approver = Approver{}
+
 // Approve implements tools.Approver: it asks the person through the host
 // of the session that made the call, as an elicitation form offering only
-// the answers the guard accepts. A session that cannot show forms gets
-// tools.CannotAsk, so the registry refuses with the reason (or --yes
-// approves an ordinary page).
-func (s *Server) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Answer, error) {
+// the answers the guard accepts. A session that cannot show forms, or a
+// call that came from no session of a Server, gets tools.CannotAsk, so the
+// registry refuses with the reason (or --yes approves an ordinary page).
+func (Approver) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Answer, error) {
 	c := clientFrom(ctx)
 	if c == nil || !c.canElicit() {
 		why := whyNoForm

@@ -29,7 +29,7 @@ func BenchmarkWebFetch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: filepath.Join(b.TempDir(), "audit.jsonl")})
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, Approver: Approver{}, AuditPath: filepath.Join(b.TempDir(), "audit.jsonl")})
 	if err != nil {
 		b.Fatal(err)
 	}

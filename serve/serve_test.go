@@ -74,7 +74,7 @@ rules:
 		t.Fatal(err)
 	}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit,
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, Yes: yes, AuditPath: audit, Approver: Approver{},
 		Browser: browser.Options{Launch: browser.LaunchOptions{Host: shared.Endpoint(t)}}})
 	if err != nil {
 		t.Fatal(err)

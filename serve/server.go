@@ -37,7 +37,6 @@ var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-
 type Registry interface {
 	Tools() []tools.ToolDef
 	Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error)
-	SetApprover(tools.Approver)
 	Add(tools.ToolProvider)
 	Policy() *guard.Policy
 }
@@ -95,7 +94,10 @@ type Server struct {
 	stdio   bool // guarded by mu
 }
 
-// New returns a server over reg and installs itself as reg's approver.
+// New returns a server over reg, which must have been built with Approver
+// as its approver (session.SessionOptions.Approver): approvals then reach
+// the host of the session that made each call. New changes nothing in reg
+// but adding the mode tools when opts.Modes is set.
 func New(reg Registry, opts *Options) *Server {
 	s := &Server{reg: reg, clients: map[*mcp.ServerSession]*client{}}
 	if opts != nil {
@@ -113,7 +115,6 @@ func New(reg Registry, opts *Options) *Server {
 	if s.opts.Modes != nil {
 		reg.Add(modeTools{s})
 	}
-	reg.SetApprover(s)
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    s.opts.Logger,

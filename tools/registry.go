@@ -104,13 +104,6 @@ func NewRegistry(policy *guard.Policy, opts *RegistryOptions) *Registry {
 // Policy returns the guard policy the registry consults.
 func (r *Registry) Policy() *guard.Policy { return r.policy }
 
-// SetApprover replaces the approver (the shell installs its prompt box).
-func (r *Registry) SetApprover(a Approver) {
-	r.mu.Lock()
-	r.opts.Approver = a
-	r.mu.Unlock()
-}
-
 // SetScreen replaces the result screen (nil: none); benchmarks compare the
 // two in one run.
 func (r *Registry) SetScreen(fn func(ctx context.Context, def ToolDef, args map[string]any, tabID string, res *ToolResult)) {
@@ -271,9 +264,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if d.Verdict != guard.Ask {
 		return d, nil
 	}
-	r.mu.RLock()
-	approver, yes := r.opts.Approver, r.opts.Yes
-	r.mu.RUnlock()
+	approver, yes := r.opts.Approver, r.opts.Yes // fixed at NewRegistry
 	if approver == nil {
 		return d.Unattended(yes), nil
 	}

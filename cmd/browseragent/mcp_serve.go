@@ -84,7 +84,7 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 	// stderr, which hosts keep as the server's log.
 	notice := func(msg string) { fmt.Fprintf(s.err, "browseragent: %s\n", msg) }
 	sess, err := openSession(ctx, sessionConfig{sitesFile: f.sites, noMCP: true, yes: f.yes, headed: f.headed,
-		keepTabs: f.keepTabs, warn: s.err, notice: notice})
+		keepTabs: f.keepTabs, warn: s.err, notice: notice, approver: serve.Approver{}})
 	if err != nil {
 		return err
 	}
