@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -385,6 +386,17 @@ func (s *session) start(ownContext bool) error {
 		if _, err := chromedp.CallBrowser(s.root, target.CreateTarget,
 			target.CreateTargetParams{URL: "about:blank", NewWindow: new(true), BrowserContextID: id}); err != nil {
 			return fmt.Errorf("open the first tab: %w", err)
+		}
+	}
+	if s.mode == ModeIsolated {
+		// A page may start a download by itself (<a download> clicked by
+		// a script, Content-Disposition: attachment): Chromium would write
+		// the file the page chose into ~/Downloads, a file write nobody
+		// judged. The agent's own browser downloads nothing; the person's
+		// Chrome keeps its own settings.
+		if _, err := chromedp.CallBrowser(s.root, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: s.bctx}); err != nil {
+			return fmt.Errorf("refuse downloads: %w", err)
 		}
 	}
 	if _, err := chromedp.CallBrowser(s.root, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
