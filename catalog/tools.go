@@ -118,7 +118,7 @@ var devtools = []Entry{
 	{Name: "get_network_request", Effect: Read, Files: []File{saves("requestFilePath", ".network-request"), saves("responseFilePath", ".network-response")}, Foreign: ForeignNetwork, DevOnly: true, Annotations: writes},
 	{Name: "get_css_styles", Effect: Read, Element: "uid", DevOnly: true, Annotations: readOnly},
 	// scripts
-	{Name: "evaluate_script", Effect: Script, Script: []string{"function"}, Files: []File{{Param: "sourcePath"}, saves("filePath", ".json")},
+	{Name: "evaluate_script", Effect: Script, Script: []string{"function"}, Element: "args", Files: []File{{Param: "sourcePath"}, saves("filePath", ".json")},
 		Foreign: ForeignFrames, Annotations: destroys, Twin: "browser_eval"},
 	// emulation, performance, audits, memory, screencasts
 	{Name: "emulate", Effect: Write, DevOnly: true, Annotations: writes},

@@ -14,7 +14,7 @@ const (
 	elemNone  = iota
 	elemRef   // a native snapshot ref: an element of the top document, which may hold a frame
 	elemFocus // the focused element: a key press lands in a frame when that has the focus
-	elemUID   // an MCP uid: the server's snapshot covers every frame, so any frame may hold it
+	elemUID   // an MCP uid (or a write naming none): the server's snapshot covers every frame, so any frame may hold it
 )
 
 // elementOf says how the call names the element it acts on, as its
@@ -30,16 +30,42 @@ func (l locator) elementOf(c *tools.ResolvedCall) int {
 			return elemFocus
 		}
 	case c.Def.Source == tools.SourceMCP && catalog.IsBrowserServer(c.Def.Server):
-		for _, k := range []string{"uid", "from_uid", "to_uid", "elements"} {
-			if _, ok := c.Args[k]; ok {
+		keys := []string{"uid", "from_uid", "to_uid", "elements"}
+		if e.Element != "" {
+			keys = append(keys, e.Element) // evaluate_script's args: it runs in their frame
+		}
+		for _, k := range keys {
+			if named(c.Args[k]) {
 				return elemUID
 			}
 		}
 		if e.Typing == catalog.ByFocus {
 			return elemFocus
 		}
+		if e.Effect == catalog.Write {
+			// A write that names no element cannot say which frame it
+			// lands in: coordinates (click_at), a dialog a frame opened
+			// (handle_dialog), a tool the catalogue derived.
+			return elemUID
+		}
 	}
 	return elemNone
+}
+
+// named reports whether an element argument names something: a uid, or a
+// list or object holding any.
+func named(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case map[string]any:
+		return len(t) > 0
+	}
+	return true
 }
 
 // judgedURL is the address a call on page is judged by: the page's own, or

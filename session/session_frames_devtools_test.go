@@ -1,0 +1,73 @@
+//go:build linux
+
+package session
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/mcpclient"
+)
+
+// TestSessionDevToolsWritesInFrameJudgedByFrame: chrome-devtools-mcp's
+// evaluate_script runs its function in the frame of the element uids given
+// as its args. In the agent's own browser, on an ordinary shop page, such a
+// script was judged by the shop (allowed without a question) while it ran in
+// the bank's frame and paid there. Judged by the frame, it asks the person
+// as the bank does, and nothing is paid when they decline.
+func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	testutil.RequireProgram(t, "npx")
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	var paid atomic.Int32
+	mux := http.NewServeMux()
+	var bank string
+	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Shop</title><h1>Checkout</h1><iframe src="%s/bank/pay" width="300" height="120"></iframe>`, bank)
+	})
+	mux.HandleFunc("/bank/pay", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Bank</title><button onclick="fetch('/bank/paid').then(()=>this.textContent='Paid')">Pay 500</button>`)
+	})
+	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	bank = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+
+	person := &personAtTerminal{}
+	s := openSession(t, true, bankRules, person)
+	s.Start(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+		t.Fatalf("chrome-devtools-mcp: %v", err)
+	}
+	page := mcpPageID(t, s, srv.URL+"/shop")
+	snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
+	m := regexp.MustCompile(`uid=(\S+) button "Pay 500"`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("chrome-devtools-mcp's snapshot shows no Pay button in the frame:\n%s", snap)
+	}
+	res := call(t, s, "mcp__chrome-devtools__evaluate_script", map[string]any{"pageId": page,
+		"function": "(el) => { el.click(); return el.ownerDocument.location.href }", "args": []string{m[1]}})
+	q := person.questions()
+	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" {
+		t.Errorf("evaluate_script with an element of the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
+	}
+
+	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
+	if p := paid.Load(); p != 0 {
+		t.Errorf("the bank was paid %d time(s) with nobody's approval", p)
+	}
+}
