@@ -154,6 +154,7 @@ func TestDialects(t *testing.T) {
 // those names, load without a warning and their servers start (the real
 // server-everything over stdio).
 func TestDocExamplesWorkUnchanged(t *testing.T) {
+	parallel(t) // no other parallel test reads PromptInput
 	requireNode(t)
 	ex := docExamples(t)
 	dir := t.TempDir()
@@ -165,6 +166,7 @@ func TestDocExamplesWorkUnchanged(t *testing.T) {
 			t.Fatalf("docs/mcp-host.md has no example for %s (have %v)", name, ex)
 		}
 		t.Run(name, func(t *testing.T) {
+			parallel(t) // each example its own servers; PromptInput is set for all three
 			p := filepath.Join(dir, name)
 			_ = os.MkdirAll(filepath.Dir(p), 0o755)
 			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {

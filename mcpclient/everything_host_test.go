@@ -15,6 +15,7 @@ import (
 // server's elicitation, sampling, roots, progress, logging and
 // subscription tools over both transports.
 func TestEverythingHostStdio(t *testing.T) {
+	parallel(t)
 	requireNode(t)
 	hk := &hostHooks{}
 	cfg := &Config{Servers: map[string]*ServerConfig{
@@ -26,6 +27,7 @@ func TestEverythingHostStdio(t *testing.T) {
 }
 
 func TestEverythingHostHTTP(t *testing.T) {
+	parallel(t)
 	requireNode(t)
 	url := startEverythingHTTP(t)
 	hk := &hostHooks{}

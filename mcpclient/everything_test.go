@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ const EverythingPackage = "@modelcontextprotocol/server-everything@2026.8.31"
 // TestEverythingStdio and TestEverythingHTTP run the MCP reference server
 // over both transports and exercise tools, images, resources and prompts.
 func TestEverythingStdio(t *testing.T) {
+	parallel(t)
 	requireNode(t)
 	cfg := &Config{Servers: map[string]*ServerConfig{
 		"everything": {Name: "everything", Command: "npx", Args: []string{"-y", EverythingPackage}},
@@ -30,6 +32,7 @@ func TestEverythingStdio(t *testing.T) {
 }
 
 func TestEverythingHTTP(t *testing.T) {
+	parallel(t)
 	requireNode(t)
 	url := startEverythingHTTP(t)
 	cfg := &Config{Servers: map[string]*ServerConfig{
@@ -106,61 +109,121 @@ func exerciseEverything(t *testing.T, m *Manager) {
 	}
 }
 
-// startEverythingHTTP runs the reference server's Streamable HTTP mode on
-// a free 127.0.0.1 port, in its own process group, killed at cleanup.
+// startEverythingHTTP returns the URL of the package's one reference
+// server in Streamable HTTP mode (see sharedEverything).
 func startEverythingHTTP(t *testing.T) string {
 	t.Helper()
-	return startEverything(t, "streamableHttp") + "/mcp"
+	return sharedEverything(t) + "/mcp"
 }
 
-// startEverything runs the reference server in mode (streamableHttp or
-// sse) and returns its base URL, http://127.0.0.1:port.
-func startEverything(t *testing.T, mode string) string {
-	t.Helper()
+// everythingProc is the reference server running in one HTTP mode on a
+// free 127.0.0.1 port, in its own process group.
+type everythingProc struct {
+	cmd    *exec.Cmd
+	base   string // http://127.0.0.1:port
+	stderr *bytes.Buffer
+	done   chan struct{}
+}
+
+// runEverything starts the reference server in mode (streamableHttp or
+// sse) and waits until it listens.
+func runEverything(mode string) (*everythingProc, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command("npx", "-y", EverythingPackage, mode)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "HOST=127.0.0.1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	p := &everythingProc{cmd: exec.Command("npx", "-y", EverythingPackage, mode), stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "HOST=127.0.0.1")
+	p.cmd.Stderr = p.stderr
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
 	}
-	pgid := cmd.Process.Pid
-	testOwned[pgid] = true
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-done
-		}
-		if !waitGroupGone(done, nil, pgid, 5*time.Second) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			t.Errorf("everything HTTP server group %d survived SIGTERM", pgid)
-		}
-	})
+	setTestOwned(p.cmd.Process.Pid, true)
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	deadline := time.Now().Add(120 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
-			return "http://" + addr
+			p.base = "http://" + addr
+			return p, nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("everything HTTP server did not listen on %s: %s", addr, stderr.String())
+			_ = p.stop()
+			return nil, fmt.Errorf("everything HTTP server did not listen on %s: %s", addr, p.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// stop ends the server's group (SIGTERM, SIGKILL after 5 s) and fails when
+// a process of it survives.
+func (p *everythingProc) stop() error {
+	pgid := p.cmd.Process.Pid
+	defer setTestOwned(pgid, false)
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+	if !waitGroupGone(p.done, nil, pgid, 5*time.Second) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		return fmt.Errorf("everything HTTP server group %d survived SIGTERM", pgid)
+	}
+	return nil
+}
+
+// startEverything runs a reference server of the test's own in mode and
+// returns its base URL, http://127.0.0.1:port; it is stopped at cleanup.
+func startEverything(t *testing.T, mode string) string {
+	t.Helper()
+	p, err := runEverything(mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return p.base
+}
+
+// The package's one reference server in Streamable HTTP mode: it makes a
+// server of its own for each session (each initialize), so tests share it
+// as they would share a public endpoint, and each meets a fresh server
+// behind it. Starting Node costs seconds on a loaded machine; a session
+// costs milliseconds. TestMain stops it.
+var shared struct {
+	once sync.Once
+	p    *everythingProc
+	err  error
+}
+
+// sharedEverything returns the shared server's base URL, starting it on
+// first use.
+func sharedEverything(t *testing.T) string {
+	t.Helper()
+	requireNode(t)
+	shared.once.Do(func() { shared.p, shared.err = runEverything("streamableHttp") })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.p.base
+}
+
+// stopSharedEverything stops the shared server, if it started.
+func stopSharedEverything() error {
+	if shared.p == nil {
+		return nil
+	}
+	return shared.p.stop()
 }
 
 // TestChromeDevToolsDefault starts the built-in server (chrome-devtools-mcp
@@ -168,6 +231,7 @@ func startEverything(t *testing.T, mode string) string {
 // its 32 tools, opens the browser with a call, and asserts that Close
 // leaves no node or chromium process behind.
 func TestChromeDevToolsDefault(t *testing.T) {
+	parallel(t)
 	requireNode(t)
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {

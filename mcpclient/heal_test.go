@@ -24,7 +24,12 @@ type healFixture struct {
 func newHealFixture(t *testing.T, mode string) *healFixture {
 	t.Helper()
 	requireNode(t)
-	base := startEverything(t, mode)
+	var base string
+	if mode == "sse" {
+		base = startEverything(t, mode)
+	} else {
+		base = sharedEverything(t)
+	}
 	p, err := faultproxy.New(base)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +94,7 @@ func shorterBackoff(t *testing.T) {
 // call is sent again on a new session and succeeds; the person sees no
 // error. Before: the server was "error" until /mcp restart.
 func TestHealSessionExpired(t *testing.T) {
+	parallel(t)
 	f := newHealFixture(t, "streamableHttp")
 	f.echo(t, "before")
 	inits := f.proxy.Count(func(r faultproxy.Request) bool { return r.RPCMethod == "initialize" })
@@ -118,6 +124,7 @@ func TestHealSessionExpired(t *testing.T) {
 // runs is answered plainly (it may have run), not retried, and the next
 // call works.
 func TestHealInFlightCallSaysItMayHaveRun(t *testing.T) {
+	parallel(t)
 	f := newHealFixture(t, "streamableHttp")
 	done := make(chan error, 1)
 	go func() {
@@ -141,6 +148,7 @@ func TestHealInFlightCallSaysItMayHaveRun(t *testing.T) {
 // TestHeal500Once: a 500 fails that one call, saying so, and the server
 // stays up; a 500 on the GET stream is retried.
 func TestHeal500Once(t *testing.T) {
+	parallel(t)
 	f := newHealFixture(t, "streamableHttp")
 	f.proxy.Fail500("tools/call", 1)
 	_, err := f.m.CallTool(context.Background(), "mcp__everything__echo", json.RawMessage(`{"message":"x"}`))
@@ -195,6 +203,7 @@ func TestHealIdleStream(t *testing.T) {
 // stream makes a new session, and calls go on working. Before: the first
 // drop ended the server ("connection closed: <nil>").
 func TestHealLegacySSE(t *testing.T) {
+	parallel(t)
 	f := newHealFixture(t, "sse")
 	f.echo(t, "first")
 	for i := range 3 {
@@ -224,6 +233,7 @@ func TestBackoff(t *testing.T) {
 // timestamps. Before: the first read subscribed and the second was served
 // from the cache. A watched resource is kept until resources/updated.
 func TestResourceReadAlwaysReads(t *testing.T) {
+	parallel(t)
 	f := newHealFixture(t, "streamableHttp")
 	ctx := context.Background()
 	count := func(method string) int {

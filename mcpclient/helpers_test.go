@@ -3,14 +3,18 @@ package mcpclient
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -55,12 +59,44 @@ func rawServer(t testing.TB) string {
 	return rawPath
 }
 
+// TestMain runs the tests, stops the servers they shared and then checks,
+// for the whole binary, what assertNoProcesses cannot check while parallel
+// tests run beside each other: that no child process of this test binary
+// is left at all.
 func TestMain(m *testing.M) {
+	testutil.RaiseParallel()
 	code := m.Run()
+	if err := stopSharedEverything(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
+	var kids []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if kids = liveChildren(os.Getpid()); len(kids) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(kids) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: child processes left behind by the tests: %v\n", kids)
+		code = 1
+	}
 	if rawPath != "" {
 		os.RemoveAll(filepath.Dir(rawPath))
 	}
 	os.Exit(code)
+}
+
+// parallelRunning counts the tests running now that called parallel.
+var parallelRunning atomic.Int32
+
+// parallel marks t as one that runs beside the other parallel tests: the
+// slow ones that mostly wait for a Node server. Such a test must not touch
+// package variables (PromptInput, healBaseDelay), and while one runs the
+// whole-binary check of assertNoProcesses is left to TestMain.
+func parallel(t *testing.T) {
+	t.Parallel()
+	parallelRunning.Add(1)
+	t.Cleanup(func() { parallelRunning.Add(-1) }) // registered first: runs after the test's own checks
 }
 
 // rawConfig is a config with one rawserver per mode, named after it.
@@ -113,8 +149,10 @@ func startManager(t *testing.T, cfg *Config, opts *Options) *Manager {
 	return m
 }
 
-// assertNoProcesses fails if a live child of this test process, or a live
-// member of one of pgids, remains.
+// assertNoProcesses fails if a live member of one of pgids remains, or a
+// live child of this test process. The second check reads the whole
+// binary's children, so it is made only while no parallel test runs (their
+// servers are theirs); TestMain makes it once more after the last test.
 func assertNoProcesses(t testing.TB, pgids map[int]bool) {
 	t.Helper()
 	for pgid := range pgids {
@@ -122,9 +160,12 @@ func assertNoProcesses(t testing.TB, pgids map[int]bool) {
 			t.Errorf("processes %v of server group %d still alive after Close", live, pgid)
 		}
 	}
+	if parallelRunning.Load() > 0 {
+		return
+	}
 	var kids []string
 	for _, k := range liveChildren(os.Getpid()) {
-		if pid, _ := strconv.Atoi(strings.Fields(k)[0]); !testOwned[pid] {
+		if pid, _ := strconv.Atoi(strings.Fields(k)[0]); !isTestOwned(pid) {
 			kids = append(kids, k)
 		}
 	}
@@ -135,8 +176,28 @@ func assertNoProcesses(t testing.TB, pgids map[int]bool) {
 
 // testOwned are child processes a test started itself (an HTTP server
 // under test), which the manager is not expected to stop; tests register
-// them before starting a manager and stop them in their own cleanup.
-var testOwned = map[int]bool{}
+// them before starting a manager and stop them in their own cleanup (the
+// shared server-everything in TestMain).
+var testOwned = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+func setTestOwned(pid int, owned bool) {
+	testOwned.Lock()
+	defer testOwned.Unlock()
+	if owned {
+		testOwned.pids[pid] = true
+	} else {
+		delete(testOwned.pids, pid)
+	}
+}
+
+func isTestOwned(pid int) bool {
+	testOwned.Lock()
+	defer testOwned.Unlock()
+	return testOwned.pids[pid]
+}
 
 // liveChildren lists non-zombie processes whose parent is pid.
 func liveChildren(pid int) []string {

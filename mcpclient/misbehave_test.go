@@ -17,6 +17,7 @@ import (
 // default, so a loaded machine (stderrflood writes 100 000 lines before
 // it answers) cannot fail a start the test does not mean to time out.
 func TestMisbehavingServers(t *testing.T) {
+	parallel(t)
 	tests := []struct {
 		name      string
 		mode      string

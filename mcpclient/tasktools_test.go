@@ -11,6 +11,7 @@ import (
 // since every call browseragent made of it would fail, and the server's
 // log says why; its other tools are.
 func TestTaskOnlyToolsNotOffered(t *testing.T) {
+	parallel(t)
 	requireNode(t)
 	cfg := &Config{Servers: map[string]*ServerConfig{
 		"everything": {Name: "everything", Command: "npx", Args: []string{"-y", EverythingPackage}},

@@ -11,8 +11,11 @@
 package testutil
 
 import (
+	"flag"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -41,4 +44,25 @@ func Require(t testing.TB, name string, find func() (string, error)) string {
 func RequireProgram(t testing.TB, name string) string {
 	t.Helper()
 	return Require(t, name, func() (string, error) { return exec.LookPath(name) })
+}
+
+// Parallel is how many tests that call t.Parallel a package's test binary
+// runs at once when the command line does not say (-test.parallel, whose
+// default is GOMAXPROCS: 2 here). The tests that call it mostly wait, for
+// Chromium, for Node to start a server, for a page or a timer, so more of
+// them than there are cores keep the machine busy instead of idle.
+const Parallel = 4
+
+// RaiseParallel sets -test.parallel to Parallel unless the command line
+// set it or GOMAXPROCS is larger already. Call it from TestMain, before
+// m.Run (Main does).
+func RaiseParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < Parallel {
+		_ = flag.Set("test.parallel", strconv.Itoa(Parallel))
+	}
 }

@@ -136,7 +136,10 @@ func (b *SharedBrowser) Close() error {
 
 // Main runs the package's tests, then closes each shared browser; a browser
 // that leaves a process behind fails the run. Call it from TestMain.
+// It raises the parallelism of the tests that call t.Parallel first
+// (RaiseParallel).
 func Main(m *testing.M, browsers ...*SharedBrowser) {
+	RaiseParallel()
 	code := m.Run()
 	for _, b := range browsers {
 		if err := b.Close(); err != nil {
