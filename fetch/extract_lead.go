@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // Readability starts the article at its body text and drops the lead (the
@@ -202,12 +204,12 @@ func addLead(article *html.Node, pos *docPositions) {
 		if s.link*10 > s.text*3 {
 			continue
 		}
-		t := oneLine(textOf(c.n))
+		t := textutil.OneLine(textOf(c.n), 0)
 		if metaLine.MatchString(t) || creditLine.MatchString(t) || callToAction.MatchString(t) {
 			continue
 		}
 		if text == "" {
-			text = oneLine(textOf(article))
+			text = textutil.OneLine(textOf(article), 0)
 		}
 		if strings.Contains(text, t) {
 			continue

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // Readability picks the right part of most pages but keeps what sits
@@ -188,7 +190,7 @@ func cutTail(root *html.Node, stats map[*html.Node]textStats, total int) []*html
 		if s.text == 0 || s.text > 60 {
 			return true
 		}
-		if seen*3 >= total*2 && moreHeading.MatchString(oneLine(textOf(n))) {
+		if seen*3 >= total*2 && moreHeading.MatchString(textutil.OneLine(textOf(n), 0)) {
 			cut = n
 			return false
 		}
@@ -265,7 +267,7 @@ func pruneArticle(root *html.Node) []*html.Node {
 		}
 		// "Related" headings before the last third (cutTail handles those)
 		// go, with the block of links they announce when it is still there.
-		if headingLike[n.DataAtom] && s.text <= 60 && seen*3 < total*2 && moreHeading.MatchString(oneLine(textOf(n))) {
+		if headingLike[n.DataAtom] && s.text <= 60 && seen*3 < total*2 && moreHeading.MatchString(textutil.OneLine(textOf(n), 0)) {
 			drop = append(drop, n)
 			if next := nextElement(n); next != nil {
 				if ns := stats[next]; ns.text > 0 && ns.link*2 > ns.text && ns.text <= maxShare {
@@ -320,7 +322,7 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 		return false
 	}
 	if s.text < 50 && metaTags[n.DataAtom] {
-		if t := oneLine(textOf(n)); metaLine.MatchString(t) || creditLine.MatchString(t) {
+		if t := textutil.OneLine(textOf(n), 0); metaLine.MatchString(t) || creditLine.MatchString(t) {
 			return true
 		}
 	}
@@ -345,6 +347,3 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 	}
 	return false
 }
-
-// oneLine is s with every run of white space made one space, trimmed.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // Some pages carry their article where readability never looks: inside a
@@ -288,7 +290,7 @@ func markupParagraphs(s string) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
-		if line = oneLine(line); line != "" {
+		if line = textutil.OneLine(line, 0); line != "" {
 			out = append(out, line)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/temoto/robotstxt"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // maxRobotsHosts bounds the robots.txt cache: a list of millions of hosts
@@ -114,7 +116,7 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry, robotsURL string
 	case errors.As(err, &fe) && fe.Kind == ErrHTTPStatus:
 		status = fe.Status
 	default:
-		e.err = errors.New(firstLine(err.Error()))
+		e.err = errors.New(textutil.FirstLine(err.Error(), 0))
 		return
 	}
 	switch {
@@ -129,9 +131,4 @@ func (c *robotsCache) load(ctx context.Context, e *robotsEntry, robotsURL string
 		return // unparseable rules are no rules
 	}
 	e.group = data.FindGroup(c.agent)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -134,7 +135,7 @@ func (c *client) logCall(ctx context.Context, tool string, res *tools.ToolResult
 	case err != nil:
 		c.log.ErrorContext(ctx, tool+" failed", "error", err.Error(), "took", took.Round(time.Millisecond).String())
 	case res.IsError:
-		c.log.WarnContext(ctx, tool+" did not run or failed", "reason", oneLine(res.Text), "took", took.Round(time.Millisecond).String())
+		c.log.WarnContext(ctx, tool+" did not run or failed", "reason", textutil.FirstLine(res.Text, 0), "took", took.Round(time.Millisecond).String())
 	default:
 		c.log.InfoContext(ctx, tool+" done", "took", took.Round(time.Millisecond).String())
 	}

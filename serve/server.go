@@ -172,7 +172,7 @@ func (s *Server) handler(d tools.ToolDef) mcp.ToolHandler {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return errorResult(oneLine(err.Error())), nil
+			return errorResult(textutil.FirstLine(err.Error(), 0)), nil
 		}
 		return toResult(res), nil
 	}
@@ -339,5 +339,3 @@ func toResult(r *tools.ToolResult) *mcp.CallToolResult {
 func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
-
-func oneLine(s string) string { return textutil.FirstLine(s, 0) }

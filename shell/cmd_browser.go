@@ -34,7 +34,8 @@ func cmdConnect(ctx context.Context, s *Shell, c *call) error {
 		}
 		return &hintError{msg: fmt.Sprintf("connect: %v", err), hint: "/help connect"}
 	}
-	s.p.Line("%s", oneLine("connected to your Chrome (shared mode): "+sharedWrites(s.opts.Yes)+"; /disconnect goes back.", msg))
+	// One line: what happened, then what the session reset (msg, "" when nothing was).
+	s.p.Line("%s", textutil.OneLine("connected to your Chrome (shared mode): "+sharedWrites(s.opts.Yes)+"; /disconnect goes back. "+msg, 0))
 	return nil
 }
 
@@ -56,14 +57,8 @@ func cmdDisconnect(ctx context.Context, s *Shell, _ *call) error {
 	if err != nil {
 		return fmt.Errorf("disconnect: %w", err)
 	}
-	s.p.Line("%s", oneLine("disconnected from your Chrome: back to the isolated browser.", msg))
+	s.p.Line("%s", textutil.OneLine("disconnected from your Chrome: back to the isolated browser. "+msg, 0))
 	return nil
-}
-
-// oneLine is a mode switch on one line: what happened, then what the
-// session reset (msg, "" when nothing was).
-func oneLine(what, msg string) string {
-	return textutil.OneLine(what+" "+msg, 0)
 }
 
 // sharedWrites says what asks in shared mode: every write, on the

@@ -6,6 +6,8 @@ const (
 	exitOK     = 0 // success
 	exitFailed = 1 // the work failed: a page, a server, a refusal
 	exitUsage  = 2 // bad usage: an unknown flag, a malformed URL, a broken config
+	// a panic, caught by Main (EX_SOFTWARE of sysexits.h)
+	exitInternal = 70
 
 	// fetch
 	exitFetchTruncated   = 3   // output cut at --max-bytes

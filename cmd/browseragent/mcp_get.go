@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/internal/xdg"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -360,15 +361,11 @@ remembered, so there are no refusals to reset.`,
 // ~/Library/Application Support/Claude on macOS, else
 // $XDG_CONFIG_HOME/Claude (~/.config/Claude, where the Linux builds keep it).
 func desktopConfigPath() string {
-	home, _ := os.UserHomeDir()
 	if runtime.GOOS == "darwin" {
+		home, _ := os.UserHomeDir()
 		return filepath.Join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
 	}
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "Claude", "claude_desktop_config.json")
+	return filepath.Join(xdg.ConfigHome(nil), "Claude", "claude_desktop_config.json")
 }
 
 func newMCPFromDesktopCmd(s *streams) *cobra.Command {

@@ -49,7 +49,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer) (code int) {
 			if os.Getenv("BROWSERAGENT_DEBUG") != "" {
 				fmt.Fprintf(errw, "%s\n", debug.Stack())
 			}
-			code = 70
+			code = exitInternal
 		}
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
