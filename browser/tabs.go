@@ -225,7 +225,7 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	ctx, cancel = chromedp.NewContext(s.root,
 		chromedp.WithTargetID(t.id),
 		chromedp.WithDetachOnCancel(),
-		chromedp.WithListener(func(ev any) { onPageEvent(ctx, t, ev) }))
+		chromedp.WithListener(func(ev any) { onPageEvent(ctx, s, t, ev) }))
 	errc := make(chan error, 1)
 	// The first Run binds the attachment to ctx itself, so it must not carry
 	// a deadline; the wait for it is bounded here instead.
@@ -259,11 +259,13 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	return ctx, nil
 }
 
-// onPageEvent answers JavaScript dialogs so that no tool hangs behind one:
-// alerts, confirms and beforeunload are accepted, prompts dismissed, and
-// each is reported in the next tool result. It runs in the read loop, so
-// the answer goes out from another goroutine.
-func onPageEvent(ctx context.Context, t *tab, ev any) {
+// onPageEvent answers JavaScript dialogs of the agent's tabs so that no tool
+// hangs behind one: alerts, confirms and beforeunload are accepted, prompts
+// dismissed, and each is reported in the next tool result. A dialog in a
+// tab the person opened (shared mode) is theirs to answer — "Delete your
+// account?" — so it is left open, and only reported. It runs in the read
+// loop, so the answer goes out from another goroutine.
+func onPageEvent(ctx context.Context, s *session, t *tab, ev any) {
 	switch ev.(type) {
 	case *inspector.EventTargetCrashed:
 		t.markCrashed()
@@ -278,15 +280,26 @@ func onPageEvent(ctx context.Context, t *tab, ev any) {
 	if !ok {
 		return
 	}
-	accept := e.Type != page.DialogTypePrompt
-	verb := "accepted"
-	if !accept {
-		verb = "dismissed"
-	}
-	t.dmu.Lock()
-	t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb))
-	t.dmu.Unlock()
-	go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+	go func() {
+		s.mu.Lock()
+		persons := s.mode == ModeShared && !t.owned
+		s.mu.Unlock()
+		if persons {
+			t.dmu.Lock()
+			t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q is open in this tab, which the person opened: browseragent leaves it for them to answer", e.Type, e.Message))
+			t.dmu.Unlock()
+			return
+		}
+		accept := e.Type != page.DialogTypePrompt
+		verb := "accepted"
+		if !accept {
+			verb = "dismissed"
+		}
+		t.dmu.Lock()
+		t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb))
+		t.dmu.Unlock()
+		chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
+	}()
 }
 
 // markCrashed records a renderer crash and ends the calls waiting on it.
