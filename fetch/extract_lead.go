@@ -23,8 +23,15 @@ var leadName = regexp.MustCompile(`^(?:lead|leadin|lede|intro|introduction|tease
 var weakLeadName = regexp.MustCompile(`^descr`)
 
 // leadGap is how many letters may stand between the lead's end and the
-// article's first text (a picture's caption, the byline, the date).
-const leadGap = 400
+// article's first text (a picture's caption, the byline, the date, a box
+// of links), and leadGapShort how many of them when more than
+// leadGapPlain are outside links and headings: paragraphs of something
+// else stand between.
+const (
+	leadGap      = 1000
+	leadGapShort = 400
+	leadGapPlain = 200
+)
 
 // docPositions are the text nodes of a page in document order, with the
 // letters before each, and each element's span of letters.
@@ -33,25 +40,26 @@ type docPositions struct {
 	leads  []leadCand
 }
 
-// textPos is a text node of the page and the letters before it.
+// textPos is a text node of the page, the letters before it, and those
+// of them outside links and headings.
 type textPos struct {
-	n   *html.Node
-	pos int
+	n          *html.Node
+	pos, prose int
 }
 
 type leadCand struct {
-	n          *html.Node
-	start, end int
+	n               *html.Node
+	start, end, pro int // pro: the plain letters before the lead's end
 }
 
 // indexPage walks the page once: where each text starts, and the lead
 // candidates (with where they start and end).
 func indexPage(doc *html.Node) *docPositions {
 	p := &docPositions{byText: map[string]textPos{}}
-	pos := 0
+	pos, prose := 0, 0
 	// ctx is what the ancestors of a node say about it.
 	type ctx struct {
-		inArticle, inHeader, skip bool
+		inArticle, inHeader, skip, inLink bool
 	}
 	var visit func(n *html.Node, x ctx)
 	visit = func(n *html.Node, x ctx) {
@@ -61,10 +69,13 @@ func indexPage(doc *html.Node) *docPositions {
 				l := countLetters(c.Data)
 				if l >= 12 {
 					if k := strings.TrimSpace(c.Data); p.byText[k].n == nil {
-						p.byText[k] = textPos{c, pos}
+						p.byText[k] = textPos{c, pos, prose}
 					}
 				}
 				pos += l
+				if !x.inLink && !x.skip {
+					prose += l
+				}
 			case html.ElementNode:
 				if nonContent[c.DataAtom] {
 					continue
@@ -77,6 +88,12 @@ func indexPage(doc *html.Node) *docPositions {
 					cx.inHeader = true
 				case atom.Nav, atom.Aside, atom.Footer, atom.Form, atom.Figure, atom.Figcaption, atom.Ul, atom.Ol, atom.Table, atom.H1:
 					cx.skip = true
+				}
+				switch c.DataAtom {
+				case atom.A:
+					cx.inLink = cx.inLink || !isAnchorLink(c)
+				case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+					cx.inLink = true
 				}
 				start := pos
 				// A block holding a figure, a list or the headline is a
@@ -91,7 +108,7 @@ func indexPage(doc *html.Node) *docPositions {
 				}
 				visit(c, cx)
 				if cand {
-					p.leads = append(p.leads, leadCand{c, start, pos})
+					p.leads = append(p.leads, leadCand{c, start, pos, prose})
 				}
 			}
 		}
@@ -193,7 +210,7 @@ func addLead(article *html.Node, pos *docPositions) {
 	text := ""
 	var first *html.Node = article.FirstChild
 	for _, c := range pos.leads {
-		if c.end > start || start-c.end > leadGap {
+		if c.end > start || start-c.end > leadGap || (start-c.end > leadGapShort && orig.prose-c.pro > leadGapPlain) {
 			continue
 		}
 		l := c.end - c.start

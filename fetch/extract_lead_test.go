@@ -28,6 +28,8 @@ func leadPage(before, head string) string {
 func TestAddLead(t *testing.T) {
 	const lead = "The water rose two metres in one night and the valley's only bridge is gone."
 	far := strings.Repeat("<p>A long note about something else on the page, which is not the story at all.</p>", 8)
+	box := `<div class="most-read"><h2>Most read</h2><ul>` +
+		strings.Repeat(`<li><h3><a href="/other">A headline of another story, one of the most read today</a></h3></li>`, 10) + `</ul></div>`
 	tests := []struct {
 		name, before, head string
 		want               bool // whether the lead is in the text
@@ -38,6 +40,7 @@ func TestAddLead(t *testing.T) {
 		{"lead, then byline and date", "", `<h2 class="subtitle">` + lead + `</h2><p class="byline">By Jane Doe</p><time>3 May 2021</time>`, true},
 		{"site slogan", `<header class="site-header"><p class="site-description">` + lead + `</p></header>`, "", false},
 		{"caption of the lead picture", "", `<figure class="lead-asset"><img src="r.jpg"><figcaption class="lead-caption">` + lead + `</figcaption></figure>`, false},
+		{"lead, then a box of headlines", "", `<p class="intro">` + lead + `</p>` + box, true},
 		{"lead far before the body", `<div><p class="intro">` + lead + `</p>` + far + `</div>`, "", false},
 		{"newsletter prompt called teaser", "", `<p class="teaser">Sign up for our newsletter to get the news every morning.</p>`, false},
 	}
