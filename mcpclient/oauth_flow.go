@@ -76,14 +76,8 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 		drain(resp)
 		return a.failed(err)
 	}
-	// The resource is the configured URL, not the request's: SSE posts
-	// carry a session query that would not match the server's metadata.
-	req = req.Clone(ctx)
-	if u, err := url.Parse(a.url); err == nil {
-		req.URL = u
-	}
-	if err := h.Authorize(ctx, req, resp); err != nil {
-		return a.failed(err)
+	if err := a.authorizeAt(ctx, h, req, resp); err != nil {
+		return err
 	}
 	if got.tok == nil || got.tok.AccessToken == "" {
 		return a.failed(errors.New("the token endpoint returned no access token"))
@@ -92,8 +86,30 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 		ClientID: got.cfg.ClientID, ClientSecret: got.cfg.ClientSecret, TokenURL: got.cfg.Endpoint.TokenURL,
 		AuthStyle: got.cfg.Endpoint.AuthStyle, Scopes: got.cfg.Scopes,
 	}).withToken(got.tok)
+	return a.keep(l, "logged in")
+}
+
+// authorizeAt runs h (discovery, then the grant) against the configured URL,
+// not the request's: SSE posts carry a session query that would not match
+// the server's metadata, which names the resource.
+func (a *authorizer) authorizeAt(ctx context.Context, h interface {
+	Authorize(context.Context, *http.Request, *http.Response) error
+}, req *http.Request, resp *http.Response) error {
+	req = req.Clone(ctx)
+	if u, err := url.Parse(a.url); err == nil {
+		req.URL = u
+	}
+	if err := h.Authorize(ctx, req, resp); err != nil {
+		return a.failed(err)
+	}
+	return nil
+}
+
+// keep stores l as the server's login and sends it from now on; what says
+// how it was got, for the error when it cannot be stored.
+func (a *authorizer) keep(l *storedLogin, what string) error {
 	if err := a.store.save(a.name, a.url, l); err != nil {
-		return fmt.Errorf("mcp server %q: logged in but could not store the token: %w", a.name, err)
+		return fmt.Errorf("mcp server %q: %s but could not store the token: %w", a.name, what, err)
 	}
 	a.set(l)
 	a.forced = ""

@@ -3,9 +3,7 @@ package mcpclient
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -26,12 +24,8 @@ func (a *authorizer) clientCredentials(ctx context.Context, req *http.Request, r
 		drain(resp)
 		return a.failed(err)
 	}
-	req = req.Clone(ctx)
-	if u, err := url.Parse(a.url); err == nil {
-		req.URL = u
-	}
-	if err := h.Authorize(ctx, req, resp); err != nil {
-		return a.failed(err)
+	if err := a.authorizeAt(ctx, h, req, resp); err != nil {
+		return err
 	}
 	ts, err := h.TokenSource(ctx)
 	if err != nil || ts == nil {
@@ -46,11 +40,5 @@ func (a *authorizer) clientCredentials(ctx context.Context, req *http.Request, r
 	}
 	l := (&storedLogin{ClientID: a.cfg.ClientID, Scopes: a.cfg.Scopes}).withToken(tok)
 	l.RefreshToken = "" // the grant is run again instead
-	if err := a.store.save(a.name, a.url, l); err != nil {
-		return fmt.Errorf("mcp server %q: got a token but could not store it: %w", a.name, err)
-	}
-	a.set(l)
-	a.forced = ""
-	a.flows++
-	return nil
+	return a.keep(l, "got a token")
 }

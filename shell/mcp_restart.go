@@ -22,10 +22,7 @@ func (s *Shell) waitRestarted(ctx context.Context, name string) error {
 	if s.lines == nil { // a terminal session
 		return nil
 	}
-	d := s.opts.MCPWait
-	if d <= 0 {
-		d = DefaultMCPWait
-	}
+	d := s.mcpWait()
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	s.p.SpinStart("waiting for " + name)
@@ -39,7 +36,7 @@ func (s *Shell) waitRestarted(ctx context.Context, name string) error {
 		return ctx.Err()
 	}
 	if statusOf(s, name).State == mcpclient.StateStarting {
-		s.p.ErrHint("mcp %s: still starting after %s: going on without it (/mcp logs %s)", name, d, name)
+		s.goingOnWithout(name, d)
 	}
 	return nil
 }

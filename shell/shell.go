@@ -232,10 +232,7 @@ func (s *Shell) waitMCP(ctx context.Context) error {
 	if s.opts.MCP == nil {
 		return nil
 	}
-	d := s.opts.MCPWait
-	if d <= 0 {
-		d = DefaultMCPWait
-	}
+	d := s.mcpWait()
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	err := s.opts.MCP.WaitAll(wctx) // a failed server is reported by its event
@@ -247,10 +244,25 @@ func (s *Shell) waitMCP(ctx context.Context) error {
 	}
 	for _, st := range s.opts.MCP.Status() {
 		if st.State == mcpclient.StateStarting {
-			s.p.ErrHint("mcp %s: still starting after %s: going on without it (/mcp logs %s)", st.Name, d, st.Name)
+			s.goingOnWithout(st.Name, d)
 		}
 	}
 	return nil
+}
+
+// mcpWait is how long a script waits for MCP servers: Options.MCPWait,
+// or DefaultMCPWait.
+func (s *Shell) mcpWait() time.Duration {
+	if s.opts.MCPWait > 0 {
+		return s.opts.MCPWait
+	}
+	return DefaultMCPWait
+}
+
+// goingOnWithout says that the script goes on without server name, still
+// starting after waiting d for it.
+func (s *Shell) goingOnWithout(name string, d time.Duration) {
+	s.p.ErrHint("mcp %s: still starting after %s: going on without it (/mcp logs %s)", name, d, name)
 }
 
 // nextLine is the script's next line: first one an approval put back
