@@ -523,34 +523,40 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 
 func expandServer(sc *ServerConfig, lookup func(string) (string, bool)) error {
 	var first error
-	ex := func(field string, s *string) {
+	sc.eachExpandable(func(field string, s *string) {
 		v, err := Expand(*s, lookup)
 		if err != nil && first == nil {
 			first = fmt.Errorf("field %s: %w", field, err)
 		}
 		*s = v
-	}
-	ex("command", &sc.Command)
-	ex("cwd", &sc.Cwd)
-	ex("url", &sc.URL)
+	})
+	return first
+}
+
+// eachExpandable calls fn with every field of sc that takes variables
+// (${VAR}; in their own files Gemini CLI's $VAR and VS Code's ${input:id}),
+// named as an error names it, in a fixed order: the one list of them.
+func (sc *ServerConfig) eachExpandable(fn func(field string, s *string)) {
+	fn("command", &sc.Command)
+	fn("cwd", &sc.Cwd)
+	fn("url", &sc.URL)
 	for i := range sc.Args {
-		ex("args", &sc.Args[i])
+		fn("args", &sc.Args[i])
 	}
 	for _, k := range sortedKeys(sc.Env) {
 		v := sc.Env[k]
-		ex("env."+k, &v)
+		fn("env."+k, &v)
 		sc.Env[k] = v
 	}
 	for _, k := range sortedKeys(sc.Headers) {
 		v := sc.Headers[k]
-		ex("headers."+k, &v)
+		fn("headers."+k, &v)
 		sc.Headers[k] = v
 	}
 	if sc.OAuth != nil {
-		ex("oauth.clientId", &sc.OAuth.ClientID)
-		ex("oauth.clientSecret", &sc.OAuth.ClientSecret)
+		fn("oauth.clientId", &sc.OAuth.ClientID)
+		fn("oauth.clientSecret", &sc.OAuth.ClientSecret)
 	}
-	return first
 }
 
 func sortedKeys[V any](m map[string]V) []string {

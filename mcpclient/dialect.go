@@ -145,17 +145,9 @@ func expandBare(s string) string {
 	return b.String()
 }
 
+// bareServer turns $VAR into ${VAR} in every field that is expanded.
 func bareServer(sc *ServerConfig) {
-	sc.Command, sc.Cwd, sc.URL = expandBare(sc.Command), expandBare(sc.Cwd), expandBare(sc.URL)
-	for i := range sc.Args {
-		sc.Args[i] = expandBare(sc.Args[i])
-	}
-	for k, v := range sc.Env {
-		sc.Env[k] = expandBare(v)
-	}
-	for k, v := range sc.Headers {
-		sc.Headers[k] = expandBare(v)
-	}
+	sc.eachExpandable(func(_ string, s *string) { *s = expandBare(*s) })
 }
 
 // vscodeInputs are the ids of a VS Code file's "inputs", whose
@@ -205,16 +197,7 @@ func (p parser) fillInputs(sc *ServerConfig) error {
 			return v
 		})
 	}
-	sc.Command, sc.Cwd, sc.URL = fill(sc.Command), fill(sc.Cwd), fill(sc.URL)
-	for i := range sc.Args {
-		sc.Args[i] = fill(sc.Args[i])
-	}
-	for k, v := range sc.Env {
-		sc.Env[k] = fill(v)
-	}
-	for k, v := range sc.Headers {
-		sc.Headers[k] = fill(v)
-	}
+	sc.eachExpandable(func(_ string, s *string) { *s = fill(*s) })
 	return first
 }
 

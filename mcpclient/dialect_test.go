@@ -43,7 +43,7 @@ func TestDialects(t *testing.T) {
 	gemini := write(".gemini/settings.json", `{
   "theme": "Default",
   "mcpServers": {
-    "remote": {"httpUrl": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer $TOKEN"}, "timeout": 30000, "trust": true},
+    "remote": {"httpUrl": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer $TOKEN"}, "timeout": 30000, "trust": true, "oauth": {"clientId": "app", "clientSecret": "$TOKEN"}},
     "legacy": {"url": "http://127.0.0.1:9/sse"},
     "local": {"command": "node", "args": ["$HOME/srv.js"], "cwd": "/tmp", "includeTools": ["a*"], "excludeTools": ["ab"], "bogus": 1}
   }
@@ -60,7 +60,8 @@ func TestDialects(t *testing.T) {
 		got[n] = *sc
 	}
 	want := map[string]ServerConfig{
-		"remote": {Name: "remote", Type: TypeHTTP, URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, CallTimeout: Duration(30 * time.Second), Trust: true, Source: gemini},
+		"remote": {Name: "remote", Type: TypeHTTP, URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, CallTimeout: Duration(30 * time.Second), Trust: true, Source: gemini,
+			OAuth: &OAuthConfig{ClientID: "app", ClientSecret: "t0k"}}, // $VAR in every field that is expanded
 		"legacy": {Name: "legacy", Type: TypeSSE, URL: "http://127.0.0.1:9/sse", Source: gemini},
 		"local":  {Name: "local", Command: "node", Args: []string{"/home/me/srv.js"}, Cwd: "/tmp", IncludeTools: []string{"a*"}, ExcludeTools: []string{"ab"}, Source: gemini},
 	}
