@@ -320,3 +320,66 @@ func (r *Result) addScriptArticle(ps *pageScripts) {
 
 // sentenceEnd matches the end of a sentence.
 var sentenceEnd = regexp.MustCompile(`[\p{L}\d)"”»’][.!?…。！？](?:\s|$)`)
+
+// Readability scores a long table or list (a register of names, a price
+// list) above the paragraphs around it, and picks it alone. When its pick
+// is mostly a table or list inside the page's own article body, and that
+// body holds much more running text outside tables and lists, the body
+// is the article.
+
+// listPick says the second opinion should win over readability's pick
+// first: first is mostly tables and lists, lies inside container, and
+// second has at least twice its running text (and 500 letters) outside
+// them.
+func listPick(first, second, container *html.Node, idx *docPositions) bool {
+	fl, fr := listLetters(first)
+	if fl*10 < (fl+fr)*6 {
+		return false
+	}
+	_, sr := listLetters(second)
+	if sr < 500 || sr < 2*fr {
+		return false
+	}
+	orig := idx.origin(first)
+	for n := orig.n; n != nil; n = n.Parent {
+		if n == container {
+			return true
+		}
+	}
+	return false
+}
+
+// listLetters are the letters under n inside tables and lists, and those
+// in running text outside them (links left out of both).
+func listLetters(n *html.Node) (inList, running int) {
+	var visit func(n *html.Node, list bool)
+	visit = func(n *html.Node, list bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if list {
+					inList += countLetters(c.Data)
+				} else {
+					running += countLetters(c.Data)
+				}
+			case html.ElementNode:
+				a := c.DataAtom
+				if a == 0 {
+					a = atom.Lookup([]byte(c.Data)) // readability's renamed elements
+				}
+				if nonContent[a] || (a == atom.A && !isAnchorLink(c)) {
+					continue
+				}
+				visit(c, list || listTags[a])
+			}
+		}
+	}
+	visit(n, false)
+	return
+}
+
+// listTags are what tables and lists are made of (readability may leave
+// the rows of a table without the table).
+var listTags = map[atom.Atom]bool{
+	atom.Table: true, atom.Tr: true, atom.Ul: true, atom.Ol: true, atom.Li: true, atom.Dl: true, atom.Dt: true, atom.Dd: true,
+}

@@ -87,3 +87,40 @@ func TestIsProse(t *testing.T) {
 		}
 	}
 }
+
+// When readability takes a long table or list inside the article body
+// (a register of names beside a short story), the body is the article;
+// a table that is the article stays readability's pick, and a sidebar
+// outside the body does not come in.
+func TestListPick(t *testing.T) {
+	var rows strings.Builder
+	for i := 0; i < 200; i++ {
+		rows.WriteString("<tr><td>The constituency of " + strings.Repeat("Northfield ", 1+i%3) + "and district</td><td>A member of parliament, with a long name</td><td>member.mail@parliament.example</td></tr>")
+	}
+	table := "<table><tr><th>Constituency</th><th>Member</th><th>Email</th></tr>" + rows.String() + "</table>"
+	story := "<p>" + strings.Join(storyParas, "</p><p>") + "</p><p>" + strings.Join(storyParas, " ") + "</p>"
+	sidebar := `<aside class="sidebar"><h3>Most read</h3><p>A sidebar paragraph about something else entirely, which is not the story.</p></aside>`
+	tests := []struct {
+		name, body string
+		story      bool // the story's paragraphs are in the text
+		table      bool // the table is
+	}{
+		{"table inside the article body", `<div class="article-text"><div><div>` + story + `</div></div><div class="table-wrap"><div>` + table + `</div></div></div>` + sidebar, true, true},
+		{"table alone in the body", `<div class="article-text"><p>The list:</p>` + table + `</div>` + sidebar, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(scriptPage("", tc.body)), "https://paper.test/mps", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Text()
+			type seen struct{ Story, Table, Sidebar bool }
+			want := seen{tc.story, tc.table, false}
+			got := seen{strings.Contains(text, storyParas[1]), strings.Contains(text, "member.mail@parliament.example"), strings.Contains(text, "A sidebar paragraph")}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+			}
+		})
+	}
+}

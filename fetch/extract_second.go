@@ -185,7 +185,7 @@ func chooseArticle(first, second, container *html.Node, idx *docPositions) *html
 		return first
 	}
 	l1, l2 := plainTextLen(first), plainTextLen(second)
-	if l2 > 2*l1 {
+	if l2 > 2*l1 || listPick(first, second, container, idx) {
 		return second
 	}
 	orig := idx.origin(first)
