@@ -25,6 +25,7 @@ import (
 // the bank's frame and paid there. Judged by the frame, it asks the person
 // as the bank does, and nothing is paid when they decline.
 func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })

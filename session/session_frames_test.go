@@ -53,6 +53,7 @@ rules:
 // through chrome-devtools-mcp's uid of the bank's button — is judged as a
 // write on the bank: a sensitive question, and nothing done when declined.
 func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -21,6 +22,7 @@ import (
 // through the registry as the LLM would, must show none of the three
 // values; nor may a native tool hand over a header line.
 func TestSessionNetworkHeadersRedacted(t *testing.T) {
+	testutil.Parallel(t)
 	const cookie, token, refresh = "s3ssion-c00kie", "t0ken-b3arer", "r3fresh-c00kie"
 	mux := http.NewServeMux()
 	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {

@@ -19,6 +19,7 @@ import (
 // each through the registry) and the script calls window.close(): the tab
 // stays open.
 func TestSessionScriptCannotClosePersonsTab(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	site := sharedSite(t)

@@ -25,6 +25,7 @@ import (
 // person's page must be refused, in every round. Matching pages to tabs by
 // URL in list order closed the person's tab in about half the rounds.
 func TestSessionMCPTabIdentity(t *testing.T) {
+	testutil.Parallel(t)
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	var loads atomic.Int32

@@ -24,6 +24,7 @@ import (
 // starts against that very browser (it lists the page the native tool
 // opened).
 func TestSessionBrowserStartsOnFirstUse(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
@@ -149,10 +150,12 @@ func openSessionWith(t *testing.T, opts *SessionOptions) *Session {
 	}
 	opts.Rules = r
 	opts.AuditPath = filepath.Join(t.TempDir(), "audit.jsonl")
+	ownBrowser(t, opts)
 	s, err := NewSession(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ownMCP(t, s)
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)

@@ -25,6 +25,7 @@ import (
 // ask the person; Disconnect says the connection was already lost; and
 // chrome-devtools-mcp was restarted against the isolated browser.
 func TestSessionSharedBrowserLost(t *testing.T) {
+	testutil.Parallel(t)
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	site := sharedSite(t)

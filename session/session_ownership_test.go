@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // Ownership is one fact about one browser tab, whichever tool family looks.
 func TestSharedOwnershipAcrossNativeAndMCP(t *testing.T) {
+	testutil.Parallel(t)
 	site := sharedSite(t)
 	person := startPersonsBrowser(t, site.URL)
 	s, _ := newSharedSession(t, true, "version: 1\nrules: []\n")

@@ -57,6 +57,7 @@ func vaultSite(t *testing.T) (site, vault string) {
 // page that frames it, a network request to it, a page list naming it.
 // Through the registry, none of that content reaches the caller.
 func TestSessionResultsFromDeniedPages(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	site, _ := vaultSite(t)

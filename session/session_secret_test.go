@@ -48,6 +48,7 @@ func refOf(t *testing.T, s *Session, label string) string {
 // (Secret) for the shell's history; text typed into an ordinary field is
 // still logged and shown, so redaction does not hide everything.
 func TestSessionSecretTyping(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	site := loginSite(t)
@@ -133,6 +134,7 @@ rules:
 // uid browseragent cannot resolve, so a fill on a page holding a password
 // field is redacted whole, while a fill on a page without one is logged.
 func TestSessionSecretMCPFill(t *testing.T) {
+	testutil.Parallel(t)
 	site := loginSite(t)
 	var plain *httptest.Server
 	plain = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -202,6 +204,7 @@ var mcpUIDRE = regexp.MustCompile(`uid=(\S+)`)
 // the focus is in the frame, so the frame's focused field is judged, not
 // the frame element of the shop's page.
 func TestSessionSecretInFrame(t *testing.T) {
+	testutil.Parallel(t)
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

@@ -209,6 +209,7 @@ func pageSays(t *testing.T, s *Session, want string) bool {
 // every time, and Disconnect closes the agent's tabs (saying how many)
 // and leaves the person's and the browser running.
 func TestSessionSharedMode(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	site := sharedSite(t)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestSessionToolsOnNamedTab drives a tab that is not the current one by
@@ -12,6 +14,7 @@ import (
 // current, and allowed on the ordinary page while the sensitive one is
 // current), reads return the named tab's page, and the current tab stays.
 func TestSessionToolsOnNamedTab(t *testing.T) {
+	testutil.Parallel(t)
 	site := serveSite(t)
 	host := strings.Split(strings.TrimPrefix(site.URL, "http://"), ":")[0]
 	s := newTestSession(t, false, `version: 1

@@ -59,16 +59,59 @@ func openSession(t *testing.T, withMCP bool, rules string, approver tools.Approv
 		// isolated browser is a fresh context in the package's Chromium.
 		opts.Browser.Launch.Host = shared.Endpoint(t)
 	}
+	ownBrowser(t, opts)
 	s, err := NewSession(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ownMCP(t, s)
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
 	})
 	return s
+}
+
+// ownBrowser tells the process checks of a parallel test (testutil.Owns)
+// which Chromium is the session's: the one it launches carries a marker
+// of the test on its command line. A session in the package's shared
+// Chromium launches none.
+//
+// It also gives the MCP servers the start allowance the mcpclient tests
+// give Node servers (2 min): with the package's tests running side by
+// side on a loaded machine, Node and chrome-devtools-mcp's puppeteer can
+// take longer to come up than the 60 s a person's session allows, and
+// these tests judge what the session does once the server is up, not how
+// fast it comes up.
+func ownBrowser(t *testing.T, opts *SessionOptions) {
+	if opts.MCPOptions.InitTimeout == 0 {
+		opts.MCPOptions.InitTimeout = 2 * time.Minute
+	}
+	if opts.Browser.Launch.Host != "" {
+		testutil.Owns(t, "", nil)
+		return
+	}
+	marker := t.TempDir()
+	opts.Browser.Launch.ExtraFlags = append(opts.Browser.Launch.ExtraFlags, "--browseragent-test="+marker)
+	testutil.Owns(t, marker, nil)
+}
+
+// ownMCP tells them that the session's MCP servers are the test's: the
+// process (and group) ids its manager reports, asked until the test ends.
+func ownMCP(t *testing.T, s *Session) {
+	if s.MCP == nil {
+		return
+	}
+	testutil.Owns(t, "", func() []int {
+		var pids []int
+		for _, st := range s.MCP.Status() {
+			if st.PID != 0 {
+				pids = append(pids, st.PID)
+			}
+		}
+		return pids
+	})
 }
 
 func call(t *testing.T, s *Session, tool string, args any) *tools.ToolResult {
@@ -102,6 +145,7 @@ func serveSite(t *testing.T) *httptest.Server {
 // tools through chrome-devtools-mcp, proving both see the same browser, and
 // that the guard judges MCP calls by the live URL behind their pageId.
 func TestSessionNativeAndMCPShareOneBrowser(t *testing.T) {
+	testutil.Parallel(t)
 	site := serveSite(t)
 	host := strings.TrimPrefix(site.URL, "http://")
 	s := newTestSession(t, true, `version: 1

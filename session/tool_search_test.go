@@ -26,6 +26,7 @@ import (
 // searches, the tool found is offered on the next step, and its call
 // reaches the server.
 func TestToolSearchWithManyTools(t *testing.T) {
+	testutil.Parallel(t)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
 	var mu sync.Mutex

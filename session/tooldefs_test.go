@@ -28,6 +28,7 @@ const maxDefaultToolBytes = 10_000
 // scripted LLM received it) is at most 10 KB, and every tool offered keeps
 // every required parameter of its source's schema, with its type.
 func TestToolDefinitionsWithChromeDevtoolsMCP(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })

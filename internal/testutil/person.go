@@ -50,6 +50,8 @@ func StartPersonsBrowser(t testing.TB, chrome string, urls []string, ready func(
 		t.Fatalf("start the person's browser: %v", err)
 	}
 	t.Cleanup(p.Stop)
+	pid := p.cmd.Process.Pid
+	Owns(t, p.Dir, func() []int { return []int{pid} })
 	opened := 1
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		for opened < len(urls) && p.openTab(urls[opened]) {

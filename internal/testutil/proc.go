@@ -121,8 +121,16 @@ func parents() map[int]int {
 // after the call. It suits tests that start browsers and MCP servers through
 // the code under test, whose command lines hold no marker of the test's:
 // closing that code must have ended every one of them.
+//
+// In a test that runs in parallel (Parallel) it judges only the processes
+// the test owns (Owns), since the others below the binary are other tests';
+// Main checks after the last test that none at all is left.
 func WaitNoDescendants(t testing.TB) {
 	t.Helper()
+	if isParallel(t) {
+		waitOwnedGone(t)
+		return
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for len(Descendants()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)

@@ -46,14 +46,14 @@ func RequireProgram(t testing.TB, name string) string {
 	return Require(t, name, func() (string, error) { return exec.LookPath(name) })
 }
 
-// Parallel is how many tests that call t.Parallel a package's test binary
+// Parallelism is how many tests that call t.Parallel a package's test binary
 // runs at once when the command line does not say (-test.parallel, whose
 // default is GOMAXPROCS: 2 here). The tests that call it mostly wait, for
 // Chromium, for Node to start a server, for a page or a timer, so more of
 // them than there are cores keep the machine busy instead of idle.
-const Parallel = 4
+const Parallelism = 4
 
-// RaiseParallel sets -test.parallel to Parallel unless the command line
+// RaiseParallel sets -test.parallel to Parallelism unless the command line
 // set it or GOMAXPROCS is larger already. Call it from TestMain, before
 // m.Run (Main does).
 func RaiseParallel() {
@@ -62,7 +62,7 @@ func RaiseParallel() {
 	}
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set && runtime.GOMAXPROCS(0) < Parallel {
-		_ = flag.Set("test.parallel", strconv.Itoa(Parallel))
+	if !set && runtime.GOMAXPROCS(0) < Parallelism {
+		_ = flag.Set("test.parallel", strconv.Itoa(Parallelism))
 	}
 }

@@ -135,9 +135,10 @@ func (b *SharedBrowser) Close() error {
 }
 
 // Main runs the package's tests, then closes each shared browser; a browser
-// that leaves a process behind fails the run. Call it from TestMain.
-// It raises the parallelism of the tests that call t.Parallel first
-// (RaiseParallel).
+// that leaves a process behind fails the run, and so does any process
+// still below the test binary 10 s after the last test (parallel tests
+// check only their own, see Parallel). Call it from TestMain. It raises
+// the parallelism of the tests that call t.Parallel first (RaiseParallel).
 func Main(m *testing.M, browsers ...*SharedBrowser) {
 	RaiseParallel()
 	code := m.Run()
@@ -146,6 +147,16 @@ func Main(m *testing.M, browsers ...*SharedBrowser) {
 			fmt.Fprintln(os.Stderr, "FAIL:", err)
 			code = 1
 		}
+	}
+	var left []int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if left = Descendants(); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: processes left behind by the tests: %v\n", left)
+		code = 1
 	}
 	os.Exit(code)
 }

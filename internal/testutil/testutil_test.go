@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,5 +168,79 @@ func TestSharedBrowser(t *testing.T) {
 	}
 	if isExcluded(pid) {
 		t.Errorf("pid %d is still left out of Descendants after Close", pid)
+	}
+}
+
+// TestParallelOwns: in a parallel test the process checks judge what the
+// test owns: a process whose command line holds its marker, and one its
+// function names with that one's process group, even a member reparented
+// away from the test binary when its parent died; not another test's
+// process, which runs on after WaitNoDescendants passed.
+func TestParallelOwns(t *testing.T) {
+	Parallel(t)
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skipf("no /proc here, so the checks find nothing: %v", err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skipf("sleep not found: %v", err)
+	}
+	marker := t.TempDir()
+	bin := filepath.Join(marker, "sleep")
+	if err := os.Symlink(sleep, bin); err != nil {
+		t.Fatal(err)
+	}
+	byMarker := exec.Command(bin, "60")
+	group := exec.Command("sh", "-c", "sleep 60 & echo $!; exec sleep 60") // a leader and its child
+	group.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := group.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := exec.Command(sleep, "60")
+	for _, c := range []*exec.Cmd{byMarker, group, other} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	}
+	var child int
+	if _, err := fmt.Fscan(out, &child); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
+	leader := group.Process.Pid
+	Owns(t, marker, nil)
+	Owns(t, "", func() []int { return []int{leader} })
+
+	pids := func() []int {
+		left, ok := ownedLeft(t)
+		if !ok {
+			t.Fatal("Owns did not register the test's processes")
+		}
+		var pids []int
+		for _, l := range left {
+			pid, _ := strconv.Atoi(strings.Fields(l)[0])
+			pids = append(pids, pid)
+		}
+		slices.Sort(pids)
+		return pids
+	}
+	want := []int{byMarker.Process.Pid, leader, child}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, pids()); diff != "" {
+		t.Errorf("owned processes (-want +got)\n%s", diff)
+	}
+	group.Process.Kill() // the leader only: its child is reparented
+	group.Wait()
+	if got := pids(); !slices.Contains(got, child) {
+		t.Errorf("owned processes %v lost the leader's orphaned child %d", got, child)
+	}
+	byMarker.Process.Kill()
+	byMarker.Wait()
+	syscall.Kill(child, syscall.SIGKILL)
+	WaitNoDescendants(t) // passes while other, not the test's, runs
+	if err := syscall.Kill(other.Process.Pid, 0); err != nil {
+		t.Errorf("the other process should still run: %v", err)
 	}
 }
