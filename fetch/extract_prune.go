@@ -132,24 +132,25 @@ var articleWord = map[string]bool{"article": true, "story": true, "post": true, 
 // seeAlso matches the opening words of a cross-reference to another
 // article ("Read more: …", "Lesen Sie auch …"), in the languages most
 // pages are written in.
-var seeAlso = regexp.MustCompile(`(?i)^\W*(?:` +
+var seeAlso = mustPhraseRE(`(?i)^\W*(?:` +
 	`read (?:more|also|next)|see also|related|more on this|recommended|also read|` +
 	`lesen sie (?:auch|mehr|hier)|mehr zum thema|mehr dazu|auch interessant|das könnte sie|weitere artikel|` +
 	`lea (?:también|más)|lee (?:también|más)|le puede interesar|vea también|te puede interesar|mira|mire|` +
-	`(?:à )?lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także)|przeczytaj` +
-	`)\b`)
+	`(?:à )?lire aussi|voir aussi|leggi anche|czytaj (?:też|także|również)|zobacz (?:też|także)|przeczytaj|` +
+	`siehe auch|weiter (?:zu|mit)|dowiedz się więcej` +
+	`)(?:[^\p{L}\p{N}]|$)`)
 
 // callToAction matches the sentences a site puts around every article:
 // subscribe, share, follow, comment, newsletter, app, copyright and ad
 // labels.
-var callToAction = regexp.MustCompile(`(?i)(?:` +
+var callToAction = mustPhraseRE(`(?i)(?:` +
 	`\bsubscri(?:be|ption|bers?)\b|\bsign(?:ing)? up\b|\bnewsletter|\bfollow (?:us|me|the)\b|\bshare (?:this|the|on)\b|` +
 	`\bjoin our\b|\bnever miss\b|\bdownload (?:the|our)\b.*\bapp|\ball rights reserved|\bcopyright\b|` +
 	`\bwritten permission\b|\bclick here\b|\bkeep up with\b|\bwe want to hear\b|\bleave a (?:comment|reply)\b|` +
 	`\babonnier|\b(?:artikel|beitrag|seite|jetzt) teilen\b|\bteilen (?:auf|per|via)\b|\bfolgen sie\b|\bkommentare? (?:schreiben|geschlossen|insgesamt)|\balle rechte vorbehalten|` +
 	`^\W*(?:anzeige|werbung|advertisement|reklama|publicidad)\b|\bverpasse keine\b|\bauf dem laufenden\b|` +
 	`\bsuscr[ií]b|\b[uú]nete\b|\bs[ií]guenos\b|\bcanal de (?:youtube|telegram|whatsapp)|\bhazte miembro\b|` +
-	`\babonnez|\binscrivez|\bpour lire la suite\b|\biscriviti\b|\bzapisz si[eę]\b` +
+	`\babonnez|\binscrivez|\bpour lire la suite\b|\biscriviti\b|\bzapisz si[eę](?:[^\p{L}]|$)` +
 	`)`)
 
 // moreHeading matches the whole text of a heading that opens what follows
@@ -190,7 +191,7 @@ func cutTail(root *html.Node, stats map[*html.Node]textStats, total int) []*html
 		if s.text == 0 || s.text > 60 {
 			return true
 		}
-		if seen*3 >= total*2 && moreHeading.MatchString(textutil.OneLine(textOf(n), 0)) {
+		if seen*3 >= total*2 && isMoreHeading(textutil.OneLine(textOf(n), 0)) {
 			cut = n
 			return false
 		}
@@ -267,7 +268,7 @@ func pruneArticle(root *html.Node) []*html.Node {
 		}
 		// "Related" headings before the last third (cutTail handles those)
 		// go, with the block of links they announce when it is still there.
-		if headingLike[n.DataAtom] && s.text <= 60 && seen*3 < total*2 && moreHeading.MatchString(textutil.OneLine(textOf(n), 0)) {
+		if headingLike[n.DataAtom] && s.text <= 60 && seen*3 < total*2 && isMoreHeading(textutil.OneLine(textOf(n), 0)) {
 			drop = append(drop, n)
 			if next := nextElement(n); next != nil {
 				if ns := stats[next]; ns.text > 0 && ns.link*2 > ns.text && ns.text <= maxShare {
@@ -315,7 +316,7 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 		// figure holds a table or paragraphs of its own.
 		return s.text < figureText && findFirst(n, atom.Table) == nil
 	}
-	if boilerplateTags[n.DataAtom] && hasBoilerplateName(n) {
+	if boilerplateTags[n.DataAtom] && hasBoilerplateName(n) || isBoilerExtra(n, s) {
 		return true
 	}
 	if s.text == 0 {
