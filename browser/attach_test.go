@@ -15,6 +15,7 @@ import (
 )
 
 func TestParseActivePort(t *testing.T) {
+	testutil.Parallel(t)
 	tests := []struct {
 		in, want string
 		bad      bool
@@ -37,6 +38,7 @@ func TestParseActivePort(t *testing.T) {
 }
 
 func TestProfileDirsNewestFirst(t *testing.T) {
+	testutil.Parallel(t)
 	home := t.TempDir()
 	env := map[string]string{"HOME": home}
 	dirs := profileDirs(func(k string) string { return env[k] }, "linux")
@@ -120,6 +122,7 @@ func loggedIn(urls []string) bool {
 // it sees the person's tabs and login, owns only what it opens, refuses to
 // close the person's tabs, and leaves everything open on Disconnect.
 func TestSharedMode(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	person := personBrowser(t, site.URL)
 	b := New(nil)

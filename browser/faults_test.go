@@ -46,6 +46,7 @@ func closePersonTab(t *testing.T, dir, urlSuffix string) {
 // TestSharedFaults: a tab closed under the agent and the person's browser
 // quitting give clear answers, and connecting again works.
 func TestSharedFaults(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	person := personBrowser(t, site.URL)
 	dir := person.Dir
@@ -93,6 +94,7 @@ func TestSharedFaults(t *testing.T) {
 // TestIsolatedCrashRelaunch: when our own Chromium dies, the next call
 // launches a fresh one and the dead one's profile is gone.
 func TestIsolatedCrashRelaunch(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	b := newOwnBrowser(t, nil)
 	mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})

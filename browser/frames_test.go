@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // frameSite serves /outer on 127.0.0.1 holding a same-site iframe and a
@@ -36,6 +38,7 @@ func frameSite(t *testing.T) (outer, cross string) {
 }
 
 func TestFrameURLs(t *testing.T) {
+	testutil.Parallel(t)
 	b := newTestBrowser(t, nil)
 	outer, cross := frameSite(t)
 	mustCall(t, b, "browser_open", map[string]any{"url": outer})
@@ -57,6 +60,7 @@ func TestFrameURLs(t *testing.T) {
 }
 
 func TestRefInFrame(t *testing.T) {
+	testutil.Parallel(t)
 	b := newTestBrowser(t, nil)
 	outer, _ := frameSite(t)
 	mustCall(t, b, "browser_open", map[string]any{"url": outer})
@@ -97,6 +101,7 @@ const tinyPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</
 // viewer's (an extension page, which deny rules name): a PDF tab has none,
 // and a page embedding a PDF has the PDF's URL among them.
 func TestFrameURLsPDF(t *testing.T) {
+	testutil.Parallel(t)
 	b := newTestBrowser(t, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/doc.pdf", func(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestPersonsTabStaysOpen: in the person's browser no script the agent
@@ -14,6 +16,7 @@ import (
 // injected <script>, through a fresh same-origin iframe's pristine close,
 // and from a button's onclick. The agent's own tabs are left alone.
 func TestPersonsTabStaysOpen(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	person := personBrowser(t, site.URL)
 	b := New(nil)

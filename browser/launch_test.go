@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 func TestFindChrome(t *testing.T) {
+	testutil.Parallel(t)
 	look := func(have ...string) func(string) (string, error) {
 		return func(name string) (string, error) {
 			for _, h := range have {
@@ -53,6 +56,7 @@ func TestFindChrome(t *testing.T) {
 }
 
 func TestChromeArgs(t *testing.T) {
+	testutil.Parallel(t)
 	has := func(args []string, f string) bool {
 		for _, a := range args {
 			if a == f {
@@ -97,6 +101,7 @@ func TestLaunchMissingChrome(t *testing.T) {
 }
 
 func TestLaunchAndClose(t *testing.T) {
+	testutil.Parallel(t)
 	b := newOwnBrowser(t, nil)
 	ws, err := b.WSEndpoint(context.Background())
 	if err != nil {
@@ -112,6 +117,7 @@ func TestLaunchAndClose(t *testing.T) {
 }
 
 func TestChromeFailure(t *testing.T) {
+	testutil.Parallel(t)
 	tests := []struct{ stderr, want string }{
 		{"[1:1:1130/080000.1:ERROR:ozone_platform_x11.cc(250)] Missing X server or $DISPLAY\n[1:1:ERROR:env.cc(257)] The platform failed to initialize.  Exiting.\n",
 			"no display for a headed browser: set DISPLAY, or run without --headed"},

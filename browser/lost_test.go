@@ -19,6 +19,7 @@ import (
 // mcp's restart) does not swallow that report, and the call after works in
 // a fresh isolated browser that Close stops.
 func TestSharedLostOnce(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	person := personBrowser(t, site.URL)
 	var lost atomic.Int32

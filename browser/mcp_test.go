@@ -15,6 +15,7 @@ import (
 )
 
 func TestParseListPages(t *testing.T) {
+	testutil.Parallel(t)
 	text := `# list_pages response
 ## Pages
 1: about:blank
@@ -36,6 +37,7 @@ func TestParseListPages(t *testing.T) {
 }
 
 func TestMatchByURL(t *testing.T) {
+	testutil.Parallel(t)
 	tabs := []Tab{{ID: "t1", URL: "http://a/"}, {ID: "t2", URL: "http://b/x"}, {ID: "t3", URL: "http://a/"}, {ID: "t4", URL: "http://d/"}}
 	pages := []MCPPage{{ID: 1, URL: "http://a"}, {ID: 2, URL: "http://a/"}, {ID: 3, URL: "http://b/x"}, {ID: 4, URL: "http://c/"}, {ID: 5, URL: "http://d"}, {ID: 6, URL: "http://d/"}}
 	type match struct {
@@ -61,6 +63,7 @@ func TestMatchByURL(t *testing.T) {
 }
 
 func TestParseTabID(t *testing.T) {
+	testutil.Parallel(t)
 	for _, tc := range []struct{ text, want string }{
 		{"# get_tab_id response\nTab ID: 030F7106EF0DF201FF5AA916756A09F0", "030F7106EF0DF201FF5AA916756A09F0"},
 		{"Tab ID: 030F7106EF0DF201FF5AA916756A09F0\n## Pages\n1: about:blank", "030F7106EF0DF201FF5AA916756A09F0"},
@@ -78,6 +81,7 @@ func TestParseTabID(t *testing.T) {
 // (get_tab_id, then TabOfTabTarget) and takes a snapshot of a page our
 // native tools opened.
 func TestChromeDevtoolsMCP(t *testing.T) {
+	testutil.Parallel(t)
 	npx := testutil.RequireProgram(t, "npx")
 	site := newSite(t)
 	b := newOwnBrowser(t, nil)
@@ -162,6 +166,7 @@ func toolText(r *mcp.CallToolResult) string {
 }
 
 func TestParseRequestURLs(t *testing.T) {
+	testutil.Parallel(t)
 	text := "## Request http://127.0.0.1:1/api/me\nStatus: 200\n### Request Headers\n- cookie:<redacted>\n"
 	if diff := cmp.Diff([]string{"http://127.0.0.1:1/api/me"}, ParseRequestURLs(text)); diff != "" {
 		t.Errorf("get_network_request (-want +got)\n%s", diff)

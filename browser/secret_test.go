@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // secretPage has one field of each kind SecretField must tell apart.
@@ -37,6 +39,7 @@ func serveHTML(t *testing.T, pages map[string]string) *httptest.Server {
 // TestSecretField: the live page says which refs are secret fields, the
 // focused element is judged for key presses, and a stale ref is an error.
 func TestSecretField(t *testing.T) {
+	testutil.Parallel(t)
 	b := newTestBrowser(t, nil)
 	srv := serveHTML(t, map[string]string{"/login": secretPage, "/plain": `<title>Plain</title><input placeholder="search here">`})
 	mustCall(t, b, "browser_open", map[string]any{"url": srv.URL + "/login"})

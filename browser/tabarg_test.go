@@ -13,11 +13,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestPageToolsTakeTab checks the catalogue: every page tool, and only
 // those, offers the optional tab argument.
 func TestPageToolsTakeTab(t *testing.T) {
+	testutil.Parallel(t)
 	var withTab []string
 	for _, tool := range New(nil).Tools() {
 		props := tool.Parameters["properties"].(map[string]any)
@@ -43,6 +45,7 @@ func TestPageToolsTakeTab(t *testing.T) {
 }
 
 func TestTabForNamedTab(t *testing.T) {
+	testutil.Parallel(t)
 	b := New(nil)
 	for _, tool := range b.Tools() {
 		name := tool.Name
@@ -66,6 +69,7 @@ var loadedTabRE = regexp.MustCompile(`^Loaded tab (t\d+)`)
 // each page tool acts there, the guard's view (TabFor, PageURL) names it,
 // and the current tab stays what it was.
 func TestToolsOnNamedTab(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	b := newTestBrowser(t, &Options{ScreenshotDir: t.TempDir()})
 	open := func(path string) string {
@@ -162,6 +166,7 @@ func TestToolsOnNamedTab(t *testing.T) {
 // TestOpenFailureNamesTab: a tab whose page could not load is still open,
 // and browser_open says which it is so the caller can close it.
 func TestOpenFailureNamesTab(t *testing.T) {
+	testutil.Parallel(t)
 	b := newTestBrowser(t, nil)
 	r := tryCall(t, b, "browser_open", map[string]any{"url": "http://127.0.0.1:1/"})
 	m := regexp.MustCompile(`\nTab (t\d+) stays open`).FindStringSubmatch(r.Text)
@@ -179,6 +184,7 @@ func TestOpenFailureNamesTab(t *testing.T) {
 // TestExtractDOMIsNeverAShell: a page the browser rendered ran its scripts,
 // so a short app page is not reported as a JavaScript shell.
 func TestExtractDOMIsNeverAShell(t *testing.T) {
+	testutil.Parallel(t)
 	rendered := []byte(`<!doctype html><html><head><title>SPA</title><script src="/a.js"></script><script src="/b.js"></script></head>
 <body><div id="app"><h1>Rendered by JavaScript</h1><p>The answer is forty-two.</p></div><script>boot()</script></body></html>`)
 	plain, err := fetch.Extract(rendered, "http://127.0.0.1/spa", nil)

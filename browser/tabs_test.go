@@ -5,12 +5,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestTabTitlesStayCurrent: browser_tabs and Tabs show the page's title, not
 // the URL Chrome uses until the page loaded, and follow document.title when
 // a script changes it (Chrome sends no target event for that).
 func TestTabTitlesStayCurrent(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	b := newTestBrowser(t, nil)
 	ignoreURL := cmpopts.IgnoreFields(Tab{}, "URL")
@@ -72,6 +75,7 @@ func TestTabTitlesStayCurrent(t *testing.T) {
 }
 
 func TestFormatTabsCount(t *testing.T) {
+	testutil.Parallel(t)
 	tab := Tab{ID: "t1", URL: "http://127.0.0.1/", Title: "Home", Owned: true}
 	tests := []struct {
 		name string

@@ -5,12 +5,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestToolsOnLocalSite drives one isolated browser through the native tools
 // on the local site: article, SPA, form with dialogs and a popup, cookie
 // login, a page that never loads, and screenshots.
 func TestToolsOnLocalSite(t *testing.T) {
+	testutil.Parallel(t)
 	site := newSite(t)
 	b := newTestBrowser(t, &Options{ScreenshotDir: t.TempDir(), NavTimeout: 3e9})
 

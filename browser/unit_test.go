@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 func TestToolSchemas(t *testing.T) {
+	testutil.Parallel(t)
 	b := New(nil)
 	seen := map[string]bool{}
 	for _, tool := range b.Tools() {
@@ -43,6 +46,7 @@ func TestToolSchemas(t *testing.T) {
 }
 
 func TestTabForWithoutBrowser(t *testing.T) {
+	testutil.Parallel(t)
 	b := New(nil)
 	tests := []struct {
 		name, args, want string
@@ -68,6 +72,7 @@ func TestTabForWithoutBrowser(t *testing.T) {
 }
 
 func TestParseKey(t *testing.T) {
+	testutil.Parallel(t)
 	tests := []struct {
 		in    string
 		key   string
@@ -92,6 +97,7 @@ func TestParseKey(t *testing.T) {
 }
 
 func TestSnapshotFormat(t *testing.T) {
+	testutil.Parallel(t)
 	s := &Snapshot{Title: "T", URL: "http://x/", Lines: []string{"- a", "- b", "- c", "- d"}}
 	tests := []struct {
 		name        string
@@ -117,6 +123,7 @@ func TestSnapshotFormat(t *testing.T) {
 }
 
 func TestRedactHeaders(t *testing.T) {
+	testutil.Parallel(t)
 	for _, tc := range []struct{ in, want string }{
 		{"### Request Headers\n- cookie: session=abc; other=1\n- accept: */*", "### Request Headers\n- cookie: <redacted>\n- accept: */*"},
 		{"Set-Cookie: id=42; HttpOnly\r\nAuthorization: Bearer xyz\r\n", "Set-Cookie: <redacted>\r\nAuthorization: <redacted>\r\n"},
@@ -136,6 +143,7 @@ func TestRedactHeaders(t *testing.T) {
 // tool and the person with the shell's commands; an uncut one has one
 // wording.
 func TestSnapshotWords(t *testing.T) {
+	testutil.Parallel(t)
 	s := &Snapshot{Title: "T", URL: "http://x/", Lines: []string{"- a", "- b", "- c", "- d"}}
 	tests := []struct {
 		name          string
