@@ -74,15 +74,27 @@ func (b *Browser) framesHaveSecret(ctx context.Context, tabID string, focused bo
 // treeHasSecret evaluates expr in every frame of one target (its root
 // frame too when withRoot) and reports whether any answered true.
 func treeHasSecret(ctx context.Context, call cdpCall, expr string, withRoot bool) (bool, error) {
+	found := false
+	err := treeEval(ctx, call, expr, withRoot, func(v any) bool {
+		found = v == true
+		return found
+	})
+	return found, err
+}
+
+// treeEval evaluates expr in an isolated world of every frame of one
+// target (its root frame too when withRoot) and hands each value to fn,
+// until fn returns true.
+func treeEval(ctx context.Context, call cdpCall, expr string, withRoot bool, fn func(v any) bool) error {
 	out, err := call(ctx, "Page.getFrameTree", struct{}{})
 	if err != nil {
-		return false, err
+		return err
 	}
 	var res struct {
 		FrameTree *page.FrameTree `json:"frameTree"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
-		return false, err
+		return err
 	}
 	var frames []*cdp.Frame
 	var walk func(ft *page.FrameTree, root bool)
@@ -101,17 +113,17 @@ func treeHasSecret(ctx context.Context, call cdpCall, expr string, withRoot bool
 	for _, f := range frames {
 		out, err := call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": f.ID, "worldName": "browseragent-secret"})
 		if err != nil {
-			return false, fmt.Errorf("frame %s: %w", f.URL, err)
+			return fmt.Errorf("frame %s: %w", f.URL, err)
 		}
 		var world struct {
 			ExecutionContextID int64 `json:"executionContextId"`
 		}
 		if err := json.Unmarshal(out, &world); err != nil {
-			return false, err
+			return err
 		}
 		out, err = call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "contextId": world.ExecutionContextID, "returnByValue": true})
 		if err != nil {
-			return false, fmt.Errorf("frame %s: %w", f.URL, err)
+			return fmt.Errorf("frame %s: %w", f.URL, err)
 		}
 		var ev struct {
 			Result struct {
@@ -120,14 +132,76 @@ func treeHasSecret(ctx context.Context, call cdpCall, expr string, withRoot bool
 			ExceptionDetails json.RawMessage `json:"exceptionDetails"`
 		}
 		if err := json.Unmarshal(out, &ev); err != nil {
-			return false, err
+			return err
 		}
 		if len(ev.ExceptionDetails) > 0 {
-			return false, fmt.Errorf("frame %s: the secret-field check failed", f.URL)
+			return fmt.Errorf("frame %s: the secret-field check failed", f.URL)
 		}
-		if ev.Result.Value == true {
-			return true, nil
+		if fn(ev.Result.Value) {
+			return nil
 		}
 	}
-	return false, nil
+	return nil
+}
+
+// secretValuesJS lists the values of the document's secret fields.
+const secretValuesJS = `(function(){` + secretFieldJS + `
+return Array.from(document.querySelectorAll('input, textarea, [autocomplete]')).filter(__baSecret).map(el => String(el.value || '')).filter(v => v !== '');
+})()`
+
+// SecretValues returns what the tab's secret fields (as SecretField
+// judges one) hold now, in its top document and every frame, cross-site
+// ones too, each asked in an isolated world: what a result must not show
+// (a card number a snapshot or a request body would carry).
+func (b *Browser) SecretValues(ctx context.Context, tabID string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
+	defer cancel()
+	var out []string
+	collect := func(v any) bool {
+		if list, ok := v.([]any); ok {
+			for _, x := range list {
+				if s, ok := x.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+		return false
+	}
+	var top target.ID
+	err := b.onTab(ctx, tabID, func(pctx context.Context) error {
+		t := chromedp.FromContext(pctx).Target
+		top = t.TargetID
+		return treeEval(pctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
+			var out json.RawMessage
+			err := t.Call(ctx, method, params, &out)
+			return out, err
+		}, secretValuesJS, true, collect)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return nil, ErrNoTab
+	}
+	ids, err := s.frameTargets(ctx, top)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		raw, err := s.openRaw(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("frame %s: %w", id, err)
+		}
+		err = treeEval(ctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
+			return raw.call(ctx, method, params, nil)
+		}, secretValuesJS, true, collect)
+		raw.close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

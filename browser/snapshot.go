@@ -28,7 +28,9 @@ type Snapshot struct {
 // takeSnapshot outlines the page behind ctx (selector "" means the whole
 // body).
 func takeSnapshot(ctx context.Context, selector string, base int) (*Snapshot, error) {
-	expr := fmt.Sprintf("(%s)(%s, %d, %d)", snapshotJS, jsArg(selector), maxSnapshotLines, base)
+	// The values of secret fields (passwords, card numbers, one-time
+	// codes: secretFieldJS, the guard's one definition) show as ••••.
+	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d)})()", secretFieldJS, snapshotJS, jsArg(selector), maxSnapshotLines, base)
 	s, err := eval[*Snapshot](ctx, expr)
 	if err != nil {
 		return nil, err

@@ -125,7 +125,7 @@
       if (h && !h.startsWith('javascript:')) s += ' -> ' + h;
     }
     if ((r === 'textbox' || r === 'searchbox' || r === 'spinbutton' || r === 'slider') && el.value)
-      s += ' value=' + JSON.stringify(el.type === 'password' ? '••••' : clean(el.value, 200));
+      s += ' value=' + JSON.stringify(__baSecret(el) ? '••••' : clean(el.value, 200));
     if (r === 'combobox' && el.tagName === 'SELECT') {
       const opts = Array.from(el.options, o => (o.selected ? '*' : '') + clean(o.label, 40)).slice(0, 30);
       s += ' options=' + JSON.stringify(opts.join(' | '));

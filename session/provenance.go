@@ -2,8 +2,11 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/browseragent/browseragent/browser"
@@ -31,7 +34,8 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 		tabID = res.Tab // the tab it opened, or the current one it acted on
 	}
 	var urls []string
-	if tabID != "" && !strings.HasPrefix(tabID, "mcp:") && s.Browser.Running() {
+	ours := tabID != "" && !strings.HasPrefix(tabID, "mcp:") && s.Browser.Running()
+	if ours {
 		if u, err := s.Browser.CurrentURL(ctx, tabID); err == nil {
 			urls = append(urls, u)
 		}
@@ -53,6 +57,9 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 			return
 		}
 	}
+	if ours && web(urls) && (def.Source == tools.SourceMCP || def.Name == "browser_eval") {
+		res.Text = s.maskSecretValues(ctx, tabID, res.Text)
+	}
 	switch {
 	case def.Source == tools.SourceMCP:
 		res.Text = s.screenPageList(res.Text)
@@ -60,6 +67,52 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 		res.Text = s.screenTabList(res.Text)
 	}
 }
+
+// web reports whether the tab's current address (the first of urls) is a
+// web page, whose fields can be asked.
+func web(urls []string) bool {
+	return len(urls) > 0 && (strings.HasPrefix(urls[0], "http://") || strings.HasPrefix(urls[0], "https://"))
+}
+
+// maskSecretValues hides, in a result of chrome-devtools-mcp or of a
+// script, what the tab's secret fields hold now (passwords, card numbers
+// and codes, in any frame: browser.SecretValues): chrome-devtools-mcp's
+// snapshot shows a card number's or a shown password's value, a request
+// body or a console message may carry it. Each value is replaced as
+// written, URL-encoded and JSON-escaped. A page that cannot answer leaves
+// the text as it is (the call itself was judged).
+func (s *Session) maskSecretValues(ctx context.Context, tabID, text string) string {
+	if strings.TrimSpace(text) == "" {
+		return text
+	}
+	values, err := s.Browser.SecretValues(ctx, tabID)
+	if err != nil {
+		return text
+	}
+	// Longer values first: at each place the first match wins, so a CVC
+	// inside a card number does not leave the rest of the number.
+	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, v := range values {
+		if len(strings.TrimSpace(v)) < 3 {
+			continue
+		}
+		forms := []string{v, url.QueryEscape(v), url.PathEscape(v)}
+		if b, err := json.Marshal(v); err == nil {
+			forms = append(forms, string(b[1:len(b)-1]))
+		}
+		for _, f := range forms {
+			pairs = append(pairs, f, secretMask)
+		}
+	}
+	if len(pairs) == 0 {
+		return text
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
+}
+
+// secretMask stands for a secret field's value, as Chrome shows a password.
+const secretMask = "••••"
 
 var tabListLineRE = regexp.MustCompile(`^(t\d+) \[([^\]]*)\] "(.*)" (\S+)$`)
 

@@ -19,8 +19,9 @@ import (
 
 // BenchmarkScreen measures what judging a result's provenance adds to a
 // native browser_snapshot through the registry: "off" runs without the
-// screen, "on" with it (the tab's live address after the call); compare
-// the two in one run.
+// screen, "on" with it (the tab's live address after the call; for a
+// script's answer also the values of the page's secret fields, asked in
+// every frame); compare the two in one run.
 func BenchmarkScreen(b *testing.B) {
 	testutil.Require(b, "chromium", browser.FindChrome)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,14 +46,20 @@ func BenchmarkScreen(b *testing.B) {
 		name, tool string
 		on         bool
 	}{{"snapshot/off", "browser_snapshot", false}, {"snapshot/on", "browser_snapshot", true},
-		{"screenshot/off", "browser_screenshot", false}, {"screenshot/on", "browser_screenshot", true}} {
+		{"screenshot/off", "browser_screenshot", false}, {"screenshot/on", "browser_screenshot", true},
+		// a script's answer is also searched for the values of secret fields
+		{"eval/off", "browser_eval", false}, {"eval/on", "browser_eval", true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			s.Registry.SetScreen(nil)
 			if tc.on {
 				s.Registry.SetScreen(s.screen)
 			}
 			for b.Loop() {
-				if _, err := s.Registry.Call(ctx, tc.tool, json.RawMessage(`{}`), tools.OriginCommand); err != nil {
+				args := json.RawMessage(`{}`)
+				if tc.tool == "browser_eval" {
+					args = json.RawMessage(`{"js":"document.title"}`)
+				}
+				if _, err := s.Registry.Call(ctx, tc.tool, args, tools.OriginCommand); err != nil {
 					b.Fatal(err)
 				}
 			}
