@@ -90,6 +90,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	idx := indexPage(doc)
 	chosen := chooseArticle(art.Node, second, container, idx)
 	addLead(chosen, idx)
+	addParts(chosen, idx)
 	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
 	r.addScriptArticle(scripts)

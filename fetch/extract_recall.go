@@ -383,3 +383,124 @@ func listLetters(n *html.Node) (inList, running int) {
 var listTags = map[atom.Atom]bool{
 	atom.Table: true, atom.Tr: true, atom.Ul: true, atom.Ol: true, atom.Li: true, atom.Dl: true, atom.Dt: true, atom.Dd: true,
 }
+
+// A page may set its article out in several sibling blocks of one kind:
+// a recipe's header, ingredients and steps, each an <article
+// class="box …">; readability takes the one that scores best. addParts
+// adds the chosen block's siblings of the same kind (same tag, the same
+// class names), when there are only a few of them and none is boilerplate
+// or mostly links: a list of teasers has many.
+
+// maxParts is how many sibling blocks an article may be set out in;
+// partMin the letters outside links a part holds, once cleaned (less is
+// an info box or a credit).
+const (
+	maxParts = 6
+	partMin  = 80
+)
+
+// addParts adds to article (a copy of a part of the page) the blocks that
+// share its kind, in page order.
+func addParts(article *html.Node, idx *docPositions) {
+	orig := idx.origin(article)
+	if orig.n == nil {
+		return
+	}
+	var text string
+	for a := orig.n.Parent; a != nil && a.Type == html.ElementNode && a.DataAtom != atom.Body && a.DataAtom != atom.Main; a = a.Parent {
+		if a.DataAtom != atom.Article && a.DataAtom != atom.Section && a.DataAtom != atom.Div {
+			continue
+		}
+		parts := sameKind(a)
+		if len(parts) < 2 {
+			continue
+		}
+		if len(parts) > maxParts {
+			return
+		}
+		before := true
+		first := article.FirstChild
+		for _, p := range parts {
+			if p == a {
+				before = false
+				continue
+			}
+			if hasBoilerplateName(p) || isSiteBlock(p) || isHidden(p) {
+				continue
+			}
+			s := measure(p, map[*html.Node]textStats{})
+			if s.text < 20 || s.link*2 > s.text {
+				continue
+			}
+			if text == "" {
+				text = textutil.OneLine(textOf(article), 0)
+			}
+			if po := firstText(p); po == "" || strings.Contains(text, po) {
+				continue
+			}
+			c := cloneTree(p)
+			cleanContainer(c)
+			if plainTextLen(c) < partMin {
+				continue
+			}
+			if before {
+				article.InsertBefore(c, first)
+			} else {
+				article.AppendChild(c)
+			}
+		}
+		return
+	}
+}
+
+// sameKind are the element children of a's parent with a's tag and all
+// of a's class names but one, a among them, in order; nil when a has
+// fewer than two class names.
+func sameKind(a *html.Node) []*html.Node {
+	cls := strings.Fields(attrOr(a, "class"))
+	if len(cls) < 2 || a.Parent == nil {
+		return nil
+	}
+	var out []*html.Node
+	for c := a.Parent.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.DataAtom != a.DataAtom {
+			continue
+		}
+		if c == a {
+			out = append(out, c)
+			continue
+		}
+		have := map[string]bool{}
+		for _, k := range strings.Fields(attrOr(c, "class")) {
+			have[k] = true
+		}
+		shared := 0
+		for _, k := range cls {
+			if have[k] {
+				shared++
+			}
+		}
+		if shared >= len(cls)-1 && shared >= 2 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// firstText is the first text of n with 12 letters or more, on one line.
+func firstText(n *html.Node) string {
+	var t string
+	walk(n, func(c *html.Node) bool {
+		if t != "" {
+			return false
+		}
+		if c.Type == html.ElementNode && nonContent[c.DataAtom] {
+			return false
+		}
+		if c.Type == html.TextNode && countLetters(c.Data) >= 12 {
+			t = textutil.OneLine(c.Data, 0)
+		}
+		return t == ""
+	})
+	return t
+}

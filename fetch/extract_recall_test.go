@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // storyParas are an article's paragraphs, as a script or a <noscript>
@@ -122,5 +124,71 @@ func TestListPick(t *testing.T) {
 				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
 			}
 		})
+	}
+}
+
+// A recipe set out in sibling boxes of one kind (header, ingredients,
+// steps) comes out whole; a box of the same kind named as comments, and
+// a list of many teaser cards, stay out.
+func TestAddParts(t *testing.T) {
+	box := func(extra, body string) string {
+		return `<article class="box grid-col ` + extra + `">` + body + `</article>`
+	}
+	header := box("recipe-header", `<h1>Mandarin cake</h1><p>The creamiest cake you will ever bake, with mandarins, pudding and a crisp shortcrust base.</p>`)
+	ingredients := box("recipe-ingredients", `<h2>Ingredients</h2><table><tr><td>250 g</td><td>flour for the shortcrust base</td></tr><tr><td>125 g</td><td>butter or margarine, cold</td></tr><tr><td>2 tins</td><td>mandarins, drained, the juice kept</td></tr></table>`)
+	steps := box("recipe-steps", `<h2>Method</h2>`+"<p>"+strings.Join(storyParas, "</p><p>")+"</p>"+"<p>"+strings.Join(storyParas, " ")+"</p>")
+	comments := box("recipe-comments", `<h2>Comments</h2><p>I baked it on Sunday and the whole family loved it, thank you for the recipe and the pictures!</p>`)
+	tests := []struct {
+		name, body string
+		want       []bool // header, ingredients, comments, teaser in the text
+	}{
+		{"recipe in boxes", `<main>` + header + ingredients + steps + comments + `</main>`, []bool{true, true, false, false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(scriptPage("", tc.body)), "https://recipes.test/cake", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Text()
+			got := []bool{strings.Contains(text, "The creamiest cake"), strings.Contains(text, "flour for the shortcrust"),
+				strings.Contains(text, "the whole family loved it"), strings.Contains(text, "Another recipe card")}
+			if diff := cmp.Diff(tc.want, got); diff != "" || !strings.Contains(text, storyParas[1]) {
+				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+			}
+		})
+	}
+}
+
+// Among many blocks of one kind (a list of cards), the chosen one gets
+// none of its siblings.
+func TestAddPartsMany(t *testing.T) {
+	card := `<article class="box grid-col card"><p>A recipe card with a long enough description to count as text on the page, with a picture and a rating.</p></article>`
+	for _, n := range []int{3, maxParts + 1} {
+		page := `<html><body><main><div class="list">` + `<article class="box grid-col card" id="pick"><p>` + storyParas[0] + `</p></article>` +
+			strings.Repeat(card, n-1) + `</div></main></body></html>`
+		doc, err := html.Parse(strings.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := indexPage(doc)
+		var pick *html.Node
+		walk(doc, func(c *html.Node) bool {
+			if c.Type == html.ElementNode && attrOr(c, "id") == "pick" {
+				pick = c
+			}
+			return pick == nil
+		})
+		article := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
+		article.AppendChild(cloneTree(pick))
+		addParts(article, idx)
+		got := strings.Count(textOf(article), "A recipe card")
+		want := n - 1
+		if n > maxParts {
+			want = 0
+		}
+		if got != want {
+			t.Errorf("%d cards: %d siblings added, want %d", n, got, want)
+		}
 	}
 }
