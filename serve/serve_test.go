@@ -62,6 +62,7 @@ func newFixture(t *testing.T, host string, yes bool) *fixture {
 	t.Helper()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	testutil.Owns(t, "", nil) // its browser is a context in the shared Chromium: it launches nothing
 	rules, err := guard.ParseRules([]byte(`version: 1
 rules:
   - name: test-bank
@@ -192,6 +193,7 @@ func waitHits(t *testing.T, b *bankSite, want int32) {
 // refused click. A client that cannot show forms is refused with the
 // reason, even with --yes.
 func TestElicitedApproval(t *testing.T) {
+	testutil.Parallel(t)
 	bank := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", true)
 	person := &answering{}
@@ -268,6 +270,7 @@ func TestElicitedApproval(t *testing.T) {
 // TestToolDefinitions: every served tool is there, all definitions fit in
 // 8 KB, and the hints say what the guard says each tool does.
 func TestToolDefinitions(t *testing.T) {
+	testutil.Parallel(t)
 	f := newFixture(t, "127.0.0.1", false)
 	cs := f.connect(t, "lister", nil)
 	res, err := cs.ListTools(context.Background(), nil)
@@ -315,6 +318,7 @@ func TestToolDefinitions(t *testing.T) {
 // TestSessionsCloseOnlyTheirTabs: two sessions share the browser; each
 // works in its own current tab and may close only the tabs it opened.
 func TestSessionsCloseOnlyTheirTabs(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", false)
 	a := f.connect(t, "host-a", nil)
@@ -363,6 +367,7 @@ func TestSessionsCloseOnlyTheirTabs(t *testing.T) {
 // TestProgressAndCancel: a long call reports progress to a client that
 // asked for it, and cancelling the request ends the call at once.
 func TestProgressAndCancel(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", false)
 	var progress atomic.Int32
@@ -413,8 +418,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("TMPDIR", dir)
+	testutil.RaiseParallel()
 	code := m.Run()
 	if err := shared.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
+	if err := testutil.NoneLeft(); err != nil { // what the parallel tests did not check (testutil.Parallel)
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		code = 1
 	}
@@ -433,6 +443,7 @@ var shared = testutil.NewSharedBrowser(browser.FindChrome, func(dir string) []st
 // leaves the session owning no tab; in the person's Chrome it may close
 // the tab it opened there, never the person's.
 func TestModeSwitchResetsTrust(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", false)
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
@@ -497,6 +508,7 @@ func TestModeSwitchResetsTrust(t *testing.T) {
 // TestLoggingAtClientLevel: each call's outcome is logged through
 // notifications/message at the level the client set, and nothing below it.
 func TestLoggingAtClientLevel(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", false)
 	var mu sync.Mutex
@@ -539,6 +551,7 @@ func TestLoggingAtClientLevel(t *testing.T) {
 
 // TestScreenshotIsImage: browser_screenshot comes back as image content.
 func TestScreenshotIsImage(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", false)
 	cs := f.connect(t, "viewer", nil)
@@ -562,6 +575,7 @@ func TestScreenshotIsImage(t *testing.T) {
 // the browser; when one ends, the tabs it opened are closed (as its own
 // calls, in the audit log) and the other's stay.
 func TestHTTPSessionEndClosesItsTabs(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	f := newFixture(t, "127.0.0.1", false)
 	hs := httptest.NewServer(f.srv.Handler(nil))
@@ -610,10 +624,12 @@ func TestHTTPSessionEndClosesItsTabs(t *testing.T) {
 // sentence naming --yes, and with --yes the call runs, logged as approved
 // by --yes, not by a person.
 func TestNoFormOrdinaryWrite(t *testing.T) {
+	testutil.Parallel(t)
 	site := newBankSite(t)
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	for _, yes := range []bool{false, true} {
 		t.Run(fmt.Sprintf("yes=%v", yes), func(t *testing.T) {
+			testutil.Parallel(t) // a fixture and a person's browser each
 			f := newFixture(t, "127.0.0.1", yes)
 			person := testutil.StartPersonsBrowser(t, chrome, []string{site.URL + "/news/person"}, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -3,6 +3,7 @@ package testutil
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,49 +48,69 @@ type owner struct {
 
 var watch = struct {
 	sync.Mutex
-	parallel map[string]bool   // top-level tests running in parallel
-	owners   map[string]*owner // of those, the ones that own processes
+	parallel map[string]bool   // tests (by t.Name) running in parallel
+	owners   map[string]*owner // tests in parallel ones that own processes
 	cmdlines map[proc][]byte   // cache: a process's command line does not change (after its exec)
 	running  bool              // the sampler goroutine runs
 }{parallel: map[string]bool{}, owners: map[string]*owner{}, cmdlines: map[proc][]byte{}}
 
-// topName is the name of the top-level test t is or belongs to: its
-// subtests share its processes.
-func topName(t testing.TB) string {
-	name, _, _ := strings.Cut(t.Name(), "/")
-	return name
+// inParallel reports whether the test named name, or one it is a subtest
+// of, called Parallel; watch must be locked.
+func inParallel(name string) bool {
+	for {
+		if watch.parallel[name] {
+			return true
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return false
+		}
+		name = name[:i]
+	}
+}
+
+// within reports whether the test named name is test or one of its
+// subtests.
+func within(name, test string) bool {
+	return name == test || strings.HasPrefix(name, test+"/")
 }
 
 // Parallel runs t beside the package's other parallel tests (t.Parallel)
-// and makes WaitNoDescendants check, for t, only the processes t owns (see
-// Owns). Call it first in the test, before any cleanup is registered, and
-// never in a test that changes the environment or a package variable.
+// and makes WaitNoDescendants check, for t and its subtests, only the
+// processes they own (see Owns). Call it first in the test, before any
+// cleanup is registered, and never in a test that changes the environment
+// or a package variable.
 func Parallel(t *testing.T) {
 	t.Helper()
 	t.Parallel()
-	name := topName(t)
+	name := t.Name()
 	watch.Lock()
 	watch.parallel[name] = true
 	watch.Unlock()
 	t.Cleanup(func() { // registered first: runs after the test's own checks
 		watch.Lock()
 		delete(watch.parallel, name)
-		delete(watch.owners, name)
+		for n := range watch.owners {
+			if within(n, name) {
+				delete(watch.owners, n)
+			}
+		}
 		watch.Unlock()
 	})
 }
 
-// Owns tells the process checks of a parallel test (Parallel) which
-// processes are t's: any whose command line contains marker (when not
-// ""), the ones pids returns (asked every sample until the end of t; nil
-// for none), and every process in the process group of one of those or
-// below one. In a test that does not run in parallel it does nothing:
-// there WaitNoDescendants judges every process below the test binary.
+// Owns tells the process checks of a parallel test (Parallel, or a
+// subtest of one) which processes are t's: any whose command line contains
+// marker (when not ""), the ones pids returns (asked every sample until
+// the parallel test ends; nil for none), and every process in the process
+// group of one of those or below one. What a subtest owns its parent owns
+// too. In a test that does not run in parallel it does nothing: there
+// WaitNoDescendants judges every process below the test binary.
 func Owns(t testing.TB, marker string, pids func() []int) {
-	name := topName(t)
+	name := t.Name()
 	watch.Lock()
 	defer watch.Unlock()
-	if !watch.parallel[name] {
+	if !inParallel(name) {
 		return
 	}
 	o := watch.owners[name]
@@ -234,22 +255,31 @@ func readProc(pid int) (proc, bool) {
 	return p, true
 }
 
-// ownedLeft samples once more and returns the processes t's owner saw
-// that are still alive (the same process, not a reuse of its pid), and
-// false when t owns nothing.
+// ownedLeft samples once more and returns the processes that t and its
+// subtests own, as the sampler saw them, that are still alive (the same
+// process, not a reuse of its pid), and false when they own nothing.
 func ownedLeft(t testing.TB) ([]string, bool) {
-	name := topName(t)
+	name := t.Name()
 	watch.Lock()
-	o := watch.owners[name]
+	var owners []*owner
+	for n, o := range watch.owners {
+		if within(n, name) {
+			owners = append(owners, o)
+		}
+	}
 	watch.Unlock()
-	if o == nil {
+	if len(owners) == 0 {
 		return nil, false
 	}
 	sample()
 	watch.Lock()
 	defer watch.Unlock()
+	seen := map[proc]bool{}
+	for _, o := range owners {
+		maps.Copy(seen, o.seen)
+	}
 	var left []string
-	for p := range o.seen {
+	for p := range seen {
 		if now, ok := readProc(p.pid); ok && now.start == p.start && !now.zombie {
 			left = append(left, fmt.Sprintf("%d %.120s", p.pid, bytes.ReplaceAll(cmdline(p), []byte{0}, []byte{' '})))
 		}
@@ -258,11 +288,12 @@ func ownedLeft(t testing.TB) ([]string, bool) {
 	return left, true
 }
 
-// isParallel reports whether t belongs to a test that called Parallel.
+// isParallel reports whether t is or belongs to a test that called
+// Parallel.
 func isParallel(t testing.TB) bool {
 	watch.Lock()
 	defer watch.Unlock()
-	return watch.parallel[topName(t)]
+	return inParallel(t.Name())
 }
 
 // waitOwnedGone is WaitNoDescendants for a parallel test.

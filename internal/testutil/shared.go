@@ -148,6 +148,17 @@ func Main(m *testing.M, browsers ...*SharedBrowser) {
 			code = 1
 		}
 	}
+	if err := NoneLeft(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// NoneLeft fails when a process is still below the test binary 10 s after
+// the call (the shared browsers left out, see Descendants). Main calls it
+// after the last test; a TestMain of its own calls it after m.Run.
+func NoneLeft() error {
 	var left []int
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if left = Descendants(); len(left) == 0 || time.Now().After(deadline) {
@@ -155,10 +166,9 @@ func Main(m *testing.M, browsers ...*SharedBrowser) {
 		}
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: processes left behind by the tests: %v\n", left)
-		code = 1
+		return fmt.Errorf("processes left behind by the tests: %v", left)
 	}
-	os.Exit(code)
+	return nil
 }
 
 // excluded holds the pids of the shared browsers: they and the processes
