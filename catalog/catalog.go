@@ -239,6 +239,11 @@ type Entry struct {
 	// Element is the parameter naming the element acted on ("ref", "uid"),
 	// so the frame holding it can be judged.
 	Element string
+	// Input is set when the tool acts by sending mouse or keyboard input
+	// (a click at the element's centre, keys to the focused element): the
+	// page decides what is under the pointer or has the focus when the
+	// input arrives, so it may land in any of the page's frames.
+	Input bool
 	// Foreign says how the result can carry other pages' content;
 	// ForeignParam, when set, is a boolean parameter that turns it on
 	// (includeSnapshot), else it always can.

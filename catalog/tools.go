@@ -29,10 +29,10 @@ var native = []Entry{
 	{Name: "browser_navigate", Effect: Navigate, Tab: "tab", OnPage: true, URL: "url",
 		History: []string{"back", "forward", "reload"}, Annotations: destroys},
 	{Name: "browser_snapshot", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
-	{Name: "browser_click", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
-	{Name: "browser_type", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"text"}, Typing: ByRef, Annotations: destroys},
+	{Name: "browser_click", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
+	{Name: "browser_type", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"text"}, Typing: ByRef, Annotations: destroys},
 	{Name: "browser_select", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"value"}, Typing: ByRef, Annotations: destroys},
-	{Name: "browser_press", Effect: Write, Tab: "tab", OnPage: true, Types: []string{"key"}, Typing: ByFocus, Annotations: destroys},
+	{Name: "browser_press", Effect: Write, Input: true, Tab: "tab", OnPage: true, Types: []string{"key"}, Typing: ByFocus, Annotations: destroys},
 	{Name: "browser_scroll", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: Annotations{Idempotent: true, OpenWorld: true}},
 	{Name: "browser_wait", Effect: Read, Tab: "tab", OnPage: true, Timeout: 70 * time.Second, Annotations: readOnly},
 	{Name: "browser_screenshot", Effect: Read, Tab: "tab", OnPage: true, Foreign: ForeignFrames, Annotations: readOnly},
@@ -51,7 +51,7 @@ var native = []Entry{
 const includeSnapshot = "includeSnapshot"
 
 func input(name string, e Entry) Entry {
-	e.Name, e.Effect, e.Annotations = name, Write, destroys
+	e.Name, e.Effect, e.Annotations, e.Input = name, Write, destroys, true
 	if e.Element == "" {
 		e.Element = "uid"
 	}

@@ -11,10 +11,9 @@ import (
 
 // How the element a write acts on is found, for judging the frame it is in.
 const (
-	elemNone  = iota
-	elemRef   // a native snapshot ref: an element of the top document, which may hold a frame
-	elemFocus // the focused element: a key press lands in a frame when that has the focus
-	elemUID   // an MCP uid (or a write naming none): the server's snapshot covers every frame, so any frame may hold it
+	elemNone = iota
+	elemRef  // a native snapshot ref: an element of the top document, which may hold a frame
+	elemAny  // any frame: an MCP uid (the server's snapshot covers every frame), input the page routes, a write naming no element
 )
 
 // elementOf says how the call names the element it acts on, as its
@@ -23,11 +22,15 @@ func (l locator) elementOf(c *tools.ResolvedCall) int {
 	e := c.Entry
 	switch {
 	case c.Def.Source == tools.SourceBrowser:
+		if e.Input {
+			// A click or a key press lands wherever the page puts it: a
+			// frame slid under the pointer, the focus moved into one. The
+			// page's own scripts answer any question asked about it in
+			// the page (what is at this point, what has the focus).
+			return elemAny
+		}
 		if ref, _ := c.Args[e.Element].(string); ref != "" && e.Element != "" {
 			return elemRef
-		}
-		if e.Typing == catalog.ByFocus {
-			return elemFocus
 		}
 	case c.Def.Source == tools.SourceMCP && catalog.IsBrowserServer(c.Def.Server):
 		keys := []string{"uid", "from_uid", "to_uid", "elements"}
@@ -36,17 +39,15 @@ func (l locator) elementOf(c *tools.ResolvedCall) int {
 		}
 		for _, k := range keys {
 			if named(c.Args[k]) {
-				return elemUID
+				return elemAny
 			}
 		}
-		if e.Typing == catalog.ByFocus {
-			return elemFocus
-		}
-		if e.Effect == catalog.Write {
-			// A write that names no element cannot say which frame it
-			// lands in: coordinates (click_at), a dialog a frame opened
-			// (handle_dialog), a tool the catalogue derived.
-			return elemUID
+		if e.Input || e.Effect == catalog.Write {
+			// Input, or a write that names no element, cannot say which
+			// frame it lands in: keys to the focus (press_key), coordinates
+			// (click_at), a dialog a frame opened (handle_dialog), a tool
+			// the catalogue derived.
+			return elemAny
 		}
 	}
 	return elemNone
@@ -81,11 +82,8 @@ func (l locator) judgedURL(ctx context.Context, c *tools.ResolvedCall, page tool
 	if how == elemNone || b == nil || page.TabID == "" || strings.HasPrefix(page.TabID, "mcp:") {
 		return page.URL
 	}
-	if how != elemUID {
+	if how == elemRef {
 		ref, _ := args["ref"].(string)
-		if how == elemFocus {
-			ref = ""
-		}
 		if in, err := b.RefInFrame(ctx, page.TabID, ref); err == nil && !in {
 			return page.URL
 		}

@@ -48,10 +48,10 @@ rules:
 `
 
 // TestSessionWriteInFrameJudgedByFrame: in the agent's own browser a click
-// on an ordinary page runs without a question, but a click that lands in
-// the bank's iframe — natively through an element holding the frame, or
-// through chrome-devtools-mcp's uid of the bank's button — is judged as a
-// write on the bank: a sensitive question, and nothing done when declined.
+// that may land in the bank's iframe — natively anywhere on the page that
+// holds it, or through chrome-devtools-mcp's uid of the bank's button — is
+// judged as a write on the bank: a sensitive question, and nothing done
+// when declined.
 func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
@@ -73,16 +73,17 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 		}
 		return m[1] + m[2]
 	}
-	if res := call(t, s, "browser_click", map[string]any{"ref": refOf("Ordinary")}); res.IsError {
-		t.Fatalf("a click on the ordinary page: %s", res.Text)
-	}
-	if n := len(person.questions()); n != 0 {
-		t.Fatalf("a click on an ordinary page of the isolated browser asked %d question(s)", n)
-	}
-
-	res := call(t, s, "browser_click", map[string]any{"ref": refOf("Payment area")})
+	// A click lands wherever the page puts it when the mouse event arrives
+	// (TestSessionClickjackedClickJudgedByFrame), so even the shop's own
+	// button is judged as the bank's frame on the page is.
+	res := call(t, s, "browser_click", map[string]any{"ref": refOf("Ordinary")})
 	q := person.questions()
 	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" || !strings.Contains(q[0].PageURL, "/bank/pay") {
+		t.Fatalf("a native click on a page holding the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
+	}
+	res = call(t, s, "browser_click", map[string]any{"ref": refOf("Payment area")})
+	q = person.questions()
+	if !res.IsError || len(q) != 2 || !q[1].Sensitive || q[1].Rule != "local-bank" || !strings.Contains(q[1].PageURL, "/bank/pay") {
 		t.Fatalf("a native click landing in the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 
@@ -99,7 +100,7 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 	}
 	res = call(t, s, "mcp__chrome-devtools__click", map[string]any{"pageId": page, "uid": m[1]})
 	q = person.questions()
-	if !res.IsError || len(q) != 2 || !q[1].Sensitive || q[1].Rule != "local-bank" {
+	if !res.IsError || len(q) != 3 || !q[2].Sensitive || q[2].Rule != "local-bank" {
 		t.Fatalf("an MCP click on the bank's button: want a declined sensitive question, got %+v, questions %+v", res, q)
 	}
 	after := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
