@@ -86,6 +86,40 @@ func redactURLsIn(s string) string {
 	return urlInText.ReplaceAllStringFunc(s, RedactURL)
 }
 
+// bodyMember is a form field ("password=x", after a start, "&", "?" or
+// white space) or a JSON string member ("password": "x") of a request or
+// response body.
+var (
+	bodyForm = regexp.MustCompile(`(^|[?&\s])([^=&\s]+)=([^&\s]*)`)
+	bodyJSON = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
+)
+
+// RedactBody replaces, in text showing request or response bodies, the
+// values of form fields and JSON string members whose names say they are
+// secrets (the names RedactArgs redacts: password, token, secret, ...),
+// and credential-looking strings anywhere; every other character stays.
+func RedactBody(text string) string {
+	text = bodyForm.ReplaceAllStringFunc(text, func(m string) string {
+		sub := bodyForm.FindStringSubmatch(m)
+		name, err := url.QueryUnescape(sub[2])
+		if err != nil {
+			name = sub[2]
+		}
+		if !secretKey.MatchString(name) || sub[3] == "" {
+			return m
+		}
+		return sub[1] + sub[2] + "=" + Redacted
+	})
+	text = bodyJSON.ReplaceAllStringFunc(text, func(m string) string {
+		sub := bodyJSON.FindStringSubmatch(m)
+		if !secretKey.MatchString(sub[1]) {
+			return m
+		}
+		return `"` + sub[1] + `"` + sub[2] + `"` + Redacted + `"`
+	})
+	return RedactText(text)
+}
+
 // RedactText replaces credential-looking substrings of s.
 func RedactText(s string) string {
 	if s == "" {

@@ -57,6 +57,11 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 			return
 		}
 	}
+	if tools.EntryOf(def).Foreign&catalog.ForeignNetwork != 0 {
+		// Request and response bodies: a sign-in form's password, a token
+		// exchange's tokens, long after any field held them.
+		res.Text = guard.RedactBody(res.Text)
+	}
 	if ours && web(urls) && (def.Source == tools.SourceMCP || def.Name == "browser_eval") {
 		res.Text = s.maskSecretValues(ctx, tabID, res.Text)
 	}
