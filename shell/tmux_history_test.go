@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestTerminalHistoryKeepsNoSecrets types, at a real terminal, a password
@@ -16,6 +18,7 @@ import (
 // field; the history file then holds none of the secrets, and the ordinary
 // line as typed. (Piped scripts write no history, so this needs a tty.)
 func TestTerminalHistoryKeepsNoSecrets(t *testing.T) {
+	testutil.Parallel(t)
 	needTool(t, "tmux")
 	dir := t.TempDir()
 	bin := buildTestShell(t, dir)

@@ -6,9 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // tmuxSession is a real terminal: a tmux server on its own socket running sh.
@@ -92,19 +95,45 @@ func (tm *tmuxSession) waitForAny(prefixes []string, want string) {
 	tm.t.Fatalf("screen never showed %q:\n%s", want, tm.screen())
 }
 
-// buildTestShell builds shell/internal/testshell into dir.
+// testShell is shell/internal/testshell, built once per test binary (a
+// link costs seconds on a loaded machine) into a directory TestMain
+// removes.
+var testShell struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildTestShell returns the path of the built testshell; dir is the
+// test's own directory (its tmux socket and files), not where it is built.
 func buildTestShell(t *testing.T, dir string) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("go command not found: %v", err)
 	}
-	bin := filepath.Join(dir, "testshell")
-	out, err := exec.Command(goBin, "build", "-o", bin, "./internal/testshell").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build testshell: %v\n%s", err, out)
+	testShell.once.Do(func() {
+		if testShell.dir, testShell.err = os.MkdirTemp("", "shell-testshell-"); testShell.err != nil {
+			return
+		}
+		testShell.bin = filepath.Join(testShell.dir, "testshell")
+		testShell.out, testShell.err = exec.Command(goBin, "build", "-o", testShell.bin, "./internal/testshell").CombinedOutput()
+	})
+	if testShell.err != nil {
+		t.Fatalf("build testshell: %v\n%s", testShell.err, testShell.out)
 	}
-	return bin
+	return testShell.bin
+}
+
+func TestMain(m *testing.M) {
+	testutil.RaiseParallel() // the terminal tests wait on tmux side by side
+	code := m.Run()
+	if testShell.dir != "" {
+		os.RemoveAll(testShell.dir)
+	}
+	os.Exit(code)
 }
 
 // TestTerminal runs the shell in tmux: /help, completion, a tool command, a
@@ -112,6 +141,7 @@ func buildTestShell(t *testing.T, dir string) string {
 // command, background status lines, Ctrl-D; afterwards the terminal
 // settings are exactly what they were before.
 func TestTerminal(t *testing.T) {
+	testutil.Parallel(t)
 	needTool(t, "tmux")
 	dir := t.TempDir()
 	bin := buildTestShell(t, dir)
@@ -194,6 +224,7 @@ func TestTerminal(t *testing.T) {
 // TestTerminalSIGTERM: SIGTERM at the prompt ends the shell and leaves the
 // terminal as it was.
 func TestTerminalSIGTERM(t *testing.T) {
+	testutil.Parallel(t)
 	needTool(t, "tmux")
 	dir := t.TempDir()
 	bin := buildTestShell(t, dir)
@@ -225,6 +256,7 @@ func TestTerminalSIGTERM(t *testing.T) {
 
 // TestTerminalPanic: a panic in a command still leaves the terminal as it was.
 func TestTerminalPanic(t *testing.T) {
+	testutil.Parallel(t)
 	needTool(t, "tmux")
 	dir := t.TempDir()
 	bin := buildTestShell(t, dir)
