@@ -89,6 +89,7 @@ func pageURLs(base string, n int) []string {
 // resumed and stopped with Ctrl-C, and resumed again leaves every URL in
 // --out exactly once, each line whole.
 func TestBatchResumeAfterKill(t *testing.T) {
+	t.Parallel() // the binary, with its own config and state
 	dir := t.TempDir()
 	bin := program(t, ".")
 	srv := pageServer(t, 15*time.Millisecond)
@@ -417,9 +418,12 @@ func scanLines(path string) int {
 
 // TestRenderPool: a --render batch over three Chromium endpoints spreads
 // its pages over them; one killed mid-batch loses no page (its pages are
-// rendered on the others) and the summary counts its failures.
+// rendered on the others) and the summary counts its failures. The batch
+// is the binary with a TMPDIR, config and state of its own.
 func TestRenderPool(t *testing.T) {
+	t.Parallel()
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	bin := program(t, ".")
 	srv := pageServer(t, 250*time.Millisecond)
 	var pool []*testutil.PersonsBrowser
 	var ws []string
@@ -433,8 +437,7 @@ func TestRenderPool(t *testing.T) {
 		port, path, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
 		ws = append(ws, "ws://127.0.0.1:"+port+path)
 	}
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // a local browser would put its profile here
+	tmp := t.TempDir() // a local browser would put its profile here
 	urls := pageURLs(srv.URL, 30)
 	list := writeList(t, tmp, urls)
 	out := filepath.Join(tmp, "out.jsonl")
@@ -443,13 +446,21 @@ func TestRenderPool(t *testing.T) {
 		args = append(args, "--ws-endpoint", w)
 	}
 	type result struct {
-		code           int
-		stdout, stderr string
+		code   int
+		stderr string
 	}
+	batch := exec.Command(bin, args...)
+	batch.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
+	var stderr strings.Builder
+	batch.Stderr = &stderr
+	if err := batch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { batch.Process.Kill() }) // a batch that hangs
 	done := make(chan result, 1)
 	go func() {
-		code, stdout, stderr := runCLI(t, "", args...)
-		done <- result{code, stdout, stderr}
+		batch.Wait()
+		done <- result{batch.ProcessState.ExitCode(), stderr.String()}
 	}()
 	for deadline := time.Now().Add(90 * time.Second); scanLines(out) < 6; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -24,8 +24,14 @@ func TestFetchRender(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, spaPage) }))
-	defer srv.Close()
+	t.Cleanup(srv.Close) // the cases run after this function returns
 	shot := filepath.Join(tmp, "spa.png")
+	t.Cleanup(func() { // after every case, which run in parallel, each with its own browser
+		if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
+			t.Errorf("screenshot: %v", err)
+		}
+		testutil.WaitNoProcessWith(t, tmp)
+	})
 	tests := []struct {
 		name     string
 		args     []string
@@ -40,6 +46,7 @@ func TestFetchRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			code, out, errOut := runCLI(t, "", tt.args...)
 			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errOut, tt.err) {
 				t.Errorf("code %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
@@ -49,10 +56,6 @@ func TestFetchRender(t *testing.T) {
 			}
 		})
 	}
-	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
-		t.Errorf("screenshot: %v", err)
-	}
-	testutil.WaitNoProcessWith(t, tmp)
 }
 
 func TestBrowserTabs(t *testing.T) {

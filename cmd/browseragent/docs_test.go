@@ -45,8 +45,11 @@ type docStep struct {
 // config. A `console` block is "$ command" lines each followed by the output
 // it must print (a line ending in "…" matches by prefix; a command shown
 // without output is not compared); `echo $?` after a command prints its exit
-// code. A `sh` block's lines must each exit 0.
+// code. A `sh` block's lines must each exit 0. The blocks run in parallel,
+// beside the package's other parallel tests: each has its own home and
+// environment, and runs the built binary, not Main in this process.
 func TestDocExamples(t *testing.T) {
+	t.Parallel()
 	blocks := markedBlocks(t)
 	if len(blocks) == 0 {
 		t.Fatal("no doc-test blocks found in README.md and docs/*.md")
@@ -67,6 +70,7 @@ func TestDocExamples(t *testing.T) {
 		with := files
 		files = nil
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			for _, f := range with {
 				p := filepath.Join(home, f.path)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestMain keeps every test of the command off the person's own files: a
@@ -29,6 +31,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	// The parallel tests wait on child processes (Chromium, npx servers,
+	// hosts, the conformance suite), not on this process's CPU.
+	testutil.RaiseParallel()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -24,20 +24,23 @@ var everythingCmd = []string{"npx", "-y", "@modelcontextprotocol/server-everythi
 // by `claude mcp get` and `claude mcp list`, and one added by `claude mcp
 // add -s project` is started and used by `browseragent mcp list/tools`
 // (the real server-everything over stdio), once the person trusts the
-// file Claude Code changed.
+// file Claude Code changed. Every command runs with the test's own TMPDIR:
+// no process with it in its environment (a server either started) may
+// outlive the test.
 func TestMCPClaudeInterop(t *testing.T) {
+	t.Parallel()
 	claude := npmBin(t, pkgClaudeCode, "claude")
 	testutil.RequireProgram(t, "npx")
-	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	bin := program(t, ".")
 	dir := t.TempDir()
-	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
-	for _, d := range []string{home, work, filepath.Join(dir, "tmp")} {
+	home, work, tmp := filepath.Join(dir, "home"), filepath.Join(dir, "work"), filepath.Join(dir, "tmp")
+	for _, d := range []string{home, work, tmp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + filepath.Join(dir, "tmp"),
+	t.Cleanup(func() { testutil.WaitNoProcessWithEnv(t, "TMPDIR="+tmp, 10*time.Second) })
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"BROWSERAGENT_MCP_INIT_TIMEOUT=3m", "npm_config_prefer_offline=true"}

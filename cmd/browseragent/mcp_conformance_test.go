@@ -69,19 +69,14 @@ var conformanceSummary = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, 
 // scenarios against browseragent driven from its CLI the way a person
 // scripts it (testdata/conformance-client.sh: mcp login, mcp tools, mcp
 // call --yes), with curl as the browser. The suite's servers listen on
-// loopback.
+// loopback. Each scenario has a home of its own, so they run in parallel,
+// but for sse-retry, which times the reconnection and so runs alone
+// (TestConformanceClientSSERetry).
 func TestConformanceClient(t *testing.T) {
-	node := npmBin(t, pkgNode22, "node")
-	suite := npmBin(t, pkgConformance, "conformance")
-	curl := testutil.RequireProgram(t, "curl")
-	bin := program(t, ".")
-	script, err := filepath.Abs(filepath.Join("testdata", "conformance-client.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-
+	t.Parallel()
+	c := newConformanceClient(t)
 	t.Run("list", func(t *testing.T) {
-		out, err := exec.Command(node, suite, "list").CombinedOutput()
+		out, err := exec.Command(c.node, c.suite, "list").CombinedOutput()
 		if err != nil {
 			t.Fatalf("conformance list: %v\n%s", err, out)
 		}
@@ -94,51 +89,94 @@ func TestConformanceClient(t *testing.T) {
 			t.Errorf("the suite's client scenarios changed (-want +got):\n%s", diff)
 		}
 	})
-
 	for _, sc := range conformanceClient {
+		if sc.name == conformanceAlone {
+			continue
+		}
 		t.Run(sc.name, func(t *testing.T) {
-			if sc.name != "sse-retry" { // it times the reconnection: alone, on a loaded machine
-				t.Parallel()
-			}
-			dir := t.TempDir()
-			tmp := filepath.Join(dir, "tmp")
-			for _, d := range []string{"home", "config", "state", "cache", "tmp"} {
-				if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
-					t.Fatal(err)
-				}
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, suite, "client", "--command", script, "--scenario", sc.name,
-				"-o", filepath.Join(dir, "results"))
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(),
-				"HOME="+filepath.Join(dir, "home"),
-				"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
-				"XDG_STATE_HOME="+filepath.Join(dir, "state"),
-				"XDG_CACHE_HOME="+filepath.Join(dir, "cache"),
-				"TMPDIR="+tmp,
-				"BROWSER="+curl+" -sL -o /dev/null",
-				"BROWSERAGENT="+bin,
-			)
-			cmd.WaitDelay = 5 * time.Second
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			runErr := cmd.Run()
-			defer waitGone(t, tmp, 10*time.Second) // browseragent, curl: none left
-
-			m := conformanceSummary.FindStringSubmatch(out.String())
-			passed := runErr == nil && m != nil && m[3] == "0" && m[4] == "0"
-			summary := "no summary"
-			if m != nil {
-				summary = m[0]
-			}
-			switch {
-			case conformanceUnsupported[sc.name] != "":
-				t.Logf("unsupported extension scenario %s (%s): %s (exit: %v)", sc.name, conformanceUnsupported[sc.name], summary, runErr)
-			case !passed:
-				t.Errorf("conformance client %s [%s]: %s (exit: %v)\n%s", sc.name, sc.versions, summary, runErr, out.String())
-			}
+			t.Parallel()
+			c.run(t, sc)
 		})
+	}
+}
+
+// conformanceAlone is the client scenario that runs alone.
+const conformanceAlone = "sse-retry"
+
+// TestConformanceClientSSERetry is TestConformanceClient's sse-retry
+// scenario: it times the reconnection, so it runs serially, alone on a
+// loaded machine (serial tests never run beside the parallel ones).
+func TestConformanceClientSSERetry(t *testing.T) {
+	c := newConformanceClient(t)
+	for _, sc := range conformanceClient {
+		if sc.name == conformanceAlone {
+			c.run(t, sc)
+			return
+		}
+	}
+	t.Fatalf("the scenario %s is not in conformanceClient", conformanceAlone)
+}
+
+// conformanceRunner is what a client scenario runs with.
+type conformanceRunner struct {
+	node, suite, curl, bin, script string
+}
+
+func newConformanceClient(t *testing.T) *conformanceRunner {
+	t.Helper()
+	c := &conformanceRunner{
+		node:  npmBin(t, pkgNode22, "node"),
+		suite: npmBin(t, pkgConformance, "conformance"),
+		curl:  testutil.RequireProgram(t, "curl"),
+		bin:   program(t, "."),
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "conformance-client.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.script = script
+	return c
+}
+
+// run runs the client scenario sc in a home of its own and judges it.
+func (c *conformanceRunner) run(t *testing.T, sc conformanceScenario) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	for _, d := range []string{"home", "config", "state", "cache", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.node, c.suite, "client", "--command", c.script, "--scenario", sc.name,
+		"-o", filepath.Join(dir, "results"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"HOME="+filepath.Join(dir, "home"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"XDG_STATE_HOME="+filepath.Join(dir, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"),
+		"TMPDIR="+tmp,
+		"BROWSER="+c.curl+" -sL -o /dev/null",
+		"BROWSERAGENT="+c.bin,
+	)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	defer waitGone(t, tmp, 10*time.Second) // browseragent, curl: none left
+
+	m := conformanceSummary.FindStringSubmatch(out.String())
+	passed := runErr == nil && m != nil && m[3] == "0" && m[4] == "0"
+	summary := "no summary"
+	if m != nil {
+		summary = m[0]
+	}
+	switch {
+	case conformanceUnsupported[sc.name] != "":
+		t.Logf("unsupported extension scenario %s (%s): %s (exit: %v)", sc.name, conformanceUnsupported[sc.name], summary, runErr)
+	case !passed:
+		t.Errorf("conformance client %s [%s]: %s (exit: %v)\n%s", sc.name, sc.versions, summary, runErr, out.String())
 	}
 }

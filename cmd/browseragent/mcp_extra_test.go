@@ -11,7 +11,8 @@ import (
 
 // TestMCPHostFlags runs the reference server's elicitation, sampling and
 // roots tools through `mcp call` with --elicit, --allow-sampling (against
-// the scripted LLM) and --root, plus `mcp log-level`.
+// the scripted LLM) and --root, plus `mcp log-level`. Each step starts a
+// server of its own, so the steps run in parallel.
 func TestMCPHostFlags(t *testing.T) {
 	testutil.RequireProgram(t, "npx")
 	dir := mcpEnv(t)
@@ -41,18 +42,21 @@ func TestMCPHostFlags(t *testing.T) {
 		{"log level", []string{"log-level", "--cmd", ev, "debug"}, 0, "", "", "browseragent:"},
 		{"bad log level", []string{"log-level", "--cmd", ev, "loud"}, 1, "", "unknown log level \"loud\": use one of debug, info", ""},
 	}
+	t.Cleanup(func() { // after every step
+		if n := len(llm.Requests()); n != 1 {
+			t.Errorf("%d LLM requests, want 1", n)
+		}
+		assertNoChildren(t)
+	})
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			code, out, errs := mcpCLI(t, "", append([]string{"mcp"}, st.args...)...)
 			if code != st.code || !strings.Contains(out, st.out) || !strings.Contains(errs, st.err) || (st.notErr != "" && strings.Contains(errs, st.notErr)) {
 				t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, %q, %q", st.args, code, out, errs, st.code, st.out, st.err)
 			}
 		})
 	}
-	if n := len(llm.Requests()); n != 1 {
-		t.Errorf("%d LLM requests, want 1", n)
-	}
-	assertNoChildren(t)
 }
 
 func TestProgressLine(t *testing.T) {

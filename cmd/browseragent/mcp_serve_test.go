@@ -243,6 +243,7 @@ func httpServe(t *testing.T, e *serveEnv, args ...string) string {
 // TestServeInspector: MCP Inspector's CLI lists the tools and fetches a
 // local page, over stdio and over Streamable HTTP; the audit log names it.
 func TestServeInspector(t *testing.T) {
+	t.Parallel()
 	insp := npmBin(t, pkgInspector, "mcp-inspector")
 	e := newServeEnv(t)
 	page, _ := localPage(t)
@@ -251,34 +252,14 @@ func TestServeInspector(t *testing.T) {
 		"stdio": append(e.inspectorEnv(), bin, "mcp", "serve"),
 		"http":  {httpServe(t, e), "--transport", "http"},
 	}
-	for name, target := range targets {
-		t.Run(name, func(t *testing.T) {
-			out, err := e.run(t, 90*time.Second, insp, append(append([]string{"--cli"}, target...), "--method", "tools/list")...)
-			if err != nil {
-				t.Fatalf("tools/list: %v\n%s", err, out)
-			}
-			var list struct {
-				Tools []struct{ Name string } `json:"tools"`
-			}
-			if err := json.Unmarshal([]byte(out), &list); err != nil {
-				t.Fatalf("tools/list output: %v\n%s", err, out)
-			}
-			names := map[string]bool{}
-			for _, tl := range list.Tools {
-				names[tl.Name] = true
-			}
-			for _, want := range []string{"web_fetch", "browser_open", "browser_snapshot", "browser_screenshot", "browser_close"} {
-				if !names[want] {
-					t.Errorf("tools/list lacks %s: %v", want, names)
-				}
-			}
-			out, err = e.run(t, 90*time.Second, insp, append(append([]string{"--cli"}, target...),
-				"--method", "tools/call", "--tool-name", "web_fetch", "--tool-arg", "url="+page)...)
-			if err != nil || !strings.Contains(out, "fishing fleet stayed in port") {
-				t.Fatalf("tools/call web_fetch: %v\n%s", err, out)
-			}
-		})
-	}
+	t.Run("hosts", func(t *testing.T) { // returns when both have run: the audit log is read after
+		for name, target := range targets {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				inspectorCalls(t, e, insp, target, page)
+			})
+		}
+	})
 	var clients []string
 	for _, en := range e.audit(t) {
 		if en.Tool == "web_fetch" {
@@ -293,9 +274,40 @@ func TestServeInspector(t *testing.T) {
 	}
 }
 
+// inspectorCalls has the Inspector's CLI list the tools of target and
+// fetch page through its web_fetch.
+func inspectorCalls(t *testing.T, e *serveEnv, insp string, target []string, page string) {
+	t.Helper()
+	out, err := e.run(t, 90*time.Second, insp, append(append([]string{"--cli"}, target...), "--method", "tools/list")...)
+	if err != nil {
+		t.Fatalf("tools/list: %v\n%s", err, out)
+	}
+	var list struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("tools/list output: %v\n%s", err, out)
+	}
+	names := map[string]bool{}
+	for _, tl := range list.Tools {
+		names[tl.Name] = true
+	}
+	for _, want := range []string{"web_fetch", "browser_open", "browser_snapshot", "browser_screenshot", "browser_close"} {
+		if !names[want] {
+			t.Errorf("tools/list lacks %s: %v", want, names)
+		}
+	}
+	out, err = e.run(t, 90*time.Second, insp, append(append([]string{"--cli"}, target...),
+		"--method", "tools/call", "--tool-name", "web_fetch", "--tool-arg", "url="+page)...)
+	if err != nil || !strings.Contains(out, "fishing fleet stayed in port") {
+		t.Fatalf("tools/call web_fetch: %v\n%s", err, out)
+	}
+}
+
 // TestServeClaudeCode: Claude Code adds `browseragent mcp serve` and its
 // health check reports it Connected.
 func TestServeClaudeCode(t *testing.T) {
+	t.Parallel()
 	claude := npmBin(t, pkgClaudeCode, "claude")
 	e := newServeEnv(t)
 	bin := serveBinary(t)
@@ -314,13 +326,15 @@ func TestServeClaudeCode(t *testing.T) {
 // TestServeConformance runs the official conformance suite's server
 // scenarios that apply to a real server.
 func TestServeConformance(t *testing.T) {
+	t.Parallel()
 	node := npmBin(t, pkgNode22, "node")
 	suite := npmBin(t, pkgConformance, "conformance")
 	e := newServeEnv(t)
 	url := httpServe(t, e)
 	for _, sc := range []string{"server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"} {
 		t.Run(sc, func(t *testing.T) {
-			out, err := e.run(t, 2*time.Minute, node, suite, "server", "--url", url, "--scenario", sc, "-o", filepath.Join(e.dir, "conformance"))
+			t.Parallel() // each scenario is a client of its own
+			out, err := e.run(t, 2*time.Minute, node, suite, "server", "--url", url, "--scenario", sc, "-o", filepath.Join(e.dir, "conformance", sc))
 			if err != nil || !strings.Contains(out, " 0 failed") {
 				t.Errorf("conformance %s: %v\n%s", sc, err, out)
 			}
@@ -332,6 +346,7 @@ func TestServeConformance(t *testing.T) {
 // over stdio and over HTTP, and its agent (a scripted LLM) opens and reads
 // a page in the served browser through each.
 func TestServeOwnHost(t *testing.T) {
+	t.Parallel()
 	e := newServeEnv(t)
 	page, _ := localPage(t)
 	bin := serveBinary(t)
@@ -394,6 +409,7 @@ func TestServeOwnHost(t *testing.T) {
 // of a call, the server, its Chromium and every other process of ours
 // end: for browseragent's own host and for the Inspector (node).
 func TestServeHostKilled(t *testing.T) {
+	t.Parallel()
 	bin := serveBinary(t)
 	hosts := map[string]func(e *serveEnv, hang string) []string{
 		"browseragent": func(_ *serveEnv, hang string) []string {
@@ -407,6 +423,7 @@ func TestServeHostKilled(t *testing.T) {
 	}
 	for name, argv := range hosts {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			e := newServeEnv(t)
 			page, hung := localPage(t)
 			args := argv(e, page+"hang")
@@ -427,7 +444,9 @@ func TestServeHostKilled(t *testing.T) {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			waitGone(t, e.tmp, 20*time.Second)
-			waitGone(t, bin, 20*time.Second)
+			// The host, the server and all below them had e's TMPDIR:
+			// none may run (the tests beside this one run bin too).
+			testutil.WaitNoProcessWithEnv(t, "TMPDIR="+e.tmp, 20*time.Second)
 		})
 	}
 }
@@ -443,6 +462,7 @@ func optionalNPM(pkg, bin string) (string, bool) {
 // its Chromium; in the person's Chrome (--connect) the server leaves it
 // running.
 func TestServeLifecycle(t *testing.T) {
+	t.Parallel()
 	bin := serveBinary(t)
 	stops := map[string]func(cmd *exec.Cmd, stdin io.Closer){
 		"eof":  func(_ *exec.Cmd, stdin io.Closer) { stdin.Close() },
@@ -453,6 +473,7 @@ func TestServeLifecycle(t *testing.T) {
 			// Short names: Chromium's socket lives under TMPDIR, named
 			// after the test, and a socket path has at most 107 bytes.
 			t.Run(fmt.Sprintf("%s-shared-%v", name, shared), func(t *testing.T) {
+				t.Parallel()
 				e := newServeEnv(t)
 				page, _ := localPage(t)
 				args := []string{"mcp", "serve"}

@@ -126,31 +126,44 @@ func TestMCPAdhocToolsAndCall(t *testing.T) {
 
 // TestMCPEverything is the README's example against the pinned reference
 // server: tools, echo, the tiny image saved to a file, a resource, a prompt.
+// Each command starts the server anew, so they run in parallel.
 func TestMCPEverything(t *testing.T) {
 	testutil.RequireProgram(t, "npx")
 	dir := mcpEnv(t)
+	t.Cleanup(func() { assertNoChildren(t) }) // after every command
 	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
-	code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "echo", `{"message":"hi"}`)
-	if code != 0 || out != "Echo: hi\n" {
-		t.Fatalf("echo: %d %q %q", code, out, errs)
-	}
-	code, out, errs = mcpCLI(t, "", "mcp", "call", "--cmd", ev, "get-tiny-image", "--out-dir", filepath.Join(dir, "img"))
-	m := regexp.MustCompile(`\[image/png image, (\d+) bytes, saved to (\S+)\]`).FindStringSubmatch(out)
-	if code != 0 || m == nil {
-		t.Fatalf("get-tiny-image: %d %q %q", code, out, errs)
-	}
-	if data, err := os.ReadFile(m[2]); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
-		t.Errorf("saved image %s: %v", m[2], err)
-	}
-	code, out, errs = mcpCLI(t, "", "mcp", "prompt", "--cmd", ev, "args-prompt", `{"city":"Paris"}`)
-	if code != 0 || !strings.Contains(out, "Paris") {
-		t.Errorf("prompt: %d %q %q", code, out, errs)
-	}
-	code, out, errs = mcpCLI(t, "", "mcp", "read", "--cmd", ev, "demo://resource/static/document/features.md")
-	if code != 0 || !strings.HasPrefix(out, `<resource server="adhoc" uri="demo://resource/static/document/features.md" mime="text/markdown">`) {
-		t.Errorf("read: %d %.200q %q", code, out, errs)
-	}
-	assertNoChildren(t)
+	t.Run("echo", func(t *testing.T) {
+		t.Parallel()
+		code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "echo", `{"message":"hi"}`)
+		if code != 0 || out != "Echo: hi\n" {
+			t.Fatalf("echo: %d %q %q", code, out, errs)
+		}
+	})
+	t.Run("image", func(t *testing.T) {
+		t.Parallel()
+		code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "get-tiny-image", "--out-dir", filepath.Join(dir, "img"))
+		m := regexp.MustCompile(`\[image/png image, (\d+) bytes, saved to (\S+)\]`).FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("get-tiny-image: %d %q %q", code, out, errs)
+		}
+		if data, err := os.ReadFile(m[2]); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+			t.Errorf("saved image %s: %v", m[2], err)
+		}
+	})
+	t.Run("prompt", func(t *testing.T) {
+		t.Parallel()
+		code, out, errs := mcpCLI(t, "", "mcp", "prompt", "--cmd", ev, "args-prompt", `{"city":"Paris"}`)
+		if code != 0 || !strings.Contains(out, "Paris") {
+			t.Errorf("prompt: %d %q %q", code, out, errs)
+		}
+	})
+	t.Run("resource", func(t *testing.T) {
+		t.Parallel()
+		code, out, errs := mcpCLI(t, "", "mcp", "read", "--cmd", ev, "demo://resource/static/document/features.md")
+		if code != 0 || !strings.HasPrefix(out, `<resource server="adhoc" uri="demo://resource/static/document/features.md" mime="text/markdown">`) {
+			t.Errorf("read: %d %.200q %q", code, out, errs)
+		}
+	})
 }
 
 func mcpReadFile(t *testing.T, p string) []byte {

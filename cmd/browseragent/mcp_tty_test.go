@@ -16,6 +16,7 @@ import (
 // progress line in the spinner, and a long call cancelled by Ctrl-C with
 // the shell still up; no server process survives the shell.
 func TestShellMCPHostInTerminal(t *testing.T) {
+	t.Parallel() // its own tmux server, config and state; its processes are found by their directory
 	testutil.RequireProgram(t, "npx")
 	testutil.RequireProgram(t, "tmux")
 	dir := t.TempDir()

@@ -22,7 +22,9 @@ import (
 // TestFetchRenderGuard shows that `fetch --render` goes through the guard:
 // a page under a deny rule is refused before the browser loads it, a
 // redirect that lands there is refused before anything is read, reading a
-// sensitive (ask) page is fine, and every step is in the audit log.
+// sensitive (ask) page is fine, and every step is in the audit log. The
+// cases run in parallel, each with its own browser; what they did is
+// judged once all have run.
 func TestFetchRenderGuard(t *testing.T) {
 	testutil.Require(t, "chromium", browser.FindChrome)
 	tmp := t.TempDir()
@@ -52,7 +54,7 @@ func TestFetchRenderGuard(t *testing.T) {
 		fmt.Fprint(w, "<title>Not here</title><h1>No such page</h1>")
 	})
 	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	t.Cleanup(srv.Close) // the cases run after this function returns
 	sites := filepath.Join(tmp, "sites.yaml")
 	os.WriteFile(sites, []byte(`version: 1
 rules:
@@ -84,8 +86,10 @@ rules:
 		// A 404 fails like plain fetch: one sentence and exit 1; the other page prints.
 		{"ordinary pages, one browser", []string{"--format", "json", srv.URL + "/plain", srv.URL + "/missing"}, 1, `"title"`, "/missing answered 404 Not Found"},
 	}
+	t.Cleanup(func() { checkRenderGuardAfter(t, tmp, &mu, &bankHits) })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			code, out, errOut := runCLI(t, "", append([]string{"fetch", "--render", "--sites", sites}, tt.args...)...)
 			if code != tt.code || !strings.Contains(out, tt.out) || (tt.err == "") != (errOut == "") || !strings.Contains(errOut, tt.err) {
 				t.Errorf("code %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
@@ -98,8 +102,14 @@ rules:
 			}
 		})
 	}
+}
+
+// checkRenderGuardAfter is TestFetchRenderGuard's check once every case
+// has run: the bank got only the request of the redirect, no browser is
+// left, and the audit log holds the one refusal.
+func checkRenderGuardAfter(t *testing.T, tmp string, mu *sync.Mutex, bankHits *int) {
 	mu.Lock()
-	hits := bankHits
+	hits := *bankHits
 	mu.Unlock()
 	if hits != 1 {
 		t.Errorf("the bank got %d requests, want only the one the redirect made", hits)

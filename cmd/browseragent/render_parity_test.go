@@ -109,11 +109,13 @@ func parityViews(t *testing.T, stdout string) []parityView {
 // same local pages: the same JSON fields and values (status, content type,
 // kind, metadata, byte counts, truncation), non-HTML answered by kind,
 // --max-bytes and --select honoured, -f text under its title line, and a
-// malformed URL or an unsupported scheme refused in the same words.
+// malformed URL or an unsupported scheme refused in the same words. The
+// cases run in parallel, each with its own browser.
 func TestRenderParity(t *testing.T) {
 	testutil.Require(t, "chromium", browser.FindChrome)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
+	t.Cleanup(func() { testutil.WaitNoProcessWith(t, filepath.Clean(tmp)) }) // after every case
 	srv := parityServer(t)
 	u := func(p string) string { return srv.URL + p }
 	tests := []struct {
@@ -130,6 +132,7 @@ func TestRenderParity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			pcode, pout, perr := runCLI(t, "", append([]string{"fetch"}, tc.args...)...)
 			rcode, rout, rerr := runCLI(t, "", append([]string{"fetch", "--render"}, tc.args...)...)
 			type run struct {
@@ -182,7 +185,6 @@ func TestRenderParity(t *testing.T) {
 			}
 		})
 	}
-	testutil.WaitNoProcessWith(t, filepath.Clean(tmp))
 }
 
 // TestJSShellNoteSaysRender: the note on a JavaScript app shell tells the

@@ -67,6 +67,7 @@ func TestShellScriptExitCode(t *testing.T) {
 // TestShellTerminalExitCode: at a terminal a failed command is only
 // reported; /exit leaves with 0.
 func TestShellTerminalExitCode(t *testing.T) {
+	t.Parallel() // the binary in a tmux server of its own
 	testutil.RequireProgram(t, "tmux")
 	dir := t.TempDir()
 	bin := program(t, ".")

@@ -275,14 +275,16 @@ func checkFits(t *testing.T, lines []string, cols int, screen string) {
 
 // TestShellToolsFitTerminal: /tools fits each tool on one line of the
 // terminal it runs in (a private tmux server at 60 and 150 columns; the
-// pane's lines are joined back, so a wrapped line would show as wider),
-// and off a terminal in 100 columns.
+// pane's lines are joined back, so a wrapped line would show as wider);
+// TestShellToolsFitPiped is the same off a terminal.
 func TestShellToolsFitTerminal(t *testing.T) {
+	t.Parallel() // the binary in a tmux server of its own, with its own home
 	testutil.RequireProgram(t, "tmux")
 	testutil.Require(t, "chromium", browser.FindChrome) // the 16 browser tools are offered with one
 	bin := program(t, ".")
 	for _, cols := range []int{60, 150} {
 		t.Run(strconv.Itoa(cols), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			tm := &ttySession{t: t, socket: filepath.Join(dir, "tmux.sock")}
 			tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", strconv.Itoa(cols), "-y", "50", "-c", dir, "env", "-i",
@@ -301,10 +303,14 @@ func TestShellToolsFitTerminal(t *testing.T) {
 			tm.keys("/exit", "Enter")
 		})
 	}
-	t.Run("piped", func(t *testing.T) {
-		runEnv(t, nil)
-		t.Setenv("COLUMNS", "")
-		_, stdout, _ := runMainIn("/tools\n", "--no-mcp")
-		checkFits(t, toolLines(stdout), 100, stdout)
-	})
+}
+
+// TestShellToolsFitPiped: off a terminal /tools fits each tool on a line
+// of 100 columns.
+func TestShellToolsFitPiped(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome) // the 16 browser tools are offered with one
+	runEnv(t, nil)
+	t.Setenv("COLUMNS", "")
+	_, stdout, _ := runMainIn("/tools\n", "--no-mcp")
+	checkFits(t, toolLines(stdout), 100, stdout)
 }

@@ -1,0 +1,75 @@
+package testutil
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// ProcessesWithEnv lists the live processes, zombies and this test binary
+// excepted, whose environment holds the entry kv ("TMPDIR=/tmp/x"): a
+// variable with a value of the test's own that it gave what it started.
+// Children inherit their environment, so this finds everything a test's
+// commands started, however deep, and also what was reparented away from
+// the test, yet nothing of the tests running beside it: it suits tests that
+// run in parallel, where Descendants would see the others' children.
+func ProcessesWithEnv(kv string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(kv)
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !hasEntry(b, want) || isZombie(e.Name()) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// hasEntry reports whether the NUL-separated environ holds kv.
+func hasEntry(environ, kv []byte) bool {
+	for _, entry := range bytes.Split(environ, []byte{0}) {
+		if bytes.Equal(entry, kv) {
+			return true
+		}
+	}
+	return false
+}
+
+func isZombie(pid string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return true // gone
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
+}
+
+// WaitNoProcessWithEnv fails t when a process whose environment holds kv
+// still runs limit after the call.
+func WaitNoProcessWithEnv(t testing.TB, kv string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		pids := ProcessesWithEnv(kv)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes with %s in their environment still run %s after the test: %v", kv, limit, pids)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
