@@ -19,14 +19,17 @@ const spaPage = `<!doctype html><title>SPA</title><div id="app">Loading…</div>
 <script>setTimeout(function () { document.getElementById('app').innerHTML =
 '<h1>Rendered by JavaScript</h1><p>The answer is forty-two, computed in the browser.</p>'; }, 150);</script>`
 
+// TestFetchRender runs the binary: the cases run in parallel, each with its
+// own browser, and beside the package's other parallel tests.
 func TestFetchRender(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
+	e := newBinEnv(t)
+	tmp := e.tmp // the isolated profile lands here: our marker
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, spaPage) }))
 	t.Cleanup(srv.Close) // the cases run after this function returns
 	shot := filepath.Join(tmp, "spa.png")
-	t.Cleanup(func() { // after every case, which run in parallel, each with its own browser
+	t.Cleanup(func() { // after every case
 		if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
 			t.Errorf("screenshot: %v", err)
 		}
@@ -47,7 +50,7 @@ func TestFetchRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			code, out, errOut := runCLI(t, "", tt.args...)
+			code, out, errOut := e.run(t, "", tt.args...)
 			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errOut, tt.err) {
 				t.Errorf("code %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
 			}
@@ -58,8 +61,13 @@ func TestFetchRender(t *testing.T) {
 	}
 }
 
+// TestBrowserTabs: browser tabs lists the person's tabs, attached by
+// profile or by URL, and leaves them as they were. It runs the binary,
+// beside the other parallel tests.
 func TestBrowserTabs(t *testing.T) {
+	t.Parallel()
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	e := newBinEnv(t)
 	srv := cliServer(t)
 	person := testutil.StartPersonsBrowser(t, chrome, []string{srv.URL + "/article"}, nil)
 	defer person.Close(t)
@@ -67,7 +75,7 @@ func TestBrowserTabs(t *testing.T) {
 	var code int
 	var out, errOut string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		code, out, errOut = runCLI(t, "", "browser", "tabs", "--user-data-dir", person.Dir, "--json")
+		code, out, errOut = e.run(t, "", "browser", "tabs", "--user-data-dir", person.Dir, "--json")
 		if strings.Contains(out, "Valley Notes") {
 			break
 		}
@@ -76,7 +84,7 @@ func TestBrowserTabs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tabs); code != 0 || err != nil || len(tabs) != 1 || tabs[0].Owned || tabs[0].Title != "Valley Notes" {
 		t.Fatalf("code %d tabs %+v (%v)\nstdout: %s\nstderr: %s", code, tabs, err, out, errOut)
 	}
-	code, out, _ = runCLI(t, "", "browser", "tabs", "--browser-url", "http://127.0.0.1:"+port)
+	code, out, _ = e.run(t, "", "browser", "tabs", "--browser-url", "http://127.0.0.1:"+port)
 	if code != 0 || !strings.Contains(out, `t1 [person's] "Valley Notes"`) {
 		t.Errorf("text listing: code %d\n%s", code, out)
 	}
@@ -98,7 +106,7 @@ func TestBrowserTabs(t *testing.T) {
 		t.Errorf("the person's browser has %d pages after listing, want 1", pages)
 	}
 
-	code, _, errOut = runCLI(t, "", "browser", "tabs", "--user-data-dir", t.TempDir())
+	code, _, errOut = e.run(t, "", "browser", "tabs", "--user-data-dir", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, "chrome://inspect/#remote-debugging") {
 		t.Errorf("no debuggable browser: code %d stderr %s", code, errOut)
 	}

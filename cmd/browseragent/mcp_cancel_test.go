@@ -113,17 +113,20 @@ func TestMCPCallInterruptCancels(t *testing.T) {
 // prints the URL and the server's message on their own lines and exits 3
 // (the TypeScript SDK's "MCP error -32042: " is not repeated);
 // --yes approves the call but opens nothing ($BROWSER would leave a mark).
+// It runs the binary, so it runs in parallel; no process of it may be
+// left (newBinEnv).
 func TestMCPCallURLElicitation(t *testing.T) {
+	t.Parallel()
 	testutil.RequireProgram(t, "npx")
-	dir := mcpEnv(t)
+	dir := t.TempDir()
 	mark := filepath.Join(dir, "browser-was-run")
 	browserCmd := filepath.Join(dir, "browser.sh")
 	if err := os.WriteFile(browserCmd, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("BROWSER", browserCmd)
+	e := newBinEnv(t, "BROWSER="+browserCmd, npxInit)
 	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
-	code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "--yes", "trigger-url-elicitation",
+	code, out, errs := e.run(t, "", "mcp", "call", "--cmd", ev, "--yes", "trigger-url-elicitation",
 		`{"url":"https://example.com/consent","errorPath":true}`)
 	if code != exitMCPCallNeedsURL || out != "" {
 		t.Errorf("exit %d (want %d), stdout %q", code, exitMCPCallNeedsURL, out)
@@ -141,5 +144,4 @@ func TestMCPCallURLElicitation(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("a browser was started")
 	}
-	assertNoChildren(t)
 }

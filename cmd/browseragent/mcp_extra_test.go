@@ -11,15 +11,14 @@ import (
 
 // TestMCPHostFlags runs the reference server's elicitation, sampling and
 // roots tools through `mcp call` with --elicit, --allow-sampling (against
-// the scripted LLM) and --root, plus `mcp log-level`. Each step starts a
-// server of its own, so the steps run in parallel.
+// the scripted LLM) and --root, plus `mcp log-level`. Each step is the
+// binary starting a server of its own, so the steps run in parallel.
 func TestMCPHostFlags(t *testing.T) {
+	t.Parallel()
 	testutil.RequireProgram(t, "npx")
-	dir := mcpEnv(t)
 	llm := llmtest.New(t, llmtest.Rule{When: llmtest.LastUser("say hi"), Reply: llmtest.Text("hi from the scripted LLM")})
-	t.Setenv("OPENAI_BASE_URL", llm.URL)
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("BROWSERAGENT_MODEL", "test-model")
+	e := newBinEnv(t, "OPENAI_BASE_URL="+llm.URL, "OPENAI_API_KEY=", "BROWSERAGENT_MODEL=test-model", npxInit)
+	dir := e.dir
 	extra := t.TempDir()
 	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
 	steps := []struct {
@@ -42,16 +41,15 @@ func TestMCPHostFlags(t *testing.T) {
 		{"log level", []string{"log-level", "--cmd", ev, "debug"}, 0, "", "", "browseragent:"},
 		{"bad log level", []string{"log-level", "--cmd", ev, "loud"}, 1, "", "unknown log level \"loud\": use one of debug, info", ""},
 	}
-	t.Cleanup(func() { // after every step
+	t.Cleanup(func() { // after every step; then newBinEnv's finds no process left
 		if n := len(llm.Requests()); n != 1 {
 			t.Errorf("%d LLM requests, want 1", n)
 		}
-		assertNoChildren(t)
 	})
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			code, out, errs := mcpCLI(t, "", append([]string{"mcp"}, st.args...)...)
+			code, out, errs := e.run(t, "", append([]string{"mcp"}, st.args...)...)
 			if code != st.code || !strings.Contains(out, st.out) || !strings.Contains(errs, st.err) || (st.notErr != "" && strings.Contains(errs, st.notErr)) {
 				t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, %q, %q", st.args, code, out, errs, st.code, st.out, st.err)
 			}

@@ -46,9 +46,13 @@ func mcpCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// TestMCPAddListRemove runs the binary, so it runs beside the other
+// parallel tests; no process of it may be left (newBinEnv).
 func TestMCPAddListRemove(t *testing.T) {
+	t.Parallel()
 	bin := rawServerBin(t)
-	dir := mcpEnv(t)
+	e := newBinEnv(t)
+	dir := e.dir
 	steps := []struct {
 		args     []string
 		code     int
@@ -63,6 +67,9 @@ func TestMCPAddListRemove(t *testing.T) {
 		// Adding servers keeps the built-in one (its state depends on npx).
 		{[]string{"mcp", "list"}, 0, `(?s)NAME +STATE +TOOLS.*api +error +- +http .*chrome-devtools +\w+ +[\d-]+ +stdio +built-in .*raw +ready +5 +stdio`, `^$`},
 		{[]string{"mcp", "list", "--cmd", bin + " ok"}, 0, `^NAME[^\n]*\nadhoc +ready +5 +stdio +command line +\n$`, `^$`},
+		// Listed running once: from here on the built-in is off in this
+		// directory, so each list does not start a browser and npx again.
+		{[]string{"mcp", "disable", "chrome-devtools"}, 0, `disabled MCP server "chrome-devtools"`, `^$`},
 		{[]string{"mcp", "remove", "api"}, 0, `removed MCP server "api"`, `^$`},
 		{[]string{"mcp", "remove", "api"}, 1, `^$`, `no MCP server "api" in`},
 		{[]string{"mcp", "list", "--json"}, 0, `"name": "raw",\s+"state": "ready"`, `^$`},
@@ -74,7 +81,7 @@ func TestMCPAddListRemove(t *testing.T) {
 	}
 	saved := map[string]map[string]map[string]any{}
 	for _, st := range steps {
-		code, out, errs := mcpCLI(t, "", st.args...)
+		code, out, errs := e.run(t, "", st.args...)
 		if code != st.code || !regexp.MustCompile(st.out).MatchString(out) || !regexp.MustCompile(st.err).MatchString(errs) {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want %d, /%s/, /%s/", st.args, code, out, errs, st.code, st.out, st.err)
 		}
@@ -126,22 +133,23 @@ func TestMCPAdhocToolsAndCall(t *testing.T) {
 
 // TestMCPEverything is the README's example against the pinned reference
 // server: tools, echo, the tiny image saved to a file, a resource, a prompt.
-// Each command starts the server anew, so they run in parallel.
+// Each command is the binary starting the server anew, so they run in
+// parallel; no process of theirs may be left (newBinEnv).
 func TestMCPEverything(t *testing.T) {
+	t.Parallel()
 	testutil.RequireProgram(t, "npx")
-	dir := mcpEnv(t)
-	t.Cleanup(func() { assertNoChildren(t) }) // after every command
+	e := newBinEnv(t, npxInit)
 	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
 	t.Run("echo", func(t *testing.T) {
 		t.Parallel()
-		code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "echo", `{"message":"hi"}`)
+		code, out, errs := e.run(t, "", "mcp", "call", "--cmd", ev, "echo", `{"message":"hi"}`)
 		if code != 0 || out != "Echo: hi\n" {
 			t.Fatalf("echo: %d %q %q", code, out, errs)
 		}
 	})
 	t.Run("image", func(t *testing.T) {
 		t.Parallel()
-		code, out, errs := mcpCLI(t, "", "mcp", "call", "--cmd", ev, "get-tiny-image", "--out-dir", filepath.Join(dir, "img"))
+		code, out, errs := e.run(t, "", "mcp", "call", "--cmd", ev, "get-tiny-image", "--out-dir", filepath.Join(e.dir, "img"))
 		m := regexp.MustCompile(`\[image/png image, (\d+) bytes, saved to (\S+)\]`).FindStringSubmatch(out)
 		if code != 0 || m == nil {
 			t.Fatalf("get-tiny-image: %d %q %q", code, out, errs)
@@ -152,14 +160,14 @@ func TestMCPEverything(t *testing.T) {
 	})
 	t.Run("prompt", func(t *testing.T) {
 		t.Parallel()
-		code, out, errs := mcpCLI(t, "", "mcp", "prompt", "--cmd", ev, "args-prompt", `{"city":"Paris"}`)
+		code, out, errs := e.run(t, "", "mcp", "prompt", "--cmd", ev, "args-prompt", `{"city":"Paris"}`)
 		if code != 0 || !strings.Contains(out, "Paris") {
 			t.Errorf("prompt: %d %q %q", code, out, errs)
 		}
 	})
 	t.Run("resource", func(t *testing.T) {
 		t.Parallel()
-		code, out, errs := mcpCLI(t, "", "mcp", "read", "--cmd", ev, "demo://resource/static/document/features.md")
+		code, out, errs := e.run(t, "", "mcp", "read", "--cmd", ev, "demo://resource/static/document/features.md")
 		if code != 0 || !strings.HasPrefix(out, `<resource server="adhoc" uri="demo://resource/static/document/features.md" mime="text/markdown">`) {
 			t.Errorf("read: %d %.200q %q", code, out, errs)
 		}

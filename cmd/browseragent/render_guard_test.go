@@ -23,14 +23,13 @@ import (
 // a page under a deny rule is refused before the browser loads it, a
 // redirect that lands there is refused before anything is read, reading a
 // sensitive (ask) page is fine, and every step is in the audit log. The
-// cases run in parallel, each with its own browser; what they did is
-// judged once all have run.
+// cases are the binary, run in parallel, each with its own browser; what
+// they did is judged once all have run.
 func TestFetchRenderGuard(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
-	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
+	e := newBinEnv(t)
+	tmp := e.tmp // the isolated profile lands here: our marker
 	var mu sync.Mutex
 	var bankHits int
 	mux := http.NewServeMux()
@@ -86,11 +85,11 @@ rules:
 		// A 404 fails like plain fetch: one sentence and exit 1; the other page prints.
 		{"ordinary pages, one browser", []string{"--format", "json", srv.URL + "/plain", srv.URL + "/missing"}, 1, `"title"`, "/missing answered 404 Not Found"},
 	}
-	t.Cleanup(func() { checkRenderGuardAfter(t, tmp, &mu, &bankHits) })
+	t.Cleanup(func() { checkRenderGuardAfter(t, e, &mu, &bankHits) })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			code, out, errOut := runCLI(t, "", append([]string{"fetch", "--render", "--sites", sites}, tt.args...)...)
+			code, out, errOut := e.run(t, "", append([]string{"fetch", "--render", "--sites", sites}, tt.args...)...)
 			if code != tt.code || !strings.Contains(out, tt.out) || (tt.err == "") != (errOut == "") || !strings.Contains(errOut, tt.err) {
 				t.Errorf("code %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
 			}
@@ -107,17 +106,17 @@ rules:
 // checkRenderGuardAfter is TestFetchRenderGuard's check once every case
 // has run: the bank got only the request of the redirect, no browser is
 // left, and the audit log holds the one refusal.
-func checkRenderGuardAfter(t *testing.T, tmp string, mu *sync.Mutex, bankHits *int) {
+func checkRenderGuardAfter(t *testing.T, e *binEnv, mu *sync.Mutex, bankHits *int) {
 	mu.Lock()
 	hits := *bankHits
 	mu.Unlock()
 	if hits != 1 {
 		t.Errorf("the bank got %d requests, want only the one the redirect made", hits)
 	}
-	testutil.WaitNoProcessWith(t, tmp)
+	testutil.WaitNoProcessWith(t, e.tmp)
 
 	// The audit log has one line per step, the refusals among them.
-	f, err := os.Open(filepath.Join(tmp, "state", "browseragent", "audit.jsonl"))
+	f, err := os.Open(filepath.Join(e.dir, "state", "browseragent", "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +139,12 @@ func checkRenderGuardAfter(t *testing.T, tmp string, mu *sync.Mutex, bankHits *i
 
 // TestFetchRenderConnect renders logged-in pages in the person's own
 // browser through the guard, two at once, and leaves that browser as it
-// was: same tabs, still running.
+// was: same tabs, still running. It runs the binary, beside the other
+// parallel tests.
 func TestFetchRenderConnect(t *testing.T) {
+	t.Parallel()
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
-	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
+	e := newBinEnv(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/autologin", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "session", Value: "person", Path: "/"})
@@ -170,7 +171,7 @@ func TestFetchRenderConnect(t *testing.T) {
 	defer person.Close(t)
 
 	// Two pages at once, each in a tab of its own next to the person's.
-	code, out, errOut := runCLI(t, "", "fetch", "--render", "--user-data-dir", person.Dir, "--format", "text", srv.URL+"/report", srv.URL+"/report?q=2")
+	code, out, errOut := e.run(t, "", "fetch", "--render", "--user-data-dir", person.Dir, "--format", "text", srv.URL+"/report", srv.URL+"/report?q=2")
 	if code != 0 || strings.Count(out, "Quarterly numbers") != 2 || strings.Count(out, "Report for person") != 2 {
 		t.Errorf("render with the person's login: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -183,7 +184,7 @@ func TestFetchRenderConnect(t *testing.T) {
 	// opened in the person's browser is closed all the same.
 	sites := filepath.Join(t.TempDir(), "sites.yaml")
 	os.WriteFile(sites, []byte("version: 1\nrules:\n  - name: local-bank\n    category: bank\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/bank/*\"]\n    action: deny\n"), 0o644)
-	code, out, errOut = runCLI(t, "", "fetch", "--render", "--user-data-dir", person.Dir, "--sites", sites, srv.URL+"/go")
+	code, out, errOut = e.run(t, "", "fetch", "--render", "--user-data-dir", person.Dir, "--sites", sites, srv.URL+"/go")
 	if code != 1 || strings.Contains(out, "Balance") || !strings.Contains(errOut, "withheld the result of browser_open") {
 		t.Errorf("render of a redirect into a deny rule: code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -200,11 +201,12 @@ func TestFetchRenderConnect(t *testing.T) {
 // --concurrency and never more: the server holds each page until two are
 // loading together, and records how many ever were. Output stays in the
 // order given, and the app pages, rendered, are not called JavaScript
-// shells.
+// shells. It runs the binary, beside the other parallel tests.
 func TestFetchRenderConcurrent(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // the isolated profile lands here: our marker
+	e := newBinEnv(t)
+	tmp := e.tmp // the isolated profile lands here: our marker
 	var mu sync.Mutex
 	inflight, peak := 0, 0
 	together := make(chan struct{})
@@ -236,7 +238,7 @@ func TestFetchRenderConcurrent(t *testing.T) {
 	for i := range 4 {
 		urls = append(urls, fmt.Sprintf("%s/app/%d", srv.URL, i+1))
 	}
-	code, out, errOut := runCLI(t, "", append([]string{"fetch", "--render", "--concurrency", "2", "--format", "json"}, urls...)...)
+	code, out, errOut := e.run(t, "", append([]string{"fetch", "--render", "--concurrency", "2", "--format", "json"}, urls...)...)
 	if code != 0 || errOut != "" {
 		t.Fatalf("code %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}

@@ -110,11 +110,12 @@ func parityViews(t *testing.T, stdout string) []parityView {
 // kind, metadata, byte counts, truncation), non-HTML answered by kind,
 // --max-bytes and --select honoured, -f text under its title line, and a
 // malformed URL or an unsupported scheme refused in the same words. The
-// cases run in parallel, each with its own browser.
+// cases are the binary, run in parallel, each with its own browser.
 func TestRenderParity(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
+	e := newBinEnv(t)
+	tmp := e.tmp
 	t.Cleanup(func() { testutil.WaitNoProcessWith(t, filepath.Clean(tmp)) }) // after every case
 	srv := parityServer(t)
 	u := func(p string) string { return srv.URL + p }
@@ -133,8 +134,8 @@ func TestRenderParity(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			pcode, pout, perr := runCLI(t, "", append([]string{"fetch"}, tc.args...)...)
-			rcode, rout, rerr := runCLI(t, "", append([]string{"fetch", "--render"}, tc.args...)...)
+			pcode, pout, perr := e.run(t, "", append([]string{"fetch"}, tc.args...)...)
+			rcode, rout, rerr := e.run(t, "", append([]string{"fetch", "--render"}, tc.args...)...)
 			type run struct {
 				Code   int
 				Views  []parityView
@@ -188,21 +189,23 @@ func TestRenderParity(t *testing.T) {
 }
 
 // TestJSShellNoteSaysRender: the note on a JavaScript app shell tells the
-// person the flag that reads it, and --render does.
+// person the flag that reads it, and --render does. It runs the binary,
+// beside the other parallel tests.
 func TestJSShellNoteSaysRender(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
-	t.Setenv("TMPDIR", t.TempDir())
+	e := newBinEnv(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<html><head><title>App</title><script>document.addEventListener('DOMContentLoaded', () => {
 document.getElementById('root').innerHTML = '<article><h1>Drawn</h1><p>This text was drawn by the script of the app after it loaded.</p></article>'})</script></head><body><div id="root"></div></body></html>`)
 	}))
 	defer srv.Close()
-	_, _, stderr := runCLI(t, "", "fetch", srv.URL)
+	_, _, stderr := e.run(t, "", "fetch", srv.URL)
 	if !strings.Contains(stderr, "note: This page looks like a JavaScript app shell") || !strings.HasSuffix(stderr, "Add --render to read it in the browser.\n") {
 		t.Errorf("plain fetch's note does not say --render: %q", stderr)
 	}
-	code, out, stderr := runCLI(t, "", "fetch", "--render", srv.URL)
+	code, out, stderr := e.run(t, "", "fetch", "--render", srv.URL)
 	if code != 0 || !strings.Contains(out, "drawn by the script of the app") || stderr != "" {
 		t.Errorf("--render: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
 	}

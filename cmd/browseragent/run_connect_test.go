@@ -19,8 +19,10 @@ import (
 // TestRunConnect: `run --connect` does the task in the person's own
 // Chromium, with its login (the answer comes from a page only a signed-in
 // browser sees), closes the tab it opened there and says so, so the
-// person's tab count is as it was; --keep-tabs leaves it open.
+// person's tab count is as it was; --keep-tabs leaves it open. The runs
+// are the binary, one after the other, beside the other parallel tests.
 func TestRunConnect(t *testing.T) {
+	t.Parallel()
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/autologin", func(w http.ResponseWriter, r *http.Request) {
@@ -49,12 +51,12 @@ func TestRunConnect(t *testing.T) {
 				llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Call("browser_extract", `{}`)},
 				llmtest.Rule{When: llmtest.LastTool("Saffron"), Reply: llmtest.Text("Your plan is Saffron.")},
 			)
-			runEnv(t, srv)
+			e := runBinEnv(t, srv)
 			args := []string{"run", "--no-mcp", "--user-data-dir", person.Dir, "which plan am I on?"}
 			if keep {
 				args = append(args[:1], append([]string{"--keep-tabs"}, args[1:]...)...)
 			}
-			code, stdout, stderr := runMain(args...)
+			code, stdout, stderr := e.run(t, "", args...)
 			if code != 0 || stdout != "Your plan is Saffron.\n" {
 				t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 			}

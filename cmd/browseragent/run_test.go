@@ -227,8 +227,10 @@ func TestRunFailures(t *testing.T) {
 
 // TestRunScreenshotReachesModel drives a real Chromium: the model opens a
 // local page and takes a screenshot, which must reach it as an image part
-// of a user message; no browser process may outlive the run.
+// of a user message; no browser process may outlive the run. It runs the
+// binary, beside the other parallel tests.
 func TestRunScreenshotReachesModel(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Red box</title><body style="margin:0"><div style="width:300px;height:200px;background:#d00"></div>`)
@@ -239,10 +241,9 @@ func TestRunScreenshotReachesModel(t *testing.T) {
 		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Call("browser_screenshot", `{}`)},
 		llmtest.Rule{When: llmtest.AfterCall("browser_screenshot"), Reply: llmtest.Text("A red box.")},
 	)
-	runEnv(t, srv)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp) // the browser's profile lands here: our marker
-	code, stdout, stderr := runMain("run", "--no-mcp", "look at "+ts.URL+"/")
+	e := runBinEnv(t, srv)
+	tmp := e.tmp // the browser's profile lands here: our marker
+	code, stdout, stderr := e.run(t, "", "run", "--no-mcp", "look at "+ts.URL+"/")
 	if code != 0 || stdout != "A red box.\n" {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
@@ -273,8 +274,10 @@ document.getElementById('f').addEventListener('submit', function (e) {
 // TestRunSPAFormRoutesToBrowser is the routing path end to end with a real
 // Chromium: web_fetch reports a JavaScript shell, the model opens the page
 // in the browser, snapshots it, types into the form by ref, submits, and
-// reads the success page.
+// reads the success page. It runs the binary, beside the other parallel
+// tests.
 func TestRunSPAFormRoutesToBrowser(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -307,10 +310,9 @@ func TestRunSPAFormRoutesToBrowser(t *testing.T) {
 		}},
 		llmtest.Rule{When: llmtest.AfterCall("browser_type"), Reply: llmtest.Call("browser_snapshot", `{}`)},
 	)
-	runEnv(t, srv)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	code, stdout, stderr := runMain("run", "--no-mcp", "--json", "subscribe ada@example.com at "+ts.URL+"/")
+	e := runBinEnv(t, srv)
+	tmp := e.tmp
+	code, stdout, stderr := e.run(t, "", "run", "--no-mcp", "--json", "subscribe ada@example.com at "+ts.URL+"/")
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %s, stderr:\n%s", code, stdout, stderr)
 	}
@@ -338,8 +340,10 @@ func TestRunSPAFormRoutesToBrowser(t *testing.T) {
 
 // TestRunSensitivePageRefusesWrite: on a page a rules file marks sensitive,
 // a write is refused without a person's approval, even with --yes, and the
-// model is told why; reading it is allowed.
+// model is told why; reading it is allowed. It runs the binary, beside the
+// other parallel tests.
 func TestRunSensitivePageRefusesWrite(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	posted := make(chan string, 1)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -370,8 +374,8 @@ func TestRunSensitivePageRefusesWrite(t *testing.T) {
 			return llmtest.Text("Refused: " + r.Last().Content)
 		}},
 	)
-	runEnv(t, srv)
-	code, stdout, stderr := runMain("run", "--no-mcp", "--yes", "--sites", rules, "--json", "send 1000 at "+ts.URL+"/bank")
+	e := runBinEnv(t, srv)
+	code, stdout, stderr := e.run(t, "", "run", "--no-mcp", "--yes", "--sites", rules, "--json", "send 1000 at "+ts.URL+"/bank")
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %s, stderr:\n%s", code, stdout, stderr)
 	}
@@ -395,8 +399,8 @@ func TestRunSensitivePageRefusesWrite(t *testing.T) {
 	}
 }
 
-// TestRunHelperProcess is not a test: TestRunInterrupt runs the test binary
-// as browseragent through it, so a real signal can be sent.
+// TestRunHelperProcess is not a test: TestMCPCallInterruptCancels runs the
+// test binary as browseragent through it, so a real signal can be sent.
 func TestRunHelperProcess(t *testing.T) {
 	if os.Getenv("BROWSERAGENT_TEST_MAIN") != "1" {
 		t.Skip("helper process for TestRunInterrupt")
@@ -405,8 +409,10 @@ func TestRunHelperProcess(t *testing.T) {
 }
 
 // TestRunInterrupt: Ctrl-C while the model is thinking, with a browser
-// open, ends the run with exit code 130 and leaves no browser behind.
+// open, ends the run with exit code 130 and leaves no browser behind. The
+// run is the binary, sent a real signal, beside the other parallel tests.
 func TestRunInterrupt(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Slow</title><p>page</p>`)
@@ -416,12 +422,10 @@ func TestRunInterrupt(t *testing.T) {
 		llmtest.Rule{When: llmtest.LastUser("open"), Reply: llmtest.Call("browser_open", `{"url":"`+ts.URL+`/"}`)},
 		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Reply{Text: "Let me think", Hang: true}},
 	)
-	runEnv(t, srv)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunHelperProcess$")
-	cmd.Env = append(os.Environ(), "BROWSERAGENT_TEST_MAIN=1",
-		"BROWSERAGENT_TEST_ARGS="+strings.Join([]string{"run", "--no-mcp", "open " + ts.URL + "/"}, "\x1f"))
+	e := runBinEnv(t, srv)
+	tmp := e.tmp
+	cmd := exec.Command(program(t, "."), "run", "--no-mcp", "open "+ts.URL+"/")
+	cmd.Env = append(os.Environ(), e.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

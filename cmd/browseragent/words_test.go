@@ -75,10 +75,12 @@ func errorLines(stderr string) []string {
 // TestShellWordsForPeople: what the shell prints when a browser command
 // fails is worded for the person — shell commands in hints, the person's
 // own side of a refusal, no Go error text — with a real Chromium behind
-// the one registry path.
+// the one registry path. The shell is the binary, beside the other
+// parallel tests; no process of it may be left (newBinEnv).
 func TestShellWordsForPeople(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
-	runEnv(t, nil)
+	e := runBinEnv(t, nil)
 	base, sites := wordsSite(t)
 	dead := closedPort(t)
 	script := strings.Join([]string{
@@ -96,7 +98,7 @@ func TestShellWordsForPeople(t *testing.T) {
 		"n",
 		"",
 	}, "\n")
-	code, stdout, stderr := runMainIn(script, "--no-mcp", "--sites", sites)
+	code, stdout, stderr := e.run(t, script, "--no-mcp", "--sites", sites)
 	if code != 1 {
 		t.Errorf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -121,19 +123,20 @@ func TestShellWordsForPeople(t *testing.T) {
 			t.Errorf("the person was shown %q:\nstdout:\n%s\nstderr:\n%s", bad, stdout, stderr)
 		}
 	}
-	assertNoChildren(t)
 }
 
 // TestRunWordsForPeople: run's progress lines show a failed call in the
-// person's words while the model, in the same run, gets its own.
+// person's words while the model, in the same run, gets its own. The run
+// is the binary, beside the other parallel tests.
 func TestRunWordsForPeople(t *testing.T) {
+	t.Parallel()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	srv := llmtest.New(t,
 		llmtest.Rule{When: llmtest.LastUser("tab"), Reply: llmtest.Reply{Calls: []llmtest.ToolCall{{Name: "browser_select_tab", Args: `{"tab":"t9"}`}}}},
 		llmtest.Rule{When: llmtest.AfterCall("browser_select_tab"), Reply: llmtest.Text("There is no tab t9.")},
 	)
-	runEnv(t, srv)
-	code, _, stderr := runMain("run", "--no-mcp", "switch to tab t9")
+	e := runBinEnv(t, srv)
+	code, _, stderr := e.run(t, "", "run", "--no-mcp", "switch to tab t9")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
@@ -145,7 +148,6 @@ func TestRunWordsForPeople(t *testing.T) {
 	if got := last[len(last)-1].Content; !strings.Contains(got, `no tab "t9": list tabs with browser_tabs`) {
 		t.Errorf("the model did not get its own wording: %q", got)
 	}
-	assertNoChildren(t)
 }
 
 // TestCLIWordsForPeople: the subcommands' errors carry no Go wording: a
@@ -176,10 +178,12 @@ func TestCLIWordsForPeople(t *testing.T) {
 // TestShellTabCommands: /navigate, /back and /close [TAB] drive the tabs
 // through the registry; in the person's Chrome /close closes the agent's
 // tab and refuses the person's own, in the person's words, and the
-// person's tabs are as they were. Each mode switch is one line.
+// person's tabs are as they were. Each mode switch is one line. The shell
+// is the binary, beside the other parallel tests.
 func TestShellTabCommands(t *testing.T) {
+	t.Parallel()
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
-	runEnv(t, nil)
+	e := runBinEnv(t, nil)
 	base, _ := wordsSite(t)
 	home := []string{base + "/home"}
 	person := testutil.StartPersonsBrowser(t, chrome, home, func(pages []string) bool { return cmp.Equal(pages, home) })
@@ -200,7 +204,7 @@ func TestShellTabCommands(t *testing.T) {
 		"/close",
 		"",
 	}, "\n")
-	code, stdout, stderr := runMainIn(script, "--no-mcp")
+	code, stdout, stderr := e.run(t, script, "--no-mcp")
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
@@ -238,7 +242,6 @@ func TestShellTabCommands(t *testing.T) {
 	if diff := cmp.Diff(home, person.PageURLs()); diff != "" {
 		t.Errorf("the person's tabs (-want +got)\n%s", diff)
 	}
-	assertNoChildren(t)
 }
 
 // toolLines are the lines of /tools output in text: a tool name first.
