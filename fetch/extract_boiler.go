@@ -24,7 +24,7 @@ import (
 var boilerExtraName = regexp.MustCompile(`^(?:` +
 	`kommentar|komentarz|comentario|commentaire|` +
 	`utility$|disclaimer|disclosure|affiliate|licen[cs]e|` +
-	`readingtime|readtime|alert$|linkbox|` +
+	`readingtime|readtime|alert$|linkbox|buybox|` +
 	`imagedesc|imgdesc|bildunter|bildtext|bildbeschreibung|bildnachweis|legende?$` +
 	`)`)
 
@@ -189,9 +189,9 @@ var moreHeadingExtra = regexp.MustCompile(`(?i)^\W*(?:` +
 	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
 	`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
 	`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
-	`most (?:read|popular|viewed|commented|shared)|suggested citation|zitiervorschlag|cite this(?: article)?|` +
-	`(?:.* )?similar (?:recipes|articles|posts|stories|products)|` +
-	`articles? liés|à lire (?:aussi|également)|sur le même (?:sujet|thème)|(?:articles? )?(?:et )?vidéos? sur le (?:même )?sujet` +
+	`most (?:read|popular|viewed|commented|shared)|(?:presse)?kontakt|contact(?: us)?|ansprechpartner(?:in)?(?: zum thema)?|suggested citation|zitiervorschlag|cite this(?: article)?|` +
+	`(?:.* )?similar (?:recipes|articles|posts|stories|products)\b.*|` +
+	`articles? liés|à lire (?:aussi|également)|(?:\p{L}+ et )?\p{L}+ sur le (?:même )?(?:sujet|thème)` +
 	`)[^\p{L}\p{N}]*$`)
 
 // isMoreHeading says t, the whole text of a short heading-like block,
@@ -215,7 +215,7 @@ func classOnly(n *html.Node) *html.Node {
 // "Aufrufe: 1120 | …".
 var metaLineExtra = regexp.MustCompile(`(?i)^\W*(?:` +
 	`(?:\p{L}+ )?date\s*:.*|veröffentlich\p{L}*\b.*|publiziert\b.*|(?:von|by|autor(?:in)?|author)\s*:.*|` +
-	`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
+	`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|\d{1,2}\.\d{1,2}\.\d{2,4}.*(?:kategorie|category|rubrik|tags?)\s*:.*|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
 	`)$`)
 
 // inlineTags are the elements whose text rules apply only when they stand
@@ -224,9 +224,55 @@ var inlineTags = map[atom.Atom]bool{
 	atom.Span: true, atom.Em: true, atom.Strong: true, atom.Small: true, atom.B: true, atom.Label: true,
 }
 
-// standsAlone says n holds all the letters of its parent.
-func standsAlone(n *html.Node, letters int) bool {
-	return n.Parent == nil || countLetters(textOf(n.Parent)) == letters
+// standsAlone says n is not inside running text: the nearest sibling on
+// either side (past white space) is no text with letters and no inline
+// element. A parent holding nothing else counts too.
+func standsAlone(n *html.Node) bool {
+	for _, step := range []func(*html.Node) *html.Node{
+		func(c *html.Node) *html.Node { return c.PrevSibling },
+		func(c *html.Node) *html.Node { return c.NextSibling },
+	} {
+		for c := step(n); c != nil; c = step(c) {
+			if c.Type == html.TextNode {
+				if strings.TrimSpace(c.Data) == "" {
+					continue
+				}
+				if countLetters(c.Data) > 0 {
+					return false
+				}
+				continue // punctuation: "·", "|"
+			}
+			if c.Type == html.ElementNode && (inlineTags[c.DataAtom] || c.DataAtom == atom.A || c.DataAtom == atom.I) && countLetters(textOf(c)) > 0 {
+				return false
+			}
+			break
+		}
+	}
+	return true
+}
+
+// labelLine matches the whole text of a button or a box's title: "Quellen
+// ausblenden", "Show more", "Inhaltsverzeichnis".
+var labelLine = regexp.MustCompile(`(?i)^\W*(?:` +
+	`(?:\p{L}+ )?(?:ausblenden|einblenden)|(?:mehr|weniger|alle) anzeigen|show (?:more|less|all)|mostrar más|voir plus|` +
+	`inhaltsverzeichnis|table of contents|spis treści|sommaire|índice` +
+	`)\W*$`)
+
+// metaFields says t is a row of "Label: value" fields split by "|", as
+// a post's views, author, tags and rating line: "Aufrufe: 1120 |
+// Hinzugefügt von: Posh | Tags: …".
+func metaFields(t string) bool {
+	parts := strings.Split(t, "|")
+	if len(parts) < 3 {
+		return false
+	}
+	n := 0
+	for _, p := range parts {
+		if i := strings.IndexByte(p, ':'); i > 0 && i < 25 && countLetters(p[:i]) > 0 {
+			n++
+		}
+	}
+	return n >= 3
 }
 
 // isBoilerExtra says n is boilerplate by the extra rules.
@@ -235,7 +281,7 @@ func isBoilerExtra(n *html.Node, s textStats) bool {
 		boilerExtraTags[n.DataAtom] && hasBoilerplateName(classOnly(n)) {
 		return true
 	}
-	if s.text == 0 || s.text >= 160 {
+	if s.text == 0 || s.text >= 600 {
 		return false
 	}
 	switch n.DataAtom {
@@ -244,8 +290,32 @@ func isBoilerExtra(n *html.Node, s textStats) bool {
 	default:
 		return false
 	}
+	if s.text >= 250 {
+		// A "see also" opening a run of links: "Siehe auch <a>…</a> <a>…</a>".
+		return s.link*10 > s.text*8 && seeAlso.MatchString(textOf(n))
+	}
 	t := textutil.OneLine(textOf(n), 0)
-	hit := (s.text < 100 && strings.ContainsRune(t, '©')) || figureLine.MatchString(t) || hasSiteNote(t) ||
-		(s.text < 50 && (metaLineExtra.MatchString(t) || (!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine.MatchString(t) || creditLine.MatchString(t)))))
-	return hit && (!inlineTags[n.DataAtom] || standsAlone(n, s.text))
+	hit := (s.text < 100 && strings.ContainsRune(t, '©')) || hasSiteNote(t) ||
+		(s.text < 160 && figureLine.MatchString(t)) ||
+		(s.text < 100 && metaFields(t)) ||
+		(s.text < 50 && (metaLineExtra.MatchString(t) || labelLine.MatchString(t) ||
+			(!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine.MatchString(t) || creditLine.MatchString(t))))) ||
+		(s.link*10 > s.text*8 && seeAlso.MatchString(t))
+	return hit && (!inlineTags[n.DataAtom] || standsAlone(n))
+}
+
+// relatedName matches a class or id token of a list of related posts.
+var relatedName = regexp.MustCompile(`^(?:related|relatedposts|yarpp|crp)`)
+
+// isBigRelated says n is a list of related posts that holds more than the
+// 2/5 of the text a boilerplate block may (each post with its excerpt,
+// under a short article) but not two thirds of it: named so, a list or a
+// block, and with some of its text in links.
+func isBigRelated(n *html.Node, s textStats, total int) bool {
+	switch n.DataAtom {
+	case atom.Ul, atom.Ol, atom.Div, atom.Section, atom.Aside:
+	default:
+		return false
+	}
+	return s.text*3 <= total*2 && s.link*10 >= s.text && hasNameIn(n, relatedName)
 }

@@ -259,7 +259,7 @@ func pruneArticle(root *html.Node) []*html.Node {
 			return true
 		}
 		s := stats[n]
-		if s.text > maxShare {
+		if s.text > maxShare && !isBigRelated(n, s, total) {
 			return true
 		}
 		if isBoilerplateBlock(n, s) {
