@@ -26,6 +26,7 @@ import (
 // a native write on a page with frames is judged by the strictest of them:
 // the bank's question, and nothing paid when the person declines.
 func TestSessionClickjackedClickJudgedByFrame(t *testing.T) {
+	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	var paid atomic.Int32

@@ -21,6 +21,7 @@ import (
 // had attached to, the person's too, so the account was deleted with no
 // tool call and no question.
 func TestSessionLeavesThePersonsDialogs(t *testing.T) {
+	testutil.Parallel(t)
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	var deleted atomic.Int32
 	release := make(chan struct{})

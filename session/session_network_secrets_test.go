@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -24,6 +25,7 @@ import (
 // the audit log redacts: password, token, secret, ...) are now redacted in
 // network bodies, while the rest of the body stays readable.
 func TestSessionNetworkBodySecretsRedacted(t *testing.T) {
+	testutil.Parallel(t)
 	const password, refresh, access = "hunter2-pass!", "r3fresh-t0ken-value", "acc3ss-t0ken-value"
 	mux := http.NewServeMux()
 	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {

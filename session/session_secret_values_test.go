@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -22,6 +23,7 @@ import (
 // page logged (values the person typed or the browser filled in, in their
 // Chrome). Now each shows as ••••, in every frame of the tab.
 func TestSessionSecretFieldValuesNeverReachTheModel(t *testing.T) {
+	testutil.Parallel(t)
 	secrets := []string{"4111111111111111", "737", "982431", "correct horse+battery"}
 	mux := http.NewServeMux()
 	var bank string
