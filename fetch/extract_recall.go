@@ -86,10 +86,12 @@ func unwrapNoscript(n *html.Node) {
 
 // scriptTextMin is the letters below which the extracted text is so short
 // that the scripts are read for the article; scriptGain is how many times
-// the text found there must exceed it.
+// the text found there must exceed it, and scriptProse how many letters
+// it must have at least (an article's worth, not a review or a summary).
 const (
-	scriptTextMin = 600
+	scriptTextMin = 1500
 	scriptGain    = 2
+	scriptProse   = 1500
 )
 
 // articleFromScripts returns the article's text found in the page's
@@ -124,7 +126,7 @@ func (ps *pageScripts) articleFromScripts(found int) *html.Node {
 			best, bestLen = paras, l
 		}
 	}
-	if bestLen < scriptGain*found || bestLen < scriptTextMin/2 {
+	if bestLen < scriptGain*found || bestLen < scriptProse {
 		return nil
 	}
 	div := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}

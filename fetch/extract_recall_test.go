@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,9 +32,16 @@ func jsonString(s string) string {
 // short; "enable JavaScript" notes, keyword lists and the scripts of a
 // page whose text is found stay out.
 func TestTextFromScripts(t *testing.T) {
-	story := strings.Join(storyParas, "\n\n")
-	storyHTML := "<p>" + strings.Join(storyParas, "</p><p>") + "</p>"
-	long := strings.Repeat("<p>The page's own article is long enough, and it tells the whole story of the bridge and the river in its own words.</p>", 8)
+	// An article's worth of paragraphs (scriptProse letters and more).
+	var paras []string
+	for i := 0; i < 15; i++ {
+		paras = append(paras, fmt.Sprintf("In part %d of the report: %s", i+1, storyParas[i%len(storyParas)]))
+	}
+	first, last := paras[0], paras[len(paras)-1]
+	story := strings.Join(paras, "\n\n")
+	storyHTML := "<p>" + strings.Join(paras, "</p><p>") + "</p>"
+	short := storyParas[0] + " " + storyParas[1]
+	long := strings.Repeat("<p>The page's own article is long enough, and it tells the whole story of the bridge and the river in its own words.</p>", 20)
 	tests := []struct {
 		name, head, body string
 		want             bool // whether the story's paragraphs are in the text
@@ -48,6 +56,8 @@ func TestTextFromScripts(t *testing.T) {
 		{"hydration state with HTML", "", `<div id="__next"></div><script id="__NEXT_DATA__" type="application/json">{"props":{"page":{"title":"The bridge","body":` + jsonString(storyHTML) + `,"tags":"Town,Bridge,River,Council,Traffic,Engineering,Mayor,Ring road,Spring,Cracks,Pillars,Drivers"}}}</script>`,
 			true, "Town,Bridge"},
 		{"state in an HTML-escaped attribute of a script", "", `<script>window.__STATE__ = {&quot;story&quot;:` + strings.ReplaceAll(jsonString(storyHTML), `"`, "&quot;") + `}</script>`, true, ""},
+		{"script holding less than an article", `<script type="application/ld+json">{"@type":"Review","reviewBody":` + jsonString(short) + `}</script>`,
+			`<div id="app">Loading…</div>`, false, "after engineers found cracks"},
 		{"page whose text is found", `<script type="application/ld+json">{"@type":"Article","articleBody":` + jsonString("An older version of the story. "+story) + `}</script>`,
 			long, false, "An older version"},
 	}
@@ -60,7 +70,7 @@ func TestTextFromScripts(t *testing.T) {
 			text := res.Text()
 			type seen struct{ First, Last, Absent bool }
 			want := seen{tc.want, tc.want, false}
-			got := seen{strings.Contains(text, storyParas[0]), strings.Contains(text, storyParas[2]),
+			got := seen{strings.Contains(text, first), strings.Contains(text, last),
 				tc.absent != "" && strings.Contains(text, tc.absent)}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
