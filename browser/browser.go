@@ -73,6 +73,11 @@ type Options struct {
 	// depends on it. It runs with the Browser's lock held: it must not call
 	// the Browser, except from a goroutine of its own.
 	OnLaunch func()
+	// AutoConfirm says whether a confirm dialog that the page at url (the
+	// frame that opened it) shows in one of the agent's tabs may be
+	// accepted automatically, as every other dialog is; when it says no,
+	// the dialog is dismissed. Nil accepts every one.
+	AutoConfirm func(url string) bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -237,6 +242,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("isolated browser in %s: %w", host, err)
 		}
+		s.autoConfirm = b.opts.AutoConfirm
 		b.s = s
 		return s, nil
 	}
@@ -249,6 +255,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		p.stop()
 		return nil, err
 	}
+	s.autoConfirm = b.opts.AutoConfirm
 	b.s = s
 	return s, nil
 }
@@ -265,6 +272,7 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", ws, err)
 	}
+	s.autoConfirm = b.opts.AutoConfirm
 	b.mu.Lock()
 	old := b.s
 	b.s, b.mode, b.lost = s, ModeShared, nil
@@ -320,6 +328,8 @@ type session struct {
 	// proxy is the dial-guard proxy of the session's own browser context
 	// (a launched Chromium's is its process's).
 	proxy *dialProxy
+	// autoConfirm is Options.AutoConfirm.
+	autoConfirm func(url string) bool
 
 	mu      sync.Mutex
 	tabs    map[target.ID]*tab

@@ -261,7 +261,8 @@ func (s *session) attach(t *tab) (context.Context, error) {
 
 // onPageEvent answers JavaScript dialogs of the agent's tabs so that no tool
 // hangs behind one: alerts, confirms and beforeunload are accepted, prompts
-// dismissed, and each is reported in the next tool result. A dialog in a
+// dismissed (and confirms that Options.AutoConfirm refuses), and each is
+// reported in the next tool result. A dialog in a
 // tab the person opened (shared mode) is theirs to answer — "Delete your
 // account?" — so it is left open, and only reported. It runs in the read
 // loop, so the answer goes out from another goroutine.
@@ -295,8 +296,15 @@ func onPageEvent(ctx context.Context, s *session, t *tab, ev any) {
 		if !accept {
 			verb = "dismissed"
 		}
+		note := fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb)
+		if e.Type == page.DialogTypeConfirm && s.autoConfirm != nil && !s.autoConfirm(e.URL) {
+			// "Send 500 EUR to X?" on a sensitive site: what the person
+			// approved was the click, not this second question.
+			accept = false
+			note = fmt.Sprintf("confirm dialog %q of %s was dismissed: browseragent says yes to no question of a sensitive site; ask the person to do this step themselves", e.Message, e.URL)
+		}
 		t.dmu.Lock()
-		t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb))
+		t.dialogs = append(t.dialogs, note)
 		t.dmu.Unlock()
 		chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
 	}()

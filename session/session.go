@@ -127,6 +127,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		bo.OnLost = s.browserLost
 	}
 	bo.OnLaunch = s.browserLaunching
+	bo.AutoConfirm = s.autoConfirm
 	if bo.Launch.DialControl == nil {
 		// The isolated browser's connections are judged at the resolved
 		// address, as web_fetch's are: a name resolving to a metadata
@@ -374,6 +375,15 @@ func (s *Session) restartBrowserServers(ctx context.Context) {
 }
 
 func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserServer(name) }
+
+// autoConfirm says whether the browser may accept a confirm dialog that the
+// page (or frame) at url shows in one of the agent's tabs: not on a
+// sensitive or denied page, where accepting it is a write the person never
+// saw (they approved the click that led to it, not "Send 500 EUR?").
+func (s *Session) autoConfirm(url string) bool {
+	d := s.Policy.Peek(guard.Call{Tool: "browser_click", Name: "browser_click", PageURL: url})
+	return d.Verdict != guard.Deny && !d.Sensitive
+}
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,
 // launched on demand, or the person's), so native and MCP tools see the

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // TestSessionLeavesThePersonsDialogs: in the person's Chrome, a tab the
@@ -63,4 +66,73 @@ func TestSessionLeavesThePersonsDialogs(t *testing.T) {
 	if n := deleted.Load(); n != 0 {
 		t.Errorf("the person's confirm was answered for them: the account was deleted %d time(s)", n)
 	}
+}
+
+// TestSessionConfirmOnSensitivePageNotAccepted: the person approves one
+// click on the bank's page in the agent's tab; the page then asks "Send 500
+// EUR to the shop?" with confirm(). browseragent accepted every confirm of
+// the agent's tabs, so that second question — which the person never saw —
+// was answered yes. On a sensitive page it is dismissed, and the result
+// says so; on an ordinary page a confirm is still accepted.
+func TestSessionConfirmOnSensitivePageNotAccepted(t *testing.T) {
+	var paid, ordinary atomic.Int32
+	mux := http.NewServeMux()
+	page := func(path string) string {
+		return `<title>Page</title><button onclick="if (confirm('Send 500 EUR to the shop?')) fetch('` + path + `')">Pay</button>`
+	}
+	mux.HandleFunc("/bank/transfer", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page("/bank/paid")) })
+	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page("/shop/paid")) })
+	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
+	mux.HandleFunc("/shop/paid", func(w http.ResponseWriter, r *http.Request) { ordinary.Add(1) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	person := &personAtTerminal{}
+	person.will(tools.AnswerOnce)
+	s := openSession(t, false, `version: 1
+rules:
+  - name: local-bank
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/bank"]
+    action: ask
+`, person)
+	click := func(url string) *tools.ToolResult {
+		t.Helper()
+		if res := call(t, s, "browser_open", map[string]any{"url": url}); res.IsError {
+			t.Fatalf("browser_open: %s", res.Text)
+		}
+		return call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, "Pay")})
+	}
+	res := click(srv.URL + "/bank/transfer")
+	if q := person.questions(); res.IsError || len(q) != 1 || !q[0].Sensitive {
+		t.Fatalf("the approved click on the bank: %+v, questions %+v", res, q)
+	}
+	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
+	if n := paid.Load(); n != 0 {
+		t.Errorf("the bank's confirm was accepted for the person: paid %d time(s)", n)
+	}
+	// The dialog is reported with the click's result, or else the next one there.
+	if next := call(t, s, "browser_snapshot", map[string]any{}); !strings.Contains(res.Text+next.Text, "was dismissed") {
+		t.Errorf("no word of the dismissed confirm in the results:\n%s\n%s", res.Text, next.Text)
+	}
+
+	if res := click(srv.URL + "/shop"); res.IsError {
+		t.Fatalf("the click on the shop: %s", res.Text)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := ordinary.Load(); n != 1 {
+		t.Errorf("an ordinary page's confirm: want it accepted once, the shop was paid %d time(s)", n)
+	}
+}
+
+// pressRefNamed reads the current page and returns the ref of its button
+// called name.
+func pressRefNamed(t *testing.T, s *Session, name string) string {
+	t.Helper()
+	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
+	m := regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `" \[ref=(e\d+)\]`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no ref for %q in:\n%s", name, snap)
+	}
+	return m[1]
 }
