@@ -27,9 +27,10 @@ import (
 // that no descendant of the binary is left at all, owned or not.
 
 // sampleEvery is how often the sampler reads /proc while a parallel test
-// that owns processes runs: leftovers live for seconds, so a few samples a
-// second see every one of them.
-const sampleEvery = 100 * time.Millisecond
+// that owns processes runs: what it must see (a Chromium, an MCP server)
+// lives for seconds, so a few samples a second see every one of them, and
+// the check at the end samples once more.
+const sampleEvery = 250 * time.Millisecond
 
 // proc is one process as /proc/<pid>/stat shows it; start (clock ticks
 // since boot) tells a pid's reuse from the process first seen with it.
@@ -124,18 +125,26 @@ func Owns(t testing.TB, marker string, pids func() []int) {
 	if pids != nil {
 		o.pids = append(o.pids, pids)
 	}
-	if !watch.running {
+	if !watch.running && !o.empty() {
 		watch.running = true
 		go sampler()
 	}
 }
+
+// empty reports whether o names no process: a test whose browser is a
+// context in the shared Chromium owns nothing, and needs no sampling.
+func (o *owner) empty() bool { return len(o.markers) == 0 && len(o.pids) == 0 }
 
 // sampler samples until no parallel test owns processes any more.
 func sampler() {
 	for {
 		time.Sleep(sampleEvery)
 		watch.Lock()
-		if len(watch.owners) == 0 {
+		busy := false
+		for _, o := range watch.owners {
+			busy = busy || !o.empty()
+		}
+		if !busy {
 			watch.running = false
 			watch.Unlock()
 			return
@@ -147,16 +156,24 @@ func sampler() {
 
 // sample reads /proc once and adds what each owner owns to what it saw.
 func sample() {
-	procs := readProcs()
 	watch.Lock()
 	owners := make([]*owner, 0, len(watch.owners))
 	for _, o := range watch.owners {
-		owners = append(owners, o)
+		if !o.empty() {
+			owners = append(owners, o)
+		}
 	}
 	watch.Unlock()
+	if len(owners) == 0 {
+		return
+	}
+	procs := readProcs()
 	for _, o := range owners {
+		watch.Lock()
+		funcs := slices.Clone(o.pids)
+		watch.Unlock()
 		var roots []int
-		for _, f := range o.pids { // outside the lock: f may take the code under test's locks
+		for _, f := range funcs { // outside the lock: f may take the code under test's locks
 			roots = append(roots, f()...)
 		}
 		watch.Lock()
