@@ -228,6 +228,14 @@ type Entry struct {
 	// (navigate_page's type).
 	History      []string
 	HistoryParam string
+	// Reload is set when the call reloads the tab it acts on (whatever
+	// was typed there is lost), as a navigation would: always when
+	// ReloadParam is "", else when that argument is ReloadIf (a boolean
+	// argument: true), or is absent and ReloadDefault is set.
+	Reload        bool
+	ReloadParam   string
+	ReloadIf      string
+	ReloadDefault bool
 	// Files are the parameters naming local files.
 	Files []File
 	// Script are the parameters carrying script source the page will run.
@@ -299,6 +307,25 @@ func (e Entry) ForeignResult(args map[string]any) bool {
 	}
 	on, _ := args[e.ForeignParam].(bool)
 	return on
+}
+
+// Reloads reports whether a call with args reloads the tab it acts on.
+func (e Entry) Reloads(args map[string]any) bool {
+	if !e.Reload {
+		return false
+	}
+	if e.ReloadParam == "" {
+		return true
+	}
+	switch v := args[e.ReloadParam].(type) {
+	case nil:
+		return e.ReloadDefault
+	case bool:
+		return v && e.ReloadIf == ""
+	case string:
+		return e.ReloadIf != "" && v == e.ReloadIf
+	}
+	return true // an argument of another type: assume the worst
 }
 
 // IsHistoryMove reports whether a navigation with args moves in the tab's

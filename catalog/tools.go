@@ -122,10 +122,10 @@ var devtools = []Entry{
 		Foreign: ForeignFrames, Annotations: destroys, Twin: "browser_eval"},
 	// emulation, performance, audits, memory, screencasts
 	{Name: "emulate", Effect: Write, DevOnly: true, Annotations: writes},
-	{Name: "performance_start_trace", Effect: Write, Files: []File{trace}, DevOnly: true, Annotations: writes},
+	{Name: "performance_start_trace", Effect: Write, Files: []File{trace}, Reload: true, ReloadParam: "reload", ReloadDefault: true, DevOnly: true, Annotations: writes},
 	{Name: "performance_stop_trace", Effect: Read, Files: []File{trace}, DevOnly: true, Annotations: writes},
 	{Name: "performance_analyze_insight", Effect: Read, DevOnly: true, Annotations: readOnly},
-	{Name: "lighthouse_audit", Effect: Write, Files: []File{saves("outputDirPath", "")}, DevOnly: true, Annotations: writes},
+	{Name: "lighthouse_audit", Effect: Write, Files: []File{saves("outputDirPath", "")}, Reload: true, ReloadParam: "mode", ReloadIf: "navigation", ReloadDefault: true, DevOnly: true, Annotations: writes},
 	{Name: "take_heapsnapshot", Effect: Read, Files: []File{saves("filePath", ".heapsnapshot")}, DevOnly: true, Annotations: writes},
 	{Name: "screencast_start", Effect: Read, Files: []File{saves("filePath", ".mp4")}, DevOnly: true, Annotations: writes},
 	{Name: "screencast_stop", Effect: Read, DevOnly: true, Annotations: writes},

@@ -74,6 +74,12 @@ func (p *Policy) decidePage(c Call) (judged, Decision) {
 	case Script:
 		return j, p.decideScript(j, d)
 	default:
+		if p.mode == Shared && !p.owned[c.TabID] && j.e.Reloads(c.Args) {
+			// A reload leaves whatever the person had there behind, as a
+			// navigation of their tab does.
+			j.setRule(&d, j.pr, false)
+			return j, p.askFresh(j, d, fmt.Sprintf("%s reloads a tab the person opened%s; whatever they had there is left behind", c.Tool, j.where()))
+		}
 		return j, p.decideWrite(j, d)
 	}
 	return j, d
