@@ -33,10 +33,13 @@ var boilerExtraName = regexp.MustCompile(`^(?:` +
 var boilerSubName = regexp.MustCompile(`cookie|consent|widget|newsletter|breadcrumb`)
 
 // boilerWholeName matches a whole class name (lower-cased, not split) of a
-// caption, a picture credit or an embedded post of another site.
+// caption, a picture credit, an embedded post of another site, or text
+// shown to screen readers only. (A bare "hidden" is not one: Tailwind's
+// "hidden lg:block" is shown on a desktop.)
 var boilerWholeName = regexp.MustCompile(`^(?:` +
 	`(?:image|img|bild|photo|foto|picture|media)[-_]*(?:subtitle|description|desc|legend|unterschrift|beschreibung|credit|copyright|source|title)s?|` +
-	`instagram-media|tiktok-embed|fb-post|fb-video` +
+	`instagram-media|tiktok-embed|fb-post|fb-video|` +
+	`sr-only|screen-reader-text|visually-hidden|visuallyhidden|hidecompletely` +
 	`)$`)
 
 // boilerExtraTags are elements judged by boilerExtraName beside

@@ -27,6 +27,8 @@ func TestPruneBoilerExtra(t *testing.T) {
 		{"caption by compound class", `<div class="image-subtitle">The old mill by the water</div>`, "The old mill", false},
 		{"caption in an inline element", `<p><strong class="caption">The old mill by the water, seen from the bridge</strong></p>`, "The old mill", false},
 		{"embedded facebook post", `<div class="fb-post"><blockquote><p>What a day at the river, thank you all for coming along.</p></blockquote></div>`, "What a day at the river", false},
+		{"screen-reader-only text", `<p><span class="sr-only">Weitere Informationen</span></p>`, "Weitere Informationen", false},
+		{"a tailwind block hidden on phones stays", `<div class="hidden lg:block"><p>The water reached the square by noon, and the market was moved uphill.</p></div>`, "the market was moved uphill", true},
 		{"embedded tweet stays", `<blockquote class="twitter-tweet"><p>The water has reached the second step of the church.</p></blockquote>`, "reached the second step", true},
 		{"a slideshow that is loading stays", `<div class="flexslider flexslider-loading"><ul><li><span>The mayor and the engineer beside the broken dam in the morning light.</span></li></ul></div>`, "beside the broken dam", true},
 		{"a table of contents stays", `<div id="toc_container"><ul><li><a href="#a">What the river did</a></li></ul></div>`, "What the river did", true},
