@@ -55,8 +55,14 @@ func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
 		t.Fatalf("chrome-devtools-mcp: %v", err)
 	}
 	page := mcpPageID(t, s, srv.URL+"/shop")
-	snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
-	m := regexp.MustCompile(`uid=(\S+) button "Pay 500"`).FindStringSubmatch(snap)
+	// The bank's frame loads after the shop page (another site, another
+	// renderer): wait for its button in the snapshot, bounded.
+	var snap string
+	var m []string
+	for deadline := time.Now().Add(15 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		snap = call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
+		m = regexp.MustCompile(`uid=(\S+) button "Pay 500"`).FindStringSubmatch(snap)
+	}
 	if m == nil {
 		t.Fatalf("chrome-devtools-mcp's snapshot shows no Pay button in the frame:\n%s", snap)
 	}
