@@ -96,6 +96,8 @@ func TestChromeDevtoolsMCP(t *testing.T) {
 	defer cancel()
 	cmd := exec.Command(npx, append([]string{"-y", "chrome-devtools-mcp@1.11.0"}, ChromeDevtoolsMCPArgs(ws)...)...)
 	cmd.Env = append(os.Environ(), ChromeDevtoolsMCPEnv()...)
+	stderr := &tailBuffer{max: 4096} // what npx or the server said, for a failure to start
+	cmd.Stderr = stderr
 	setProcAttr(cmd)
 	t.Cleanup(func() {
 		// npx leaves node as a child: end the whole group, then check.
@@ -107,7 +109,7 @@ func TestChromeDevtoolsMCP(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "browseragent-test", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
 	if err != nil {
-		t.Fatalf("start chrome-devtools-mcp: %v", err)
+		t.Fatalf("start chrome-devtools-mcp: %v\nstderr:\n%s", err, stderr)
 	}
 	defer cs.Close()
 
