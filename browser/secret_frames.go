@@ -26,8 +26,25 @@ func (b *Browser) framesHaveSecret(ctx context.Context, tabID string, focused bo
 	if focused {
 		expr = focusedSecretJS
 	}
-	var top target.ID
 	found := false
+	err := b.tabFramesEval(ctx, tabID, expr, false, func(v any) bool {
+		found = v == true
+		return found
+	})
+	return found, err
+}
+
+// tabFramesEval evaluates expr in an isolated world of every frame of the
+// tab: its top document too when withTop, the frames below it, and
+// cross-site frames (targets of their own) with the frames inside them.
+// It hands each value to fn until fn returns true.
+func (b *Browser) tabFramesEval(ctx context.Context, tabID, expr string, withTop bool, fn func(v any) bool) error {
+	var top target.ID
+	stopped := false
+	each := func(v any) bool {
+		stopped = fn(v)
+		return stopped
+	}
 	err := b.onTab(ctx, tabID, func(pctx context.Context) error {
 		t := chromedp.FromContext(pctx).Target
 		top = t.TargetID
@@ -36,50 +53,37 @@ func (b *Browser) framesHaveSecret(ctx context.Context, tabID string, focused bo
 			err := t.Call(ctx, method, params, &out)
 			return out, err
 		}
-		var err error
-		found, err = treeHasSecret(pctx, call, expr, false)
-		return err
+		return treeEval(pctx, call, expr, withTop, each)
 	})
-	if err != nil || found {
-		return found, err
+	if err != nil || stopped {
+		return err
 	}
 	b.mu.Lock()
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return false, ErrNoTab
+		return ErrNoTab
 	}
 	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
 	defer cancel()
 	ids, err := s.frameTargets(ctx, top)
 	if err != nil {
-		return false, err
+		return err
 	}
 	for _, id := range ids {
 		raw, err := s.openRaw(ctx, id)
 		if err != nil {
-			return false, fmt.Errorf("frame %s: %w", id, err)
+			return fmt.Errorf("frame %s: %w", id, err)
 		}
-		ok, err := treeHasSecret(ctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
+		err = treeEval(ctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
 			return raw.call(ctx, method, params, nil)
-		}, expr, true)
+		}, expr, true, each)
 		raw.close()
-		if err != nil || ok {
-			return ok, err
+		if err != nil || stopped {
+			return err
 		}
 	}
-	return false, nil
-}
-
-// treeHasSecret evaluates expr in every frame of one target (its root
-// frame too when withRoot) and reports whether any answered true.
-func treeHasSecret(ctx context.Context, call cdpCall, expr string, withRoot bool) (bool, error) {
-	found := false
-	err := treeEval(ctx, call, expr, withRoot, func(v any) bool {
-		found = v == true
-		return found
-	})
-	return found, err
+	return nil
 }
 
 // treeEval evaluates expr in an isolated world of every frame of one
@@ -157,7 +161,7 @@ func (b *Browser) SecretValues(ctx context.Context, tabID string) ([]string, err
 	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
 	defer cancel()
 	var out []string
-	collect := func(v any) bool {
+	err := b.tabFramesEval(ctx, tabID, secretValuesJS, true, func(v any) bool {
 		if list, ok := v.([]any); ok {
 			for _, x := range list {
 				if s, ok := x.(string); ok {
@@ -166,42 +170,9 @@ func (b *Browser) SecretValues(ctx context.Context, tabID string) ([]string, err
 			}
 		}
 		return false
-	}
-	var top target.ID
-	err := b.onTab(ctx, tabID, func(pctx context.Context) error {
-		t := chromedp.FromContext(pctx).Target
-		top = t.TargetID
-		return treeEval(pctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
-			var out json.RawMessage
-			err := t.Call(ctx, method, params, &out)
-			return out, err
-		}, secretValuesJS, true, collect)
 	})
 	if err != nil {
 		return nil, err
-	}
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil || s.dead() {
-		return nil, ErrNoTab
-	}
-	ids, err := s.frameTargets(ctx, top)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		raw, err := s.openRaw(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("frame %s: %w", id, err)
-		}
-		err = treeEval(ctx, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
-			return raw.call(ctx, method, params, nil)
-		}, secretValuesJS, true, collect)
-		raw.close()
-		if err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }
