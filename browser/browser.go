@@ -238,11 +238,10 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 				return nil, err
 			}
 		}
-		s, err := openSession(ctx, host, ModeIsolated, nil, true, proxy)
+		s, err := b.openSession(ctx, host, ModeIsolated, nil, true, proxy)
 		if err != nil {
 			return nil, fmt.Errorf("isolated browser in %s: %w", host, err)
 		}
-		s.autoConfirm = b.opts.AutoConfirm
 		b.s = s
 		return s, nil
 	}
@@ -250,12 +249,11 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, p.ws, ModeIsolated, p, false, nil)
+	s, err := b.openSession(ctx, p.ws, ModeIsolated, p, false, nil)
 	if err != nil {
 		p.stop()
 		return nil, err
 	}
-	s.autoConfirm = b.opts.AutoConfirm
 	b.s = s
 	return s, nil
 }
@@ -268,11 +266,10 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, ws, ModeShared, nil, false, nil)
+	s, err := b.openSession(ctx, ws, ModeShared, nil, false, nil)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", ws, err)
 	}
-	s.autoConfirm = b.opts.AutoConfirm
 	b.mu.Lock()
 	old := b.s
 	b.s, b.mode, b.lost = s, ModeShared, nil
@@ -328,7 +325,8 @@ type session struct {
 	// proxy is the dial-guard proxy of the session's own browser context
 	// (a launched Chromium's is its process's).
 	proxy *dialProxy
-	// autoConfirm is Options.AutoConfirm.
+	// autoConfirm is Options.AutoConfirm, set before the session attaches
+	// its first tab (a dialog may open at once).
 	autoConfirm func(url string) bool
 
 	mu      sync.Mutex
@@ -345,11 +343,11 @@ type session struct {
 // makes it a browser context of its own there, holding one blank tab,
 // whose connections go through proxy when it is not nil (the session
 // closes it).
-func openSession(ctx context.Context, ws string, mode Mode, p *process, ownContext bool, proxy *dialProxy) (*session, error) {
+func (b *Browser) openSession(ctx context.Context, ws string, mode Mode, p *process, ownContext bool, proxy *dialProxy) (*session, error) {
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), ws, remote.NoModifyURL)
 	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(chromedpErrorf)))
 	s := &session{
-		mode: mode, ws: ws, proc: p, proxy: proxy, allocCancel: allocCancel,
+		mode: mode, ws: ws, proc: p, proxy: proxy, autoConfirm: b.opts.AutoConfirm, allocCancel: allocCancel,
 		root: root, rootCancel: rootCancel,
 		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{}, tabPage: map[target.ID]target.ID{},
 	}
