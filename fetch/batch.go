@@ -310,7 +310,9 @@ func newURLScanner(r io.Reader) *urlScanner {
 func (s *urlScanner) next() (string, bool) {
 	for s.sc.Scan() {
 		s.line++
-		line := strings.TrimSpace(s.sc.Text())
+		// A list saved by a Windows editor starts with a byte-order mark
+		// (and ends its lines in CR LF, which TrimSpace drops).
+		line := strings.TrimSpace(strings.TrimPrefix(s.sc.Text(), "\ufeff"))
 		if line != "" && !strings.HasPrefix(line, "#") {
 			return line, true
 		}

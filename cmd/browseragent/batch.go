@@ -62,6 +62,16 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 	if len(args) == 0 && f.input == "" {
 		return exitCode(exitUsage, "no URL given: --out needs URLs as arguments or a list with -i FILE")
 	}
+	if err := f.checkBatchRender(); err != nil {
+		return err
+	}
+	// The list is opened before --out is made: a mistyped -i FILE (or a
+	// usage error above) must not empty the results of an earlier run.
+	in, closeIn, err := openBatchIn(s, f.input, args)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
 	out, err := openBatchOut(s, f, o)
 	if err != nil {
 		return err
@@ -80,11 +90,6 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 		defer rdone()
 		o.Robots = func(ctx context.Context, u string, _ int) (*fetch.Result, error) { return robots(ctx, u) }
 	}
-	in, closeIn, err := openBatchIn(s, f.input, args)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
 	bar := batchBar(s, f, args, o)
 	if bar != nil {
 		o.Progress = func(p fetch.BatchProgress) { bar.Set(p.OK + p.Failed) }
@@ -195,13 +200,20 @@ func openBatchIn(s *streams, path string, args []string) (io.Reader, func(), err
 	case "-":
 		return io.MultiReader(head, s.in), func() {}, nil
 	}
-	file, err := os.Open(path)
-	if err != nil {
+	bad := func(err error) (io.Reader, func(), error) {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
 		return nil, nil, exitCode(exitUsage, fmt.Sprintf("cannot read the URL list %s: %v", path, err))
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return bad(err)
+	}
+	if st, err := file.Stat(); err == nil && st.IsDir() {
+		file.Close()
+		return bad(errors.New("it is a directory"))
 	}
 	return io.MultiReader(head, file), func() { file.Close() }, nil
 }

@@ -402,6 +402,87 @@ func TestBatchUsage(t *testing.T) {
 	}
 }
 
+// TestBatchUsageKeepsOut: a batch refused for bad usage (a mistyped list,
+// a browser flag a batch cannot take) leaves the --out of an earlier run as
+// it was: it used to be emptied before the list was even opened.
+func TestBatchUsageKeepsOut(t *testing.T) {
+	dir := t.TempDir()
+	list := writeList(t, dir, []string{"http://127.0.0.1:1/"})
+	earlier := `{"url":"http://127.0.0.1:1/","status":200}` + "\n"
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"missing list", []string{"-i", filepath.Join(dir, "nope.txt")},
+			"browseragent: cannot read the URL list " + filepath.Join(dir, "nope.txt") + ": no such file or directory\n"},
+		{"list is a directory", []string{"-i", dir},
+			"browseragent: cannot read the URL list " + dir + ": it is a directory\n"},
+		{"screenshot in a batch", []string{"-i", list, "--render", "--screenshot", filepath.Join(dir, "s.png")},
+			"browseragent: --screenshot takes one page at a time; a batch cannot name a file per URL\n"},
+		{"wait-for without render", []string{"-i", list, "--wait-for", "#x"},
+			"browseragent: --wait-for, --screenshot, --sites and --connect need --render\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.jsonl")
+			if err := os.WriteFile(out, []byte(earlier), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runCLI(t, "", append([]string{"fetch", "--out", out}, tc.args...)...)
+			data, _ := os.ReadFile(out)
+			got := fmt.Sprintf("exit %d\n%s--out:\n%s", code, stderr, data)
+			want := fmt.Sprintf("exit %d\n%s--out:\n%s", exitUsage, tc.stderr, earlier)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBatchListFiles: a list written on Windows (CR LF line ends, a
+// byte-order mark before the first URL), with blank lines and comments,
+// is read URL for URL: the first URL used to fail as malformed, its
+// byte-order mark taken for part of it.
+func TestBatchListFiles(t *testing.T) {
+	srv := pageServer(t, 0)
+	urls := pageURLs(srv.URL, 3)
+	tests := []struct {
+		name string
+		list string
+	}{
+		{"LF", strings.Join(urls, "\n") + "\n"},
+		{"CRLF, no newline at the end", strings.Join(urls, "\r\n")},
+		{"byte-order mark and CRLF", "\ufeff" + strings.Join(urls, "\r\n") + "\r\n"},
+		{"byte-order mark before a comment", "\ufeff# my list\r\n\r\n  \r\n" + strings.Join(urls, "\r\n") + "\r\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			list, out := filepath.Join(dir, "urls.txt"), filepath.Join(dir, "out.jsonl")
+			if err := os.WriteFile(list, []byte(tc.list), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var got []string
+			for _, l := range readBatchOut(t, out) {
+				got = append(got, l.URL+" "+l.Error)
+			}
+			sort.Strings(got)
+			var want []string
+			for _, u := range urls {
+				want = append(want, u+" ")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // scanLines counts the lines of r; used by the pool test to wait.
 func scanLines(path string) int {
 	f, err := os.Open(path)

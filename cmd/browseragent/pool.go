@@ -24,11 +24,8 @@ func batchJob(ctx context.Context, f *fetchFlags) (*batchRunner, func(), error) 
 		}
 		return &batchRunner{get: get}, done, nil
 	}
-	if !f.render.on {
-		return nil, nil, exitCode(exitUsage, "--wait-for, --screenshot, --sites and --connect need --render")
-	}
-	if f.render.screenshot != "" {
-		return nil, nil, exitCode(exitUsage, "--screenshot takes one page at a time; a batch cannot name a file per URL")
+	if err := f.checkBatchRender(); err != nil {
+		return nil, nil, err
 	}
 	o, err := f.renderOptions()
 	if err != nil {
@@ -39,6 +36,19 @@ func batchJob(ctx context.Context, f *fetchFlags) (*batchRunner, func(), error) 
 		return nil, nil, err
 	}
 	return &batchRunner{pool: pool}, pool.Close, nil
+}
+
+// checkBatchRender refuses the browser flags a batch cannot take.
+func (f *fetchFlags) checkBatchRender() error {
+	switch {
+	case !f.render.wanted():
+		return nil
+	case !f.render.on:
+		return exitCode(exitUsage, "--wait-for, --screenshot, --sites and --connect need --render")
+	case f.render.screenshot != "":
+		return exitCode(exitUsage, "--screenshot takes one page at a time; a batch cannot name a file per URL")
+	}
+	return nil
 }
 
 // run fetches or renders one URL.
