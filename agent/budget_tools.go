@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -173,29 +174,36 @@ func isSafeIntBound(key string, val any) bool {
 	return ok && (f == jsSafeIntBound || f == -jsSafeIntBound)
 }
 
-var defaultFalse = regexp.MustCompile(`(?i)\s*Defaults? (is|to) false\.?`)
+var defaultFalse = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\s*Defaults? (is|to) false\.?`)
+})
 
 // wordy are long phrasings common in MCP tool schemas and the short ones
 // that say the same.
-var wordy = []struct {
+var wordy = sync.OnceValue(func() []rewording {
+	return []rewording{
+		{regexp.MustCompile(`(?i)^whether to (\w)`), "$1"},
+		{regexp.MustCompile(`(?i)^set to true to (\w)`), "$1"},
+		{regexp.MustCompile(`(?i)^if set to true,? `), "If true, "},
+		{regexp.MustCompile(`(?i)the uid of an element on the page from the page content snapshot`), "Element uid from the snapshot"},
+		{regexp.MustCompile(`(?i)the absolute path, or a path relative to the current working directory, to save the (\w+) to instead of attaching it to the response`), "File to save the $1 to instead of returning it"},
+		{regexp.MustCompile(`(?i)the absolute (file )?path, or a (file )?path relative to the current working directory,`), "A path"},
+		{regexp.MustCompile(`(?i)the absolute or relative path to`), "Path to"},
+		{regexp.MustCompile(`(?i)\bin order to\b`), "to"},
+		// chrome-devtools-mcp's, repeated in most of its tools
+		{regexp.MustCompile(`(?i)^include a snapshot in the response\.?$`), "Also return a snapshot"},
+	}
+})
+
+// rewording replaces what re matches with with.
+type rewording struct {
 	re   *regexp.Regexp
 	with string
-}{
-	{regexp.MustCompile(`(?i)^whether to (\w)`), "$1"},
-	{regexp.MustCompile(`(?i)^set to true to (\w)`), "$1"},
-	{regexp.MustCompile(`(?i)^if set to true,? `), "If true, "},
-	{regexp.MustCompile(`(?i)the uid of an element on the page from the page content snapshot`), "Element uid from the snapshot"},
-	{regexp.MustCompile(`(?i)the absolute path, or a path relative to the current working directory, to save the (\w+) to instead of attaching it to the response`), "File to save the $1 to instead of returning it"},
-	{regexp.MustCompile(`(?i)the absolute (file )?path, or a (file )?path relative to the current working directory,`), "A path"},
-	{regexp.MustCompile(`(?i)the absolute or relative path to`), "Path to"},
-	{regexp.MustCompile(`(?i)\bin order to\b`), "to"},
-	// chrome-devtools-mcp's, repeated in most of its tools
-	{regexp.MustCompile(`(?i)^include a snapshot in the response\.?$`), "Also return a snapshot"},
 }
 
 // rephrase applies the wordy table, keeping the first letter's case.
 func rephrase(s string) string {
-	for _, w := range wordy {
+	for _, w := range wordy() {
 		s = w.re.ReplaceAllString(s, w.with)
 	}
 	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
@@ -210,7 +218,7 @@ func dropDefaultFalse(desc string, schema map[string]any) string {
 	if schema["type"] != "boolean" {
 		return desc
 	}
-	return strings.TrimSpace(defaultFalse.ReplaceAllString(desc, ""))
+	return strings.TrimSpace(defaultFalse().ReplaceAllString(desc, ""))
 }
 
 // tighten collapses whitespace and cuts text to at most max characters at

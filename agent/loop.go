@@ -504,7 +504,9 @@ func (a *Agent) dropImages() bool {
 }
 
 // untrustedEnd is the closing line of a guard.Untrusted block.
-var untrustedEnd = regexp.MustCompile(`\n<<<END [0-9a-f]+ UNTRUSTED>>>\s*$`)
+var untrustedEnd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\n<<<END [0-9a-f]+ UNTRUSTED>>>\s*$`)
+})
 
 // capText cuts s to limit characters, with a note on how to get the rest.
 // The closing marker of an untrusted block survives the cut, so the
@@ -514,7 +516,7 @@ func capText(s string, limit int) string {
 		return s
 	}
 	body, end := s, ""
-	if loc := untrustedEnd.FindStringIndex(s); loc != nil {
+	if loc := untrustedEnd().FindStringIndex(s); loc != nil {
 		body, end = s[:loc[0]], s[loc[0]:]
 	}
 	cut := truncate(body, max(limit-len(end), 0))

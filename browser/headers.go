@@ -1,14 +1,21 @@
 package browser
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // Header lines and JSON members that carry credentials: a session cookie,
 // a bearer token, proxy credentials.
 var (
 	// A line starts at a line break, or at an escaped one (\n) or a quote
 	// inside a JSON string (what browser_eval returns).
-	headerLineRE = regexp.MustCompile(`(?im)((?:^|\\[nr]|")[ \t]*(?:[-*][ \t]+)?(?:cookie|set-cookie|authorization|proxy-authorization)[ \t]*:[ \t]*)(?:[^\s"\\]|\\[^nr])(?:[^\r\n"\\]|\\[^nr])*`)
-	headerJSONRE = regexp.MustCompile(`(?i)("(?:cookie|set-cookie|authorization|proxy-authorization)"[ \t]*:[ \t]*)"(?:[^"\\]|\\.)*"`)
+	headerLineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)((?:^|\\[nr]|")[ \t]*(?:[-*][ \t]+)?(?:cookie|set-cookie|authorization|proxy-authorization)[ \t]*:[ \t]*)(?:[^\s"\\]|\\[^nr])(?:[^\r\n"\\]|\\[^nr])*`)
+	})
+	headerJSONRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)("(?:cookie|set-cookie|authorization|proxy-authorization)"[ \t]*:[ \t]*)"(?:[^"\\]|\\.)*"`)
+	})
 )
 
 // Redacted replaces a credential header's value.
@@ -20,6 +27,6 @@ const Redacted = "<redacted>"
 // members ("cookie":"a=b"), so
 // no tool result hands the person's session or tokens to the model.
 func RedactHeaders(text string) string {
-	text = headerLineRE.ReplaceAllString(text, "${1}"+Redacted)
-	return headerJSONRE.ReplaceAllString(text, `${1}"`+Redacted+`"`)
+	text = headerLineRE().ReplaceAllString(text, "${1}"+Redacted)
+	return headerJSONRE().ReplaceAllString(text, `${1}"`+Redacted+`"`)
 }

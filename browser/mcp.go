@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ChromeDevtoolsMCPArgs returns the arguments to add to the default
@@ -45,7 +46,9 @@ type MCPPage struct {
 	Opened   bool   `json:"-"` // listed under "## Opened pages": the call just opened it
 }
 
-var pageLineRE = regexp.MustCompile(`^(\d+): (.*)$`)
+var pageLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d+): (.*)$`)
+})
 
 // ParseListPages reads the page lines of a chrome-devtools-mcp result:
 // "N: title (url) [selected]" under "## Pages" (list_pages and most tools)
@@ -62,7 +65,7 @@ func ParseListPages(text string) []MCPPage {
 		if section != "Pages" && section != "Opened pages" {
 			continue
 		}
-		m := pageLineRE.FindStringSubmatch(line)
+		m := pageLineRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -135,11 +138,13 @@ func sameURL(a, b string) bool {
 // itself and hides it from the model.
 const TabIDTool = "get_tab_id"
 
-var tabIDRE = regexp.MustCompile(`(?m)^Tab ID: ([0-9A-Fa-f]+)\s*$`)
+var tabIDRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^Tab ID: ([0-9A-Fa-f]+)\s*$`)
+})
 
 // ParseTabID reads the tab target id from get_tab_id's text ("Tab ID: X").
 func ParseTabID(text string) string {
-	if m := tabIDRE.FindStringSubmatch(text); m != nil {
+	if m := tabIDRE().FindStringSubmatch(text); m != nil {
 		return m[1]
 	}
 	return ""
@@ -159,8 +164,12 @@ func (b *Browser) MarkOwned(tabID string) bool {
 }
 
 var (
-	requestHeadRE = regexp.MustCompile(`(?m)^## Request (\S+)\s*$`)
-	requestLineRE = regexp.MustCompile(`(?m)^reqid=\d+ [A-Z]+ (\S+)`)
+	requestHeadRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^## Request (\S+)\s*$`)
+	})
+	requestLineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^reqid=\d+ [A-Z]+ (\S+)`)
+	})
 )
 
 // ParseRequestURLs reads the URLs of the network requests a
@@ -169,7 +178,7 @@ var (
 // list_network_requests, so where their content came from can be judged.
 func ParseRequestURLs(text string) []string {
 	var urls []string
-	for _, re := range []*regexp.Regexp{requestHeadRE, requestLineRE} {
+	for _, re := range []*regexp.Regexp{requestHeadRE(), requestLineRE()} {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			urls = append(urls, m[1])
 		}

@@ -3,15 +3,24 @@ package catalog
 import (
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // fileName and fileWords recognise a parameter that names a local file:
 // by its name (filePath, outputDir, path) or by what its description says.
 var (
-	fileName  = regexp.MustCompile(`(?i)(path|file|dir|folder)`)
-	fileWords = regexp.MustCompile(`(?i)\b(path|paths|file|files|filename|director(y|ies)|dir|folder)\b`)
-	saveWords = regexp.MustCompile(`(?i)\b(save|saves|saved|write|writes|written|output|export|destination|create|store)\b`)
-	urlName   = regexp.MustCompile(`^url$`)
+	fileName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(path|file|dir|folder)`)
+	})
+	fileWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(path|paths|file|files|filename|director(y|ies)|dir|folder)\b`)
+	})
+	saveWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(save|saves|saved|write|writes|written|output|export|destination|create|store)\b`)
+	})
+	urlName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^url$`)
+	})
 )
 
 // Derive describes a tool of an MCP server that has no catalogue entry, from
@@ -39,10 +48,10 @@ func Derive(server, name string, h Hints, schema map[string]any) Entry {
 		desc, _ := ps["description"].(string)
 		typ, _ := ps["type"].(string)
 		switch {
-		case urlName.MatchString(p) && e.URL == "":
+		case urlName().MatchString(p) && e.URL == "":
 			e.URL = p
-		case fileName.MatchString(p) || fileWords.MatchString(desc):
-			e.Files = append(e.Files, File{Param: p, Write: !ro || saveWords.MatchString(desc), List: typ == "array"})
+		case fileName().MatchString(p) || fileWords().MatchString(desc):
+			e.Files = append(e.Files, File{Param: p, Write: !ro || saveWords().MatchString(desc), List: typ == "array"})
 		}
 	}
 	if IsBrowserServer(server) {

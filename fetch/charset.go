@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/gogs/chardet"
@@ -15,7 +16,9 @@ import (
 // sniffLen is how much of a body the meta scan and the detector look at.
 const sniffLen = 64 << 10
 
-var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
+var metaCharset = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
+})
 
 // toUTF8 decodes an HTML or text body to UTF-8. The charset comes, in
 // order, from a byte-order mark, the Content-Type header, a <meta> tag in the
@@ -69,7 +72,7 @@ func declaredEncoding(body []byte, contentType string, isHTML bool) (encoding.En
 	if len(scan) > sniffLen {
 		scan = scan[:sniffLen]
 	}
-	if m := metaCharset.FindSubmatch(scan); m != nil {
+	if m := metaCharset().FindSubmatch(scan); m != nil {
 		if e, n := charset.Lookup(string(m[1])); e != nil {
 			return e, canonical(n)
 		}

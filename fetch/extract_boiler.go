@@ -3,6 +3,7 @@ package fetch
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -21,26 +22,32 @@ import (
 
 // boilerExtraName matches a class or id token (split as hasBoilerplateName
 // splits them) of a block that is not the article's text.
-var boilerExtraName = regexp.MustCompile(`^(?:` +
-	`kommentar|komentarz|comentario|commentaire|` +
-	`utility$|disclaimer|disclosure|affiliate|licen[cs]e|` +
-	`readingtime|readtime|alert$|linkbox|buybox|` +
-	`imagedesc|imgdesc|bildunter|bildtext|bildbeschreibung|bildnachweis|legende?$` +
-	`)`)
+var boilerExtraName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:` +
+		`kommentar|komentarz|comentario|commentaire|` +
+		`utility$|disclaimer|disclosure|affiliate|licen[cs]e|` +
+		`readingtime|readtime|alert$|linkbox|buybox|` +
+		`imagedesc|imgdesc|bildunter|bildtext|bildbeschreibung|bildnachweis|legende?$` +
+		`)`)
+})
 
 // boilerSubName matches a class or id token that names boilerplate
 // anywhere inside it: "BorlabsCookie", "textwidget", "shariff-wrapper".
-var boilerSubName = regexp.MustCompile(`cookie|consent|widget|newsletter|breadcrumb`)
+var boilerSubName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`cookie|consent|widget|newsletter|breadcrumb`)
+})
 
 // boilerWholeName matches a whole class name (lower-cased, not split) of a
 // caption, a picture credit, an embedded post of another site, or text
 // shown to screen readers only. (A bare "hidden" is not one: Tailwind's
 // "hidden lg:block" is shown on a desktop.)
-var boilerWholeName = regexp.MustCompile(`^(?:` +
-	`(?:image|img|bild|photo|foto|picture|media)[-_]*(?:subtitle|description|desc|legend|unterschrift|beschreibung|credit|copyright|source|title)s?|` +
-	`instagram-media|tiktok-embed|fb-post|fb-video|` +
-	`sr-only|screen-reader-text|visually-hidden|visuallyhidden|hidecompletely` +
-	`)$`)
+var boilerWholeName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:` +
+		`(?:image|img|bild|photo|foto|picture|media)[-_]*(?:subtitle|description|desc|legend|unterschrift|beschreibung|credit|copyright|source|title)s?|` +
+		`instagram-media|tiktok-embed|fb-post|fb-video|` +
+		`sr-only|screen-reader-text|visually-hidden|visuallyhidden|hidecompletely` +
+		`)$`)
+})
 
 // boilerExtraTags are elements judged by boilerExtraName beside
 // boilerplateTags: inline wrappers a caption or credit is written in.
@@ -57,7 +64,7 @@ func hasBoilerExtraName(n *html.Node) bool {
 			continue
 		}
 		for _, name := range strings.Fields(strings.ToLower(a.Val)) {
-			if boilerWholeName.MatchString(name) {
+			if boilerWholeName().MatchString(name) {
 				return true
 			}
 			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -65,7 +72,7 @@ func hasBoilerExtraName(n *html.Node) bool {
 				continue
 			}
 			for _, tok := range toks {
-				if boilerExtraName.MatchString(tok) || (len(tok) > 8 && boilerSubName.MatchString(tok)) {
+				if boilerExtraName().MatchString(tok) || (len(tok) > 8 && boilerSubName().MatchString(tok)) {
 					return true
 				}
 			}
@@ -184,23 +191,27 @@ func wordAfter(l string, i int) bool {
 
 // figureLine matches a caption written in the text: "Abbildung 4: …",
 // "Fig. 2 – …".
-var figureLine = regexp.MustCompile(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|grafik|tabelle|table|foto|photo)\s*\d+[a-z]?\s*[:.–-]`)
+var figureLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|grafik|tabelle|table|foto|photo)\s*\d+[a-z]?\s*[:.–-]`)
+})
 
 // moreHeadingExtra matches the whole text of a heading that opens what
 // follows an article, in phrasings moreHeading does not have.
-var moreHeadingExtra = regexp.MustCompile(`(?i)^\W*(?:` +
-	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
-	`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
-	`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
-	`most (?:read|popular|viewed|commented|shared)|über (?:diese reihe|den autor|die autorin|die autoren|uns)|about (?:this series|the authors?|us)|sobre (?:el|la) autora?|à propos de l'auteur|o autorze|(?:presse)?kontakt|contact(?: us)?|ansprechpartner(?:in)?(?: zum thema)?|suggested citation|zitiervorschlag|cite this(?: article)?|` +
-	`(?:.* )?similar (?:recipes|articles|posts|stories|products)\b.*|` +
-	`articles? liés|à lire (?:aussi|également)|(?:\p{L}+ et )?\p{L}+ sur le (?:même )?(?:sujet|thème)` +
-	`)[^\p{L}\p{N}]*$`)
+var moreHeadingExtra = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:` +
+		`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
+		`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
+		`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
+		`most (?:read|popular|viewed|commented|shared)|über (?:diese reihe|den autor|die autorin|die autoren|uns)|about (?:this series|the authors?|us)|sobre (?:el|la) autora?|à propos de l'auteur|o autorze|(?:presse)?kontakt|contact(?: us)?|ansprechpartner(?:in)?(?: zum thema)?|suggested citation|zitiervorschlag|cite this(?: article)?|` +
+		`(?:.* )?similar (?:recipes|articles|posts|stories|products)\b.*|` +
+		`articles? liés|à lire (?:aussi|également)|(?:\p{L}+ et )?\p{L}+ sur le (?:même )?(?:sujet|thème)` +
+		`)[^\p{L}\p{N}]*$`)
+})
 
 // isMoreHeading says t, the whole text of a short heading-like block,
 // announces what follows an article (related, more, comments).
 func isMoreHeading(t string) bool {
-	return moreHeading.MatchString(t) || moreHeadingExtra.MatchString(t)
+	return moreHeading().MatchString(t) || moreHeadingExtra().MatchString(t)
 }
 
 // classOnly is n with its class attribute alone: a heading's id is an
@@ -216,10 +227,12 @@ func classOnly(n *html.Node) *html.Node {
 // metaLineExtra matches short meta lines metaLine does not: "Release
 // Date: …", "Veröffentlichung: …", "Von: Jane Doe", "3:59 PM",
 // "Aufrufe: 1120 | …".
-var metaLineExtra = regexp.MustCompile(`(?i)^\W*(?:` +
-	`(?:\p{L}+ )?date\s*:.*|veröffentlich\p{L}*\b.*|publiziert\b.*|(?:von|by|autor(?:in)?|author)\s*:.*|` +
-	`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|\d{1,2}\.\d{1,2}\.\d{2,4}.*(?:kategorie|category|rubrik|tags?)\s*:.*|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
-	`)$`)
+var metaLineExtra = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:` +
+		`(?:\p{L}+ )?date\s*:.*|veröffentlich\p{L}*\b.*|publiziert\b.*|(?:von|by|autor(?:in)?|author)\s*:.*|` +
+		`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|\d{1,2}\.\d{1,2}\.\d{2,4}.*(?:kategorie|category|rubrik|tags?)\s*:.*|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
+		`)$`)
+})
 
 // inlineTags are the elements whose text rules apply only when they stand
 // alone in their parent: inside a sentence they are its words.
@@ -256,10 +269,12 @@ func standsAlone(n *html.Node) bool {
 
 // labelLine matches the whole text of a button or a box's title: "Quellen
 // ausblenden", "Show more", "Inhaltsverzeichnis".
-var labelLine = regexp.MustCompile(`(?i)^\W*(?:` +
-	`(?:\p{L}+ )?(?:ausblenden|einblenden)|(?:mehr|weniger|alle) anzeigen|show (?:more|less|all)|mostrar más|voir plus|` +
-	`inhaltsverzeichnis|table of contents|spis treści|sommaire|índice` +
-	`)\W*$`)
+var labelLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\W*(?:` +
+		`(?:\p{L}+ )?(?:ausblenden|einblenden)|(?:mehr|weniger|alle) anzeigen|show (?:more|less|all)|mostrar más|voir plus|` +
+		`inhaltsverzeichnis|table of contents|spis treści|sommaire|índice` +
+		`)\W*$`)
+})
 
 // metaFields says t is a row of "Label: value" fields split by "|", as
 // a post's views, author, tags and rating line: "Aufrufe: 1120 |
@@ -299,16 +314,18 @@ func isBoilerExtra(n *html.Node, s textStats) bool {
 	}
 	t := textutil.OneLine(textOf(n), 0)
 	hit := (s.text < 100 && strings.ContainsRune(t, '©')) || hasSiteNote(t) ||
-		(s.text < 160 && figureLine.MatchString(t)) ||
+		(s.text < 160 && figureLine().MatchString(t)) ||
 		(s.text < 100 && metaFields(t)) ||
-		(s.text < 50 && (metaLineExtra.MatchString(t) || labelLine.MatchString(t) ||
-			(!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine.MatchString(t) || creditLine.MatchString(t))))) ||
+		(s.text < 50 && (metaLineExtra().MatchString(t) || labelLine().MatchString(t) ||
+			(!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine().MatchString(t) || creditLine().MatchString(t))))) ||
 		(s.link*10 > s.text*8 && seeAlso.MatchString(t))
 	return hit && (!inlineTags[n.DataAtom] || standsAlone(n))
 }
 
 // relatedName matches a class or id token of a list of related posts.
-var relatedName = regexp.MustCompile(`^(?:related|relatedposts|yarpp|crp)`)
+var relatedName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:related|relatedposts|yarpp|crp)`)
+})
 
 // isBigRelated says n is a list of related posts that holds more than the
 // 2/5 of the text a boilerplate block may (each post with its excerpt,
@@ -320,5 +337,5 @@ func isBigRelated(n *html.Node, s textStats, total int) bool {
 	default:
 		return false
 	}
-	return s.text*3 <= total*2 && s.link*10 >= s.text && hasNameIn(n, relatedName)
+	return s.text*3 <= total*2 && s.link*10 >= s.text && hasNameIn(n, relatedName())
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 // The pruning rules test most blocks of a page against long alternations
@@ -15,30 +16,42 @@ import (
 // the pattern's own syntax tree, so a new alternative never goes unseen),
 // and runs the regexp only when one is there.
 
-// phraseRE is a regexp with the literals a match needs.
+// phraseRE is a regexp with the literals a match needs. Both are made on
+// first use: a process that never looks for the phrase (or, for the
+// regexp, never meets one of its words) does not pay for compiling it.
 type phraseRE struct {
-	re *regexp.Regexp
+	expr string
 	// need holds lower-cased strings one of which every match contains;
 	// nil when the pattern has no such set (then the regexp always runs).
-	need []string
+	need func() []string
+	re   func() *regexp.Regexp
 }
 
-// mustPhraseRE compiles expr as regexp.MustCompile does, with its needed
-// literals.
+// mustPhraseRE is regexp.MustCompile for a phrase pattern: the pattern
+// must compile, and is compiled when it is first needed.
 func mustPhraseRE(expr string) *phraseRE {
-	p := &phraseRE{re: regexp.MustCompile(expr)}
-	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		p.need = neededLiterals(tree.Simplify())
+	return &phraseRE{
+		expr: expr,
+		need: sync.OnceValue(func() []string {
+			// The literals are compared lower-cased, so the pattern is
+			// read without its (?i): case folding makes parsing the
+			// slow part.
+			tree, err := syntax.Parse(strings.TrimPrefix(expr, "(?i)"), syntax.Perl)
+			if err != nil {
+				return nil // the regexp's own compile reports it
+			}
+			return neededLiterals(tree.Simplify())
+		}),
+		re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }),
 	}
-	return p
 }
 
 // MatchString reports whether s holds a match of the pattern.
 func (p *phraseRE) MatchString(s string) bool {
-	if p.need != nil {
+	if need := p.need(); need != nil {
 		l := strings.ToLower(s)
 		found := false
-		for _, w := range p.need {
+		for _, w := range need {
 			if strings.Contains(l, w) {
 				found = true
 				break
@@ -48,11 +61,11 @@ func (p *phraseRE) MatchString(s string) bool {
 			return false
 		}
 	}
-	return p.re.MatchString(s)
+	return p.re().MatchString(s)
 }
 
 // String is the pattern's source text.
-func (p *phraseRE) String() string { return p.re.String() }
+func (p *phraseRE) String() string { return p.expr }
 
 // neededLiterals returns lower-cased strings one of which every match of
 // re contains, or nil when there is no such set. Literals shorter than 3

@@ -74,7 +74,7 @@ func TestNeededLiterals(t *testing.T) {
 		{`a|b`, nil},
 	}
 	for _, tt := range tests {
-		got := mustPhraseRE(tt.expr).need
+		got := mustPhraseRE(tt.expr).need()
 		if len(got) != len(tt.want) {
 			t.Errorf("%s: need %q, want %q", tt.expr, got, tt.want)
 			continue

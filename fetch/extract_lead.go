@@ -3,6 +3,7 @@ package fetch
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -17,10 +18,14 @@ import (
 // finds it in the page and puts it back in front of the article.
 
 // leadName matches a class or id token naming an article's lead.
-var leadName = regexp.MustCompile(`^(?:lead|leadin|lede|intro|introduction|teaser|teasertext|excerpt|summary|subtitle|subheadline|subhead|subline|standfirst|chapo|chapeau|abstract|deck|dek|kicker|perex|bajada|entradilla|sumario|sottotitolo|vorspann|anriss)`)
+var leadName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:lead|leadin|lede|intro|introduction|teaser|teasertext|excerpt|summary|subtitle|subheadline|subhead|subline|standfirst|chapo|chapeau|abstract|deck|dek|kicker|perex|bajada|entradilla|sumario|sottotitolo|vorspann|anriss)`)
+})
 
 // weakLeadName names a lead only on a paragraph.
-var weakLeadName = regexp.MustCompile(`^descr`)
+var weakLeadName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^descr`)
+})
 
 // leadGap is how many letters may stand between the lead's end and the
 // article's first text (a picture's caption, the byline, the date, a box
@@ -138,7 +143,9 @@ func hasAny(n *html.Node, tags map[atom.Atom]bool) bool {
 
 // siteName matches a class or id token of the site's own header (its name
 // and slogan), or of a block that is never the article's.
-var siteName = regexp.MustCompile(`site[-_]?(?:header|head|title|description|branding|name|logo)|masthead|branding|slogan|tagline`)
+var siteName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`site[-_]?(?:header|head|title|description|branding|name|logo)|masthead|branding|slogan|tagline`)
+})
 
 // isSiteBlock says n is the site's header, or is named as boilerplate.
 func isSiteBlock(n *html.Node) bool {
@@ -149,7 +156,7 @@ func isSiteBlock(n *html.Node) bool {
 		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
 			continue
 		}
-		if siteName.MatchString(strings.ToLower(a.Val)) {
+		if siteName().MatchString(strings.ToLower(a.Val)) {
 			return true
 		}
 	}
@@ -172,7 +179,7 @@ func isLeadCandidate(n *html.Node, inHeader bool) bool {
 			continue
 		}
 		for _, tok := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if leadName.MatchString(tok) || (n.DataAtom == atom.P && weakLeadName.MatchString(tok)) {
+			if leadName().MatchString(tok) || (n.DataAtom == atom.P && weakLeadName().MatchString(tok)) {
 				return true
 			}
 		}
@@ -222,7 +229,7 @@ func addLead(article *html.Node, pos *docPositions) {
 			continue
 		}
 		t := textutil.OneLine(textOf(c.n), 0)
-		if metaLine.MatchString(t) || creditLine.MatchString(t) || callToAction.MatchString(t) {
+		if metaLine().MatchString(t) || creditLine().MatchString(t) || callToAction.MatchString(t) {
 			continue
 		}
 		if text == "" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -250,7 +251,7 @@ func isProse(s string) bool {
 	if strings.ContainsAny(s, "{}<>=") || strings.Contains(s, "http") && len(strings.Fields(s)) < 2*proseWords {
 		return false
 	}
-	if !sentenceEnd.MatchString(s) {
+	if !sentenceEnd().MatchString(s) {
 		return false // a list of keywords or names
 	}
 	other := 0
@@ -321,7 +322,9 @@ func (r *Result) addScriptArticle(ps *pageScripts) {
 }
 
 // sentenceEnd matches the end of a sentence.
-var sentenceEnd = regexp.MustCompile(`[\p{L}\d)"”»’][.!?…。！？](?:\s|$)`)
+var sentenceEnd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[\p{L}\d)"”»’][.!?…。！？](?:\s|$)`)
+})
 
 // Readability scores a long table or list (a register of names, a price
 // list) above the paragraphs around it, and picks it alone. When its pick

@@ -242,12 +242,14 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 	return json.Marshal(j)
 }
 
-var blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+var blankRuns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+})
 
 // tidyBlankLines keeps at most one blank line in a row. Trailing spaces
 // stay: two of them are a markdown line break.
 func tidyBlankLines(s string) string {
-	return strings.TrimSpace(blankRuns.ReplaceAllString(s, "\n\n"))
+	return strings.TrimSpace(blankRuns().ReplaceAllString(s, "\n\n"))
 }
 
 // withNewline copies s once into a byte slice ending in a newline.

@@ -3,11 +3,16 @@ package guard
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var (
-	schemeRE   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
-	hostPortRE = regexp.MustCompile(`^[^/:]+:\d+(/|$)`)
+	schemeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	})
+	hostPortRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[^/:]+:\d+(/|$)`)
+	})
 )
 
 // LoadURL is the one fix-up of an address the agent or the person typed: a
@@ -18,7 +23,7 @@ var (
 // bare host the same way.
 func LoadURL(raw string) string {
 	u := strings.TrimSpace(raw)
-	if u == "" || schemeRE.MatchString(u) && !hostPortRE.MatchString(u) {
+	if u == "" || schemeRE().MatchString(u) && !hostPortRE().MatchString(u) {
 		return u
 	}
 	return bareScheme(u) + "://" + u

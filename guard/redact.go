@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret the audit log would otherwise keep.
@@ -11,11 +12,15 @@ const Redacted = "[redacted]"
 
 // secretKey matches argument, header and query names whose values are
 // secrets: passwords, tokens, cookies, keys, one-time codes, card data.
-var secretKey = regexp.MustCompile(`(?i)pass(word|wd|phrase|code)|(^|[-_])pass($|[-_])|pwd|secret|token|auth($|[-_]|ori[sz]ation|entication)|cookie|session|api[-_]?key|credential|private[-_]?key|otp|cvv|cvc|card[-_]?number|\bpin\b|signature|sig$`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)pass(word|wd|phrase|code)|(^|[-_])pass($|[-_])|pwd|secret|token|auth($|[-_]|ori[sz]ation|entication)|cookie|session|api[-_]?key|credential|private[-_]?key|otp|cvv|cvc|card[-_]?number|\bpin\b|signature|sig$`)
+})
 
 // secretText matches secrets inside free text: bearer and basic
 // credentials, JWTs, and well-known key formats.
-var secretText = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[a-z0-9._~+/=-]{8,}|\beyJ[a-zA-Z0-9_-]{5,}\.[a-zA-Z0-9_-]{5,}\.[a-zA-Z0-9_-]*|\b(sk|pk|rk)[-_](live|test|proj)?[-_]?[a-zA-Z0-9]{16,}|\bgh[pousr]_[a-zA-Z0-9]{20,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abpr]-[a-zA-Z0-9-]{10,}`)
+var secretText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[a-z0-9._~+/=-]{8,}|\beyJ[a-zA-Z0-9_-]{5,}\.[a-zA-Z0-9_-]{5,}\.[a-zA-Z0-9_-]*|\b(sk|pk|rk)[-_](live|test|proj)?[-_]?[a-zA-Z0-9]{16,}|\bgh[pousr]_[a-zA-Z0-9]{20,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abpr]-[a-zA-Z0-9-]{10,}`)
+})
 
 // typedKeys are the arguments that carry what is typed into a field; they
 // are redacted when the caller says the field is a password field.
@@ -49,7 +54,7 @@ func redactArgs(args map[string]any, secret bool, limit int) map[string]any {
 }
 
 func redactValue(key string, v any, secret bool, limit int) any {
-	if secretKey.MatchString(key) || secret && typedKeys[key] {
+	if secretKey().MatchString(key) || secret && typedKeys[key] {
 		if v == nil {
 			return nil
 		}
@@ -75,7 +80,9 @@ func redactValue(key string, v any, secret bool, limit int) any {
 }
 
 // urlInText is a URL inside free text (a script, a message).
-var urlInText = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s'"<>()\[\]{}\x60]+`)
+var urlInText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s'"<>()\[\]{}\x60]+`)
+})
 
 // redactURLsIn masks the secrets of every URL in s, leaving the rest of s
 // as it was, byte for byte.
@@ -83,15 +90,19 @@ func redactURLsIn(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return urlInText.ReplaceAllStringFunc(s, RedactURL)
+	return urlInText().ReplaceAllStringFunc(s, RedactURL)
 }
 
 // bodyMember is a form field ("password=x", after a start, "&", "?" or
 // white space) or a JSON string member ("password": "x") of a request or
 // response body.
 var (
-	bodyForm = regexp.MustCompile(`(^|[?&\s])([^=&\s]+)=([^&\s]*)`)
-	bodyJSON = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
+	bodyForm = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[?&\s])([^=&\s]+)=([^&\s]*)`)
+	})
+	bodyJSON = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
+	})
 )
 
 // RedactBody replaces, in text showing request or response bodies, the
@@ -99,20 +110,20 @@ var (
 // secrets (the names RedactArgs redacts: password, token, secret, ...),
 // and credential-looking strings anywhere; every other character stays.
 func RedactBody(text string) string {
-	text = bodyForm.ReplaceAllStringFunc(text, func(m string) string {
-		sub := bodyForm.FindStringSubmatch(m)
+	text = bodyForm().ReplaceAllStringFunc(text, func(m string) string {
+		sub := bodyForm().FindStringSubmatch(m)
 		name, err := url.QueryUnescape(sub[2])
 		if err != nil {
 			name = sub[2]
 		}
-		if !secretKey.MatchString(name) || sub[3] == "" {
+		if !secretKey().MatchString(name) || sub[3] == "" {
 			return m
 		}
 		return sub[1] + sub[2] + "=" + Redacted
 	})
-	text = bodyJSON.ReplaceAllStringFunc(text, func(m string) string {
-		sub := bodyJSON.FindStringSubmatch(m)
-		if !secretKey.MatchString(sub[1]) {
+	text = bodyJSON().ReplaceAllStringFunc(text, func(m string) string {
+		sub := bodyJSON().FindStringSubmatch(m)
+		if !secretKey().MatchString(sub[1]) {
 			return m
 		}
 		return `"` + sub[1] + `"` + sub[2] + `"` + Redacted + `"`
@@ -125,7 +136,7 @@ func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
-	return secretText.ReplaceAllString(s, Redacted)
+	return secretText().ReplaceAllString(s, Redacted)
 }
 
 // RedactURL masks the userinfo password and the values of secret-like query
@@ -159,7 +170,7 @@ func RedactURL(raw string) string {
 			if err != nil {
 				name = k
 			}
-			if hasV && (secretKey.MatchString(name) || name == "code" || name == "key") {
+			if hasV && (secretKey().MatchString(name) || name == "code" || name == "key") {
 				parts[i] = k + "=redacted"
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/browseragent/browseragent/internal/xdg"
 )
@@ -424,7 +425,9 @@ var ErrBadRules = errors.New("invalid sensitive-sites rules")
 
 func (e *RuleError) Unwrap() error { return ErrBadRules }
 
-var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+var ruleName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+})
 
 // compileHost checks and normalises one hosts entry.
 func compileHost(entry string) (string, error) {

@@ -228,7 +228,7 @@ func (r *Rule) compile(action string, disabled bool) error {
 	if r.Name == "" {
 		return errors.New("missing name")
 	}
-	if !ruleName.MatchString(r.Name) {
+	if !ruleName().MatchString(r.Name) {
 		return errors.New("name must be lower-case letters, digits, '.', '_' or '-' (at most 64)")
 	}
 	if disabled {

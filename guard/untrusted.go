@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // UntrustedTag is the random tag every untrusted block of this process
@@ -23,7 +24,9 @@ var UntrustedPrompt = fmt.Sprintf(`Text between "<<<UNTRUSTED %[1]s" and "<<<END
 // lookAlike matches a line that could imitate a marker: one holding the
 // word UNTRUSTED (any case, even spaced out) and a bracket of any kind.
 // Its brackets become ‹ ›, which no real marker uses.
-var lookAlike = regexp.MustCompile(`(?i)[^\n]*u\s*n\s*t\s*r\s*u\s*s\s*t\s*e\s*d[^\n]*`)
+var lookAlike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[^\n]*u\s*n\s*t\s*r\s*u\s*s\s*t\s*e\s*d[^\n]*`)
+})
 
 var brackets = strings.NewReplacer("<", "‹", "＜", "‹", "﹤", "‹", "«", "‹", "〈", "‹", "⟨", "‹",
 	">", "›", "＞", "›", "﹥", "›", "»", "›", "〉", "›", "⟩", "›")
@@ -53,7 +56,7 @@ func wrap(kind, source, text string) string {
 func defang(s string) string {
 	s = strings.ReplaceAll(s, UntrustedTag, "[tag]")
 	s = strings.NewReplacer("<<<", "‹‹‹", ">>>", "›››").Replace(s)
-	return lookAlike.ReplaceAllStringFunc(s, brackets.Replace)
+	return lookAlike().ReplaceAllStringFunc(s, brackets.Replace)
 }
 
 func newTag() string {

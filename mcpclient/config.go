@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/browseragent/browseragent/internal/xdg"
@@ -498,14 +499,16 @@ func validate(sc *ServerConfig, file string) error {
 	return nil
 }
 
-var varRE = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var varRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+})
 
 // Expand replaces ${VAR} and ${VAR:-default}. An unset VAR without a
 // default is an error naming it.
 func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 	var missing []string
-	out := varRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := varRE.FindStringSubmatch(m)
+	out := varRE().ReplaceAllStringFunc(s, func(m string) string {
+		sub := varRE().FindStringSubmatch(m)
 		if v, ok := lookup(sub[1]); ok && (v != "" || sub[2] == "") {
 			return v
 		}

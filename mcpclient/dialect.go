@@ -127,7 +127,9 @@ func applyGemini(sc *ServerConfig, fields map[string]json.RawMessage, file strin
 	return warns
 }
 
-var bareVarRE = regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+var bareVarRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // expandBare turns Gemini CLI's $VAR into ${VAR} so Expand handles both.
 func expandBare(s string) string {
@@ -136,7 +138,7 @@ func expandBare(s string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for _, m := range bareVarRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range bareVarRE().FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(s[last:m[0]])
 		b.WriteString("${" + s[m[2]:m[3]] + "}")
 		last = m[1]
@@ -182,14 +184,16 @@ var (
 	inputCache = map[string]string{}
 )
 
-var inputRE = regexp.MustCompile(`\$\{input:([^}]+)\}`)
+var inputRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{input:([^}]+)\}`)
+})
 
 // fillInputs replaces ${input:id} in every field that is expanded.
 func (p parser) fillInputs(sc *ServerConfig) error {
 	var first error
 	fill := func(s string) string {
-		return inputRE.ReplaceAllStringFunc(s, func(m string) string {
-			id := inputRE.FindStringSubmatch(m)[1]
+		return inputRE().ReplaceAllStringFunc(s, func(m string) string {
+			id := inputRE().FindStringSubmatch(m)[1]
 			v, err := p.input(id)
 			if err != nil && first == nil {
 				first = err

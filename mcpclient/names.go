@@ -6,12 +6,15 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MaxToolNameLen is the longest tool name LLM APIs accept.
 const MaxToolNameLen = 64
 
-var legalName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var legalName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+})
 
 // ToolName returns the name the LLM sees for tool on server:
 // mcp__<server>__<tool> when that is legal. When it is too long but legal,
@@ -23,10 +26,10 @@ var legalName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // that two servers would share get a further suffix (see Manager.Tools).
 func ToolName(server, tool string) string {
 	full := "mcp__" + server + "__" + tool
-	if legalName.MatchString(full) {
+	if legalName().MatchString(full) {
 		return full
 	}
-	if legalName.MatchString(server) && legalName.MatchString(tool) {
+	if legalName().MatchString(server) && legalName().MatchString(tool) {
 		// Room for the server: at least 4 of its characters and its hash.
 		room := MaxToolNameLen - len("mcp____") - len(tool)
 		if room >= 4+9 && room < len(server) {

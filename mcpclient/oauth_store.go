@@ -67,12 +67,14 @@ type tokenStore struct{ dir string }
 // storeMu serialises read-modify-write of token files within the process.
 var storeMu sync.Mutex
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^A-Za-z0-9._-]`)
+})
 
 // path maps a server name to a file name; names with other characters get
 // a hash suffix so two names never share a file.
 func (s tokenStore) path(name string) string {
-	safe := unsafeName.ReplaceAllString(name, "_")
+	safe := unsafeName().ReplaceAllString(name, "_")
 	if safe != name || safe == "" || safe[0] == '.' {
 		sum := sha256.Sum256([]byte(name))
 		safe = "_" + safe + "-" + hex.EncodeToString(sum[:4])

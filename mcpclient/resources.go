@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -187,7 +188,9 @@ func (s *server) invalidate(uri string) {
 	delete(s.cache, uri)
 }
 
-var mentionRE = regexp.MustCompile(`(^|[\s(])@([A-Za-z0-9_.-]+):(\S+)`)
+var mentionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s(])@([A-Za-z0-9_.-]+):(\S+)`)
+})
 
 // ExpandMentions finds @server:uri mentions in a user's message and
 // appends each resource as a <resource server="" uri="" mime="">…</resource>
@@ -195,7 +198,7 @@ var mentionRE = regexp.MustCompile(`(^|[\s(])@([A-Za-z0-9_.-]+):(\S+)`)
 // does not send the message. Trailing sentence punctuation is not part of
 // a URI.
 func (m *Manager) ExpandMentions(ctx context.Context, msg string) (string, error) {
-	matches := mentionRE.FindAllStringSubmatch(msg, -1)
+	matches := mentionRE().FindAllStringSubmatch(msg, -1)
 	if len(matches) == 0 {
 		return msg, nil
 	}

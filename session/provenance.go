@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/catalog"
@@ -119,14 +120,16 @@ func (s *Session) maskSecretValues(ctx context.Context, tabID, text string) stri
 // secretMask stands for a secret field's value, as Chrome shows a password.
 const secretMask = "••••"
 
-var tabListLineRE = regexp.MustCompile(`^(t\d+) \[([^\]]*)\] "(.*)" (\S+)$`)
+var tabListLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(t\d+) \[([^\]]*)\] "(.*)" (\S+)$`)
+})
 
 // screenTabList hides the title of a tab in browser_tabs whose page a
 // deny rule names.
 func (s *Session) screenTabList(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if m := tabListLineRE.FindStringSubmatch(line); m != nil {
+		if m := tabListLineRE().FindStringSubmatch(line); m != nil {
 			if d := s.deniedRead(m[4]); d != nil {
 				lines[i] = fmt.Sprintf("%s [%s] (a page the sensitive-site rule %q denies)", m[1], m[2], d.Rule)
 			}
@@ -157,7 +160,9 @@ func (s *Session) deniedRead(u string) *guard.Decision {
 	return &d
 }
 
-var pageListLineRE = regexp.MustCompile(`^(\d+): `)
+var pageListLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d+): `)
+})
 
 // screenPageList replaces the lines of chrome-devtools-mcp's page list
 // ("N: title (url)") whose page a deny rule names: its title is that
@@ -176,7 +181,7 @@ func (s *Session) screenPageList(text string) string {
 		if section != "Pages" && section != "Opened pages" {
 			continue
 		}
-		m := pageListLineRE.FindStringSubmatch(line)
+		m := pageListLineRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/browseragent/browseragent/catalog"
@@ -85,7 +86,9 @@ func (h *history) add(line string, secret bool) {
 	f.WriteString(line + "\n")
 }
 
-var secretKey = regexp.MustCompile(`(?i)pass(word|wd|phrase)?|secret|token|api[_-]?key|otp|pin|cvv|cvc|card|credential|auth`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)pass(word|wd|phrase)?|secret|token|api[_-]?key|otp|pin|cvv|cvc|card|credential|auth`)
+})
 
 // redactLine masks secrets in a line before it is written to history.
 func redactLine(line string) string {
@@ -99,7 +102,7 @@ func redactLine(line string) string {
 	}
 	var v any
 	if json.Unmarshal([]byte(args), &v) != nil {
-		if secretKey.MatchString(args) {
+		if secretKey().MatchString(args) {
 			return "/call " + tool + " ***"
 		}
 		return line
@@ -121,7 +124,7 @@ func maskSecrets(v any, secret bool, masked *bool) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			t[k] = maskSecrets(x, secret || secretKey.MatchString(k), masked)
+			t[k] = maskSecrets(x, secret || secretKey().MatchString(k), masked)
 		}
 		return t
 	case []any:
@@ -171,13 +174,15 @@ func maskTyped(line string) string {
 
 // urlish is a word (also inside JSON strings) with an @ or a ?: a URL
 // that may carry a password or a token.
-var urlish = regexp.MustCompile(`[^\s"'<>{}\[\],]*[@?][^\s"'<>{}\[\],]*`)
+var urlish = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^\s"'<>{}\[\],]*[@?][^\s"'<>{}\[\],]*`)
+})
 
 // redactURLs masks the password of user:password@ and the values of
 // token-like query parameters in every word that looks like a URL, with or
 // without a scheme. Words with nothing to mask stay as typed.
 func redactURLs(line string) string {
-	return urlish.ReplaceAllStringFunc(line, func(w string) string {
+	return urlish().ReplaceAllStringFunc(line, func(w string) string {
 		u, bare := w, !strings.Contains(w, "://")
 		if bare {
 			u = "http://" + w

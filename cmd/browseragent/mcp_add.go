@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -85,10 +86,12 @@ func workDir() string {
 
 // serverNameRE is the names Claude Code accepts, so a server added here
 // can be added there too.
-var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+})
 
 func checkServerName(name string) error {
-	if !serverNameRE.MatchString(name) {
+	if !serverNameRE().MatchString(name) {
 		return exitCode(exitUsage, fmt.Sprintf("server name %q: use only letters, digits, - and _ (as Claude Code does)", name))
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -209,11 +210,21 @@ func typeError(field, got, kind string) string {
 // Go's wordings, as they appear in text whose error chain is gone (a
 // message formatted with %v, a tool's text quoting a Go error).
 var (
-	reParse    = regexp.MustCompile(`strconv\.Parse(Int|Uint|Float|Bool|Complex): parsing ("(?:[^"\\]|\\.)*"): (?:invalid syntax|value out of range)`)
-	reRequest  = regexp.MustCompile(`\b(?:Get|Post|Put|Head|Delete|Patch) "[^"]*": `)
-	reDial     = regexp.MustCompile(`dial (?:tcp|tcp4|tcp6|udp|unix) ([^ :]*(?::\d+)?|\[[^\]]*\]:\d+): (?:connect: )?([a-z][a-z ]*[a-z])`)
-	reLookup   = regexp.MustCompile(`dial tcp: lookup ([^ :]+)(?: on [^ ]+)?: no such host`)
-	reJSONType = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field (?:\w+\.)*(\w+)|value) of type \*?\[?\]?(\w+)`)
+	reParse = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`strconv\.Parse(Int|Uint|Float|Bool|Complex): parsing ("(?:[^"\\]|\\.)*"): (?:invalid syntax|value out of range)`)
+	})
+	reRequest = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:Get|Post|Put|Head|Delete|Patch) "[^"]*": `)
+	})
+	reDial = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`dial (?:tcp|tcp4|tcp6|udp|unix) ([^ :]*(?::\d+)?|\[[^\]]*\]:\d+): (?:connect: )?([a-z][a-z ]*[a-z])`)
+	})
+	reLookup = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`dial tcp: lookup ([^ :]+)(?: on [^ ]+)?: no such host`)
+	})
+	reJSONType = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field (?:\w+\.)*(\w+)|value) of type \*?\[?\]?(\w+)`)
+	})
 )
 
 // Text is s as a person reads it: Go's own wordings left in a message (a
@@ -223,25 +234,25 @@ func Text(s string) string {
 	if !strings.ContainsAny(s, ":") {
 		return s
 	}
-	s = reParse.ReplaceAllStringFunc(s, func(m string) string {
-		sub := reParse.FindStringSubmatch(m)
+	s = reParse().ReplaceAllStringFunc(s, func(m string) string {
+		sub := reParse().FindStringSubmatch(m)
 		if sub[1] == "Bool" {
 			return sub[2] + " is not true or false"
 		}
 		return sub[2] + " is not a number"
 	})
-	s = reLookup.ReplaceAllString(s, "no such host: $1")
-	s = reRequest.ReplaceAllString(s, "")
-	s = reDial.ReplaceAllStringFunc(s, func(m string) string {
-		sub := reDial.FindStringSubmatch(m)
+	s = reLookup().ReplaceAllString(s, "no such host: $1")
+	s = reRequest().ReplaceAllString(s, "")
+	s = reDial().ReplaceAllStringFunc(s, func(m string) string {
+		sub := reDial().FindStringSubmatch(m)
 		why := sub[2]
 		if why == "connection refused" {
 			why += " (nothing is listening there)"
 		}
 		return "could not connect to " + sub[1] + ": " + why
 	})
-	s = reJSONType.ReplaceAllStringFunc(s, func(m string) string {
-		sub := reJSONType.FindStringSubmatch(m)
+	s = reJSONType().ReplaceAllStringFunc(s, func(m string) string {
+		sub := reJSONType().FindStringSubmatch(m)
 		return typeError(sub[2], sub[1], kindOf(sub[3]))
 	})
 	s = strings.ReplaceAll(s, "context deadline exceeded", "timed out")
