@@ -1,31 +1,28 @@
 package guard
 
 import (
-	"os"
-	"sync"
 	"testing"
 	"time"
 )
 
-var (
-	defaultsOnce sync.Once
-	defaultsData []byte
-	defaultsErr  error
-)
-
-// defaultRules loads the repository's sensitive-sites.yaml, the same bytes
-// the binary embeds (guard may not import the root package).
+// defaultRules loads the built-in rules, as the program does.
 func defaultRules(tb testing.TB) *Rules {
 	tb.Helper()
-	defaultsOnce.Do(func() { defaultsData, defaultsErr = os.ReadFile("../sensitive-sites.yaml") })
-	if defaultsErr != nil {
-		tb.Fatalf("read default rules: %v", defaultsErr)
-	}
-	rs, err := LoadRules(defaultsData)
+	rs, err := LoadRules()
 	if err != nil {
 		tb.Fatalf("default rules do not load: %v", err)
 	}
 	return rs
+}
+
+// loadOver layers the files in paths over base, read as the built-in
+// rules would be: layering is tested on a small base of the test's own.
+func loadOver(base []byte, paths ...string) (*Rules, error) {
+	all, err := parseFile(base, BuiltinSource)
+	if err != nil {
+		return nil, err
+	}
+	return layerRules(all, paths)
 }
 
 // fakeClock is a settable clock for once-approval expiry.

@@ -60,7 +60,7 @@ type Rule struct {
 	Action  Action
 	Note    string
 	// Source is the file the rule came from (BuiltinSource for the
-	// embedded defaults) and Line its line there.
+	// built-in rules) and Line its line there.
 	Source string
 	Line   int
 	// Replaces is "file:line" of the earlier rule of the same name this
@@ -263,15 +263,20 @@ func ParseRules(data []byte, source string) (*Rules, error) {
 	return rs, nil
 }
 
-// LoadRules parses the embedded defaults and then each file in paths, in
-// order; a rule in a later file replaces the earlier rule of the same name
-// (or removes it, with "disabled: true"). A missing or invalid file is an
+// LoadRules reads the built-in rules (sensitive-sites.yaml, compiled into
+// the program: see builtinRules) and then each file in paths, in order; a
+// rule in a later file replaces the earlier rule of the same name (or
+// removes it, with "disabled: true"). A missing or invalid file is an
 // error: the caller must refuse to start rather than run without rules.
-func LoadRules(defaults []byte, paths ...string) (*Rules, error) {
-	all, err := parseFile(defaults, BuiltinSource)
-	if err != nil {
-		return nil, err
-	}
+func LoadRules(paths ...string) (*Rules, error) {
+	return layerRules(builtinRules(), paths)
+}
+
+//go:generate go test -run TestBuiltinRulesAreTheFile -update .
+
+// layerRules puts the files in paths over the rules all, which came from
+// BuiltinSource.
+func layerRules(all []*Rule, paths []string) (*Rules, error) {
 	index := make(map[string]int, len(all))
 	for i, r := range all {
 		index[r.Name] = i

@@ -30,7 +30,7 @@ func TestLoadRulesWarnsWhenReplacing(t *testing.T) {
 	write(t, user, "version: 1\nrules:\n  - name: bank\n    hosts: [bank.example]\n    action: ask\n  - name: mial\n    disabled: true\n  - name: mine\n    hosts: [mine.example]\n    action: ask\n")
 	extra := filepath.Join(dir, "extra.yaml")
 	write(t, extra, "version: 1\nrules:\n  - name: mine\n    disabled: true\n")
-	rs, err := LoadRules(base, user, extra)
+	rs, err := loadOver(base, user, extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func BenchmarkLoadRules200k(b *testing.B) {
 	defaultRules(b)
 	b.ResetTimer()
 	for b.Loop() {
-		rs, err := LoadRules(defaultsData, path)
+		rs, err := LoadRules(path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -94,7 +94,7 @@ rules:
     hosts: [Intranet.Corp]
     action: ask
 `)
-	rs, err := LoadRules(base, user)
+	rs, err := loadOver(base, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,12 +113,12 @@ rules:
 	if r := rs.Match(mustURL(t, "https://mail.example/")); r != nil {
 		t.Errorf("disabled rule still matches")
 	}
-	if _, err := LoadRules(base, filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, err := loadOver(base, filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("missing --sites file: err = %v", err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	write(t, bad, "version: 1\nrules:\n  - name: x\n    hosts: [a.example]\n    action: maybe\n")
-	if _, err := LoadRules(base, bad); err == nil || !strings.HasPrefix(err.Error(), bad+":3: rule \"x\"") {
+	if _, err := loadOver(base, bad); err == nil || !strings.HasPrefix(err.Error(), bad+":3: rule \"x\"") {
 		t.Errorf("invalid user file must refuse: err = %v", err)
 	}
 }

@@ -34,15 +34,11 @@ func TestRegistryJudgesSpellingsAsLoaded(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	data, err := os.ReadFile("../sensitive-sites.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	local := filepath.Join(t.TempDir(), "local.yaml")
 	if err := os.WriteFile(local, []byte("version: 1\nrules:\n  - name: dev-admin\n    hosts: [\"127.0.0.1:"+port+"\"]\n    action: deny\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rules, err := guard.LoadRules(data, local)
+	rules, err := guard.LoadRules(local)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -116,11 +115,7 @@ func TestWebFetchRefusesDeniedResolvedAddress(t *testing.T) {
 		"v6.trick.test.":     {netip.MustParseAddr("fd00:ec2::254")},
 		"mapped.trick.test.": {netip.MustParseAddr("::ffff:100.100.100.200")},
 	})
-	data, err := os.ReadFile("../sensitive-sites.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := guard.LoadRules(data)
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/agent/llmtest"
 	"github.com/browseragent/browseragent/guard"
@@ -61,7 +60,7 @@ func hostServer() *mcp.Server {
 // LLM configured).
 func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string) {
 	t.Helper()
-	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
@@ -20,7 +19,7 @@ import (
 // finds the tool; the server (a go-sdk server over in-memory transports)
 // takes 300 ms to start the second time.
 func TestScriptRestartWaits(t *testing.T) {
-	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
@@ -19,7 +18,7 @@ import (
 // afterRun runs when the script has ended, before the session closes.
 func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time.Duration, script string) (string, string, int) {
 	t.Helper()
-	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/session"
 )
@@ -26,7 +25,7 @@ func TestScriptRealSession(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
@@ -25,7 +24,7 @@ import (
 // longer is allowed one line per window it lasted.
 func TestResourceUpdateFlood(t *testing.T) {
 	const updates = 5000
-	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
@@ -21,7 +20,7 @@ import (
 // opened it, and on "y" sends the call again, which now works. The server
 // is a go-sdk server over in-memory transports.
 func TestScriptURLElicitationRetry(t *testing.T) {
-	rules, err := guard.ParseRules(browseragent.DefaultSites, "sensitive-sites.yaml")
+	rules, err := guard.LoadRules()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/browseragent/browseragent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
@@ -37,7 +36,7 @@ type sessionConfig struct {
 	fetch      *fetch.Options           // web_fetch's options (nil: defaults)
 }
 
-// loadRules reads the embedded rules, the user's file when present and
+// loadRules reads the built-in rules, the user's file when present and
 // --sites. Any error refuses the start: browseragent never runs without them.
 // Warnings (a rule replacing a built-in of the same name) go to warn.
 func loadRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
@@ -52,7 +51,7 @@ func loadRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
 	if sitesFile != "" {
 		paths = append(paths, sitesFile)
 	}
-	rules, err := guard.LoadRules(browseragent.DefaultSites, paths...)
+	rules, err := guard.LoadRules(paths...)
 	if err != nil {
 		return nil, exitCode(exitUsage, fmt.Sprintf("%v; refusing to start without valid sensitive-site rules", err))
 	}
