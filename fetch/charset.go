@@ -2,10 +2,8 @@ package fetch
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/gogs/chardet"
@@ -16,9 +14,7 @@ import (
 // sniffLen is how much of a body the meta scan and the detector look at.
 const sniffLen = 64 << 10
 
-var metaCharset = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
-})
+var metaCharset = lazyRegexp(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+)`)
 
 // toUTF8 decodes an HTML or text body to UTF-8. The charset comes, in
 // order, from a byte-order mark, the Content-Type header, a <meta> tag in the

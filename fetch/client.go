@@ -95,6 +95,7 @@ type Client struct {
 
 // NewClient returns a Client with opts (nil means defaults).
 func NewClient(opts *Options) *Client {
+	warmRules()
 	o := opts.withDefaults()
 	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: o.Resolver}
 	if ctl := o.DialControl; ctl != nil {

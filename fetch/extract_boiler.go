@@ -1,9 +1,7 @@
 package fetch
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -22,32 +20,26 @@ import (
 
 // boilerExtraName matches a class or id token (split as hasBoilerplateName
 // splits them) of a block that is not the article's text.
-var boilerExtraName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:` +
-		`kommentar|komentarz|comentario|commentaire|` +
-		`utility$|disclaimer|disclosure|affiliate|licen[cs]e|` +
-		`readingtime|readtime|alert$|linkbox|buybox|` +
-		`imagedesc|imgdesc|bildunter|bildtext|bildbeschreibung|bildnachweis|legende?$` +
-		`)`)
-})
+var boilerExtraName = lazyRegexp(`^(?:` +
+	`kommentar|komentarz|comentario|commentaire|` +
+	`utility$|disclaimer|disclosure|affiliate|licen[cs]e|` +
+	`readingtime|readtime|alert$|linkbox|buybox|` +
+	`imagedesc|imgdesc|bildunter|bildtext|bildbeschreibung|bildnachweis|legende?$` +
+	`)`)
 
 // boilerSubName matches a class or id token that names boilerplate
 // anywhere inside it: "BorlabsCookie", "textwidget", "shariff-wrapper".
-var boilerSubName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`cookie|consent|widget|newsletter|breadcrumb`)
-})
+var boilerSubName = lazyRegexp(`cookie|consent|widget|newsletter|breadcrumb`)
 
 // boilerWholeName matches a whole class name (lower-cased, not split) of a
 // caption, a picture credit, an embedded post of another site, or text
 // shown to screen readers only. (A bare "hidden" is not one: Tailwind's
 // "hidden lg:block" is shown on a desktop.)
-var boilerWholeName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:` +
-		`(?:image|img|bild|photo|foto|picture|media)[-_]*(?:subtitle|description|desc|legend|unterschrift|beschreibung|credit|copyright|source|title)s?|` +
-		`instagram-media|tiktok-embed|fb-post|fb-video|` +
-		`sr-only|screen-reader-text|visually-hidden|visuallyhidden|hidecompletely` +
-		`)$`)
-})
+var boilerWholeName = lazyRegexp(`^(?:` +
+	`(?:image|img|bild|photo|foto|picture|media)[-_]*(?:subtitle|description|desc|legend|unterschrift|beschreibung|credit|copyright|source|title)s?|` +
+	`instagram-media|tiktok-embed|fb-post|fb-video|` +
+	`sr-only|screen-reader-text|visually-hidden|visuallyhidden|hidecompletely` +
+	`)$`)
 
 // boilerExtraTags are elements judged by boilerExtraName beside
 // boilerplateTags: inline wrappers a caption or credit is written in.
@@ -191,22 +183,18 @@ func wordAfter(l string, i int) bool {
 
 // figureLine matches a caption written in the text: "Abbildung 4: …",
 // "Fig. 2 – …".
-var figureLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|grafik|tabelle|table|foto|photo)\s*\d+[a-z]?\s*[:.–-]`)
-})
+var figureLine = lazyRegexp(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|grafik|tabelle|table|foto|photo)\s*\d+[a-z]?\s*[:.–-]`)
 
 // moreHeadingExtra matches the whole text of a heading that opens what
 // follows an article, in phrasings moreHeading does not have.
-var moreHeadingExtra = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:` +
-		`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
-		`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
-		`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
-		`most (?:read|popular|viewed|commented|shared)|über (?:diese reihe|den autor|die autorin|die autoren|uns)|about (?:this series|the authors?|us)|sobre (?:el|la) autora?|à propos de l'auteur|o autorze|(?:presse)?kontakt|contact(?: us)?|ansprechpartner(?:in)?(?: zum thema)?|suggested citation|zitiervorschlag|cite this(?: article)?|` +
-		`(?:.* )?similar (?:recipes|articles|posts|stories|products)\b.*|` +
-		`articles? liés|à lire (?:aussi|également)|(?:\p{L}+ et )?\p{L}+ sur le (?:même )?(?:sujet|thème)` +
-		`)[^\p{L}\p{N}]*$`)
-})
+var moreHeadingExtra = lazyRegexp(`(?i)^\W*(?:` +
+	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
+	`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
+	`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
+	`most (?:read|popular|viewed|commented|shared)|über (?:diese reihe|den autor|die autorin|die autoren|uns)|about (?:this series|the authors?|us)|sobre (?:el|la) autora?|à propos de l'auteur|o autorze|(?:presse)?kontakt|contact(?: us)?|ansprechpartner(?:in)?(?: zum thema)?|suggested citation|zitiervorschlag|cite this(?: article)?|` +
+	`(?:.* )?similar (?:recipes|articles|posts|stories|products)\b.*|` +
+	`articles? liés|à lire (?:aussi|également)|(?:\p{L}+ et )?\p{L}+ sur le (?:même )?(?:sujet|thème)` +
+	`)[^\p{L}\p{N}]*$`)
 
 // isMoreHeading says t, the whole text of a short heading-like block,
 // announces what follows an article (related, more, comments).
@@ -227,12 +215,10 @@ func classOnly(n *html.Node) *html.Node {
 // metaLineExtra matches short meta lines metaLine does not: "Release
 // Date: …", "Veröffentlichung: …", "Von: Jane Doe", "3:59 PM",
 // "Aufrufe: 1120 | …".
-var metaLineExtra = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:` +
-		`(?:\p{L}+ )?date\s*:.*|veröffentlich\p{L}*\b.*|publiziert\b.*|(?:von|by|autor(?:in)?|author)\s*:.*|` +
-		`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|\d{1,2}\.\d{1,2}\.\d{2,4}.*(?:kategorie|category|rubrik|tags?)\s*:.*|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
-		`)$`)
-})
+var metaLineExtra = lazyRegexp(`(?i)^\W*(?:` +
+	`(?:\p{L}+ )?date\s*:.*|veröffentlich\p{L}*\b.*|publiziert\b.*|(?:von|by|autor(?:in)?|author)\s*:.*|` +
+	`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|\d{1,2}\.\d{1,2}\.\d{2,4}.*(?:kategorie|category|rubrik|tags?)\s*:.*|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
+	`)$`)
 
 // inlineTags are the elements whose text rules apply only when they stand
 // alone in their parent: inside a sentence they are its words.
@@ -269,12 +255,10 @@ func standsAlone(n *html.Node) bool {
 
 // labelLine matches the whole text of a button or a box's title: "Quellen
 // ausblenden", "Show more", "Inhaltsverzeichnis".
-var labelLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:` +
-		`(?:\p{L}+ )?(?:ausblenden|einblenden)|(?:mehr|weniger|alle) anzeigen|show (?:more|less|all)|mostrar más|voir plus|` +
-		`inhaltsverzeichnis|table of contents|spis treści|sommaire|índice` +
-		`)\W*$`)
-})
+var labelLine = lazyRegexp(`(?i)^\W*(?:` +
+	`(?:\p{L}+ )?(?:ausblenden|einblenden)|(?:mehr|weniger|alle) anzeigen|show (?:more|less|all)|mostrar más|voir plus|` +
+	`inhaltsverzeichnis|table of contents|spis treści|sommaire|índice` +
+	`)\W*$`)
 
 // metaFields says t is a row of "Label: value" fields split by "|", as
 // a post's views, author, tags and rating line: "Aufrufe: 1120 |
@@ -323,9 +307,7 @@ func isBoilerExtra(n *html.Node, s textStats) bool {
 }
 
 // relatedName matches a class or id token of a list of related posts.
-var relatedName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:related|relatedposts|yarpp|crp)`)
-})
+var relatedName = lazyRegexp(`^(?:related|relatedposts|yarpp|crp)`)
 
 // isBigRelated says n is a list of related posts that holds more than the
 // 2/5 of the text a boilerplate block may (each post with its excerpt,

@@ -15,7 +15,7 @@ import (
 func TestPhraseRE(t *testing.T) {
 	pats := map[string]*phraseRE{"callToAction": callToAction, "seeAlso": seeAlso}
 	for name, p := range pats {
-		if p.need == nil {
+		if p.need() == nil {
 			t.Errorf("%s has no needed literals: every block runs the whole regexp", name)
 		}
 	}
@@ -74,7 +74,7 @@ func TestNeededLiterals(t *testing.T) {
 		{`a|b`, nil},
 	}
 	for _, tt := range tests {
-		got := mustPhraseRE(tt.expr).need()
+		got := newPhraseRE(tt.expr).need()
 		if len(got) != len(tt.want) {
 			t.Errorf("%s: need %q, want %q", tt.expr, got, tt.want)
 			continue
@@ -84,5 +84,24 @@ func TestNeededLiterals(t *testing.T) {
 				t.Errorf("%s: need %q, want %q", tt.expr, got, tt.want)
 			}
 		}
+	}
+}
+
+// Every lazily compiled regexp of the package compiles (a broken one
+// would otherwise panic only on the first page that reaches its rule), and
+// warmRules reaches them all.
+func TestWarmersCompileEveryRule(t *testing.T) {
+	if len(warmers) < 20 {
+		t.Fatalf("%d warmers: the package's rules are not all registered", len(warmers))
+	}
+	for i, warm := range warmers {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("warmer %d: %v", i, r)
+				}
+			}()
+			warm()
+		}()
 	}
 }

@@ -1,9 +1,7 @@
 package fetch
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -18,14 +16,10 @@ import (
 // finds it in the page and puts it back in front of the article.
 
 // leadName matches a class or id token naming an article's lead.
-var leadName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:lead|leadin|lede|intro|introduction|teaser|teasertext|excerpt|summary|subtitle|subheadline|subhead|subline|standfirst|chapo|chapeau|abstract|deck|dek|kicker|perex|bajada|entradilla|sumario|sottotitolo|vorspann|anriss)`)
-})
+var leadName = lazyRegexp(`^(?:lead|leadin|lede|intro|introduction|teaser|teasertext|excerpt|summary|subtitle|subheadline|subhead|subline|standfirst|chapo|chapeau|abstract|deck|dek|kicker|perex|bajada|entradilla|sumario|sottotitolo|vorspann|anriss)`)
 
 // weakLeadName names a lead only on a paragraph.
-var weakLeadName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^descr`)
-})
+var weakLeadName = lazyRegexp(`^descr`)
 
 // leadGap is how many letters may stand between the lead's end and the
 // article's first text (a picture's caption, the byline, the date, a box
@@ -143,9 +137,7 @@ func hasAny(n *html.Node, tags map[atom.Atom]bool) bool {
 
 // siteName matches a class or id token of the site's own header (its name
 // and slogan), or of a block that is never the article's.
-var siteName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`site[-_]?(?:header|head|title|description|branding|name|logo)|masthead|branding|slogan|tagline`)
-})
+var siteName = lazyRegexp(`site[-_]?(?:header|head|title|description|branding|name|logo)|masthead|branding|slogan|tagline`)
 
 // isSiteBlock says n is the site's header, or is named as boilerplate.
 func isSiteBlock(n *html.Node) bool {

@@ -1,9 +1,7 @@
 package fetch
 
 import (
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -69,19 +67,17 @@ func countLetters(s string) int {
 // the article's text. Tokens are the class and id split at anything that
 // is not a letter or digit, lower-cased; the pattern must match a whole
 // token's start.
-var boilerplateName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:` +
-		`comment|disqus|respond|repl(?:y|ies)|discussion|` +
-		`share|sharing|shariff|social|sociable|syndication|addthis|` +
-		`related|relatedposts|recommend|more(?:stories|articles|news)|mostpopular|popular|trending|readmore|seealso|teaser|` +
-		`newsletter|subscri|signup|paywall|premium|promo|cookie|consent|gdpr|` +
-		`tags?$|taglist|tagcloud|keywords$|categor|` +
-		`sidebar|widget|banner|advert|ads?$|adsense|sponsor|outbrain|taboola|` +
-		`breadcrumb|pagination|pager$|nav|menu|toolbar|tools$|print$|rating|vote|` +
-		`author|byline|bio$|meta$|metadata|postmeta|entrymeta|dateline|timestamp|date$|posted|` +
-		`caption|credit|copyright|footer|donat|login` +
-		`)`)
-})
+var boilerplateName = lazyRegexp(`^(?:` +
+	`comment|disqus|respond|repl(?:y|ies)|discussion|` +
+	`share|sharing|shariff|social|sociable|syndication|addthis|` +
+	`related|relatedposts|recommend|more(?:stories|articles|news)|mostpopular|popular|trending|readmore|seealso|teaser|` +
+	`newsletter|subscri|signup|paywall|premium|promo|cookie|consent|gdpr|` +
+	`tags?$|taglist|tagcloud|keywords$|categor|` +
+	`sidebar|widget|banner|advert|ads?$|adsense|sponsor|outbrain|taboola|` +
+	`breadcrumb|pagination|pager$|nav|menu|toolbar|tools$|print$|rating|vote|` +
+	`author|byline|bio$|meta$|metadata|postmeta|entrymeta|dateline|timestamp|date$|posted|` +
+	`caption|credit|copyright|footer|donat|login` +
+	`)`)
 
 // boilerplateTags are the elements pruneArticle judges by name.
 var boilerplateTags = map[atom.Atom]bool{
@@ -158,17 +154,15 @@ var callToAction = mustPhraseRE(`(?i)(?:` +
 
 // moreHeading matches the whole text of a heading that opens what follows
 // an article: related articles, more on the topic, comments, sources.
-var moreHeading = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:` +
-		`related(?: \w+)?|more (?:on|from|about|stories|articles|news)\b.*|further reading|see also|you (?:may|might) also like.*|recommended(?: \w+)?|popular(?: \w+)?|(?:\d+ )?comments?|leave a (?:comment|reply)|` +
-		`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) (?:artikel|beiträge|themen|links|news|nachrichten|tests)\b.*|` +
-		`mehr (?:zum thema|zu diesem thema|themen|dazu|artikel|news|zu)\b.*|auch interessant.*|zum weiterlesen|entdecke weitere.*|das (?:könnte|interessiert) (?:sie|dich).*|` +
-		`siehe auch|lesen sie auch.*|weiterführende (?:links|informationen|artikel)|empfehlungen.*|(?:keine )?kommentare|` +
-		`noticias relacionadas|art[ií]culos relacionados|te puede interesar.*|m[aá]s noticias|` +
-		`sur le même sujet|à lire aussi|lire aussi|articles? similaires|leggi anche|articoli correlati|` +
-		`czytaj (?:też|także)|zobacz (?:też|także)|podobne artykuły|dowiedz się więcej|veja também|leia também` +
-		`)\W*$`)
-})
+var moreHeading = lazyRegexp(`(?i)^\W*(?:` +
+	`related(?: \w+)?|more (?:on|from|about|stories|articles|news)\b.*|further reading|see also|you (?:may|might) also like.*|recommended(?: \w+)?|popular(?: \w+)?|(?:\d+ )?comments?|leave a (?:comment|reply)|` +
+	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) (?:artikel|beiträge|themen|links|news|nachrichten|tests)\b.*|` +
+	`mehr (?:zum thema|zu diesem thema|themen|dazu|artikel|news|zu)\b.*|auch interessant.*|zum weiterlesen|entdecke weitere.*|das (?:könnte|interessiert) (?:sie|dich).*|` +
+	`siehe auch|lesen sie auch.*|weiterführende (?:links|informationen|artikel)|empfehlungen.*|(?:keine )?kommentare|` +
+	`noticias relacionadas|art[ií]culos relacionados|te puede interesar.*|m[aá]s noticias|` +
+	`sur le même sujet|à lire aussi|lire aussi|articles? similaires|leggi anche|articoli correlati|` +
+	`czytaj (?:też|także)|zobacz (?:też|także)|podobne artykuły|dowiedz się więcej|veja também|leia também` +
+	`)\W*$`)
 
 // headingLike are the elements a "more" heading is written with.
 var headingLike = map[atom.Atom]bool{
@@ -221,25 +215,21 @@ func cutTail(root *html.Node, stats map[*html.Node]textStats, total int) []*html
 // metaLine matches a short line that dates or files the article rather
 // than telling it: "Published 3 May 2021", "23.10.2018", "4 min read",
 // "Kategorie: News".
-var metaLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:` +
-		`(?:published|updated|posted|last modified|veröffentlicht|aktualisiert|erstellt|stand|publikacja|aktualizacja|publicado|actualizado|publié|mis à jour|pubblicato|kategorie|category|categories|rubrik|schlagworte|tags|filed under)\b.*|` +
-		`(?:\w+,? )?\d{1,2}[./-] ?\d{1,2}[./-] ?\d{2,4}(?:,? \d{1,2}[:.]\d{2}(?: ?uhr| ?[ap]m)?)?|` +
-		`(?:\w+,? )?\d{1,2}\.? (?:jan|feb|mär|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|dez|dec)\p{L}*\.? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
-		`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\p{L}*\.? \d{1,2},? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
-		`\d{4}-\d{2}-\d{2}.*|\d+ min(?:ute)?s? (?:read|lesezeit)|lesezeit:? \d+.*` +
-		`)\W*$`)
-})
+var metaLine = lazyRegexp(`(?i)^\W*(?:` +
+	`(?:published|updated|posted|last modified|veröffentlicht|aktualisiert|erstellt|stand|publikacja|aktualizacja|publicado|actualizado|publié|mis à jour|pubblicato|kategorie|category|categories|rubrik|schlagworte|tags|filed under)\b.*|` +
+	`(?:\w+,? )?\d{1,2}[./-] ?\d{1,2}[./-] ?\d{2,4}(?:,? \d{1,2}[:.]\d{2}(?: ?uhr| ?[ap]m)?)?|` +
+	`(?:\w+,? )?\d{1,2}\.? (?:jan|feb|mär|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|dez|dec)\p{L}*\.? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
+	`(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\p{L}*\.? \d{1,2},? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
+	`\d{4}-\d{2}-\d{2}.*|\d+ min(?:ute)?s? (?:read|lesezeit)|lesezeit:? \d+.*` +
+	`)\W*$`)
 
 // creditLine matches a picture credit or a source line: "Foto: dpa",
 // "Photograph by …", "AFP / JANE DOE", "Getty Images".
-var creditLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\W*(?:` +
-		`(?:photo|foto|fotos|bild|bilder|image|picture|credit|crédit|photograph|photography|illustration|grafik|quelle|source|fuente|titelbild|beitragsbild)s?(?: by| von)?\W*:?\s.*|` +
-		`.*\b(?:getty images|shutterstock|istock(?:photo)?|imago|picture[- ]alliance|dpa|afp|reuters|ap photo|keystone|epa)\b.*|` +
-		`[\p{Lu}\d][\p{L}\d.&-]*(?: [\p{L}\d.&-]+)* ?/ ?[\p{Lu}][\p{L}.-]*(?: [\p{L}.-]+){0,3}` +
-		`)$`)
-})
+var creditLine = lazyRegexp(`(?i)^\W*(?:` +
+	`(?:photo|foto|fotos|bild|bilder|image|picture|credit|crédit|photograph|photography|illustration|grafik|quelle|source|fuente|titelbild|beitragsbild)s?(?: by| von)?\W*:?\s.*|` +
+	`.*\b(?:getty images|shutterstock|istock(?:photo)?|imago|picture[- ]alliance|dpa|afp|reuters|ap photo|keystone|epa)\b.*|` +
+	`[\p{Lu}\d][\p{L}\d.&-]*(?: [\p{L}\d.&-]+)* ?/ ?[\p{Lu}][\p{L}.-]*(?: [\p{L}.-]+){0,3}` +
+	`)$`)
 
 // metaTags are the elements a metaLine is looked for in.
 var metaTags = map[atom.Atom]bool{

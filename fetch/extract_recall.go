@@ -2,9 +2,7 @@ package fetch
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -322,9 +320,7 @@ func (r *Result) addScriptArticle(ps *pageScripts) {
 }
 
 // sentenceEnd matches the end of a sentence.
-var sentenceEnd = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[\p{L}\d)"”»’][.!?…。！？](?:\s|$)`)
-})
+var sentenceEnd = lazyRegexp(`[\p{L}\d)"”»’][.!?…。！？](?:\s|$)`)
 
 // Readability scores a long table or list (a register of names, a price
 // list) above the paragraphs around it, and picks it alone. When its pick

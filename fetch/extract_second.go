@@ -3,7 +3,6 @@ package fetch
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/net/html"
@@ -20,13 +19,11 @@ import (
 
 // containerNames are class/id values naming the article's body, most
 // specific first: a page is judged by the first tier that matches.
-var containerTiers = sync.OnceValue(func() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		regexp.MustCompile(`(?:^|[^a-z])(?:article|entry|post|story|blog|news|single)[-_]{0,2}(?:body|content|text|entry|inner)|articlebody|` +
-			`(?:^|[^a-z])(?:body|content)[-_]?(?:text|copy)(?:$|[^a-z])|fulltext|rich[-_]?text|field[-_]body`),
-		regexp.MustCompile(`(?:^|[^a-z])(?:main|page|site)[-_]?content|content[-_]?(?:main|body|area|wrapper|inner)|(?:^|[^a-z])content(?:$|[^a-z])|(?:^|[^a-z])(?:article|post|entry|story)(?:$|[^a-z])`),
-	}
-})
+var containerTiers = []func() *regexp.Regexp{
+	lazyRegexp(`(?:^|[^a-z])(?:article|entry|post|story|blog|news|single)[-_]{0,2}(?:body|content|text|entry|inner)|articlebody|` +
+		`(?:^|[^a-z])(?:body|content)[-_]?(?:text|copy)(?:$|[^a-z])|fulltext|rich[-_]?text|field[-_]body`),
+	lazyRegexp(`(?:^|[^a-z])(?:main|page|site)[-_]?content|content[-_]?(?:main|body|area|wrapper|inner)|(?:^|[^a-z])content(?:$|[^a-z])|(?:^|[^a-z])(?:article|post|entry|story)(?:$|[^a-z])`),
+}
 
 // findContainer returns the element the page names as its article body,
 // or nil.
@@ -48,8 +45,8 @@ func findContainer(doc *html.Node) *html.Node {
 			return true
 		}
 		names := strings.ToLower(attrOr(n, "class") + " " + attrOr(n, "id"))
-		for i, re := range containerTiers() {
-			if re.MatchString(names) {
+		for i, re := range containerTiers {
+			if re().MatchString(names) {
 				byTier[i] = append(byTier[i], n)
 				return true
 			}
@@ -205,15 +202,11 @@ func chooseArticle(first, second, container *html.Node, idx *docPositions) *html
 
 // wrongPickName matches a class or id token of a block that is never the
 // article, however much text it has.
-var wrongPickName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:cookie|consent|gdpr|comments?$|commentlist|disqus|respond$|author|newsletter|subscri|sidebar|widget)`)
-})
+var wrongPickName = lazyRegexp(`^(?:cookie|consent|gdpr|comments?$|commentlist|disqus|respond$|author|newsletter|subscri|sidebar|widget)`)
 
 // liveName matches a token of a live ticker's blocks: their "comments"
 // are the reporter's.
-var liveName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:live|liveblog|ticker)`)
-})
+var liveName = lazyRegexp(`^(?:live|liveblog|ticker)`)
 
 // hasNameIn says a token of n's class or id matches re.
 func hasNameIn(n *html.Node, re *regexp.Regexp) bool {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -242,9 +241,7 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 	return json.Marshal(j)
 }
 
-var blankRuns = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
-})
+var blankRuns = lazyRegexp(`\n[ \t]*\n(?:[ \t]*\n)+`)
 
 // tidyBlankLines keeps at most one blank line in a row. Trailing spaces
 // stay: two of them are a markdown line break.
