@@ -6,7 +6,9 @@
 # pages, the peak RSS of one fetch of a 5 MiB page, and extraction quality
 # (segment F1) and seconds per page beside go-trafilatura on trafilatura's
 # 990-page evaluation set (bench/fetch/trafilatura, its own Go module so
-# go-trafilatura never enters browseragent's dependencies).
+# go-trafilatura never enters browseragent's dependencies); and both on the
+# "unseen" set, pages that are not in ../shared/testdata, from Go module zips
+# (`go mod download`, the module proxy): see bench/fetch/trafilatura/unseen.go.
 #
 #   bench/fetch/run.sh                # 15 runs each on nytimes-1
 #   RUNS=30 PAGE=wikipedia bench/fetch/run.sh
@@ -101,6 +103,8 @@ echo "== extraction quality and speed beside go-trafilatura on $eval_pages"
 if [ -f "$eval_pages/evaldata.json" ]; then
   (cd "$here/trafilatura" && go build -o "$work/trafilatura-bench" .)
   "$work/trafilatura-bench" -ba "$ba" -eval "$eval_pages" -every "${EVERY:-10}"
+  echo "== the unseen set: pages from Go module zips (go-trafilatura's realworld and comparison pages, Mozilla Readability's test pages in go-readability) not in $(dirname "$eval_pages")"
+  (cd "$here/trafilatura" && "$work/trafilatura-bench" -unseen -shared "$(dirname "$eval_pages")")
 else
   echo "skipped: no $eval_pages/evaldata.json (set EVAL_PAGES)"
 fi

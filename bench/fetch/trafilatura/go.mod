@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/browseragent/browseragent v0.0.0
 	github.com/markusmobius/go-trafilatura v1.12.2
+	golang.org/x/net v0.62.0
 )
 
 require (
@@ -38,7 +39,6 @@ require (
 	github.com/wasilibs/wazero-helpers v0.0.0-20240620070341-3dff1577cd52 // indirect
 	github.com/yosssi/gohtml v0.0.0-20201013000340-ee4748c638f4 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )

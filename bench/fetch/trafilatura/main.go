@@ -97,9 +97,16 @@ func main() {
 	every := flag.Int("every", 10, "time whole processes on every N-th page")
 	fallback := flag.Bool("fallback", true, "go-trafilatura with its fallback extractors (readability, dom-distiller), as it is usually run")
 	one := flag.String("one", "", "internal: GET this URL, print go-trafilatura's text, exit")
+	unseen := flag.Bool("unseen", false, "score both extractors on the unseen set (see unseen.go) instead of trafilatura-eval")
+	shared := flag.String("shared", "../../../../shared/testdata", "the shared testdata directory the unseen set is deduped against")
+	verbose := flag.Bool("v", false, "with -unseen: list every page with a missed or kept segment")
+	dump := flag.String("dump", "", "with -unseen: write browseragent's text of each page into this directory")
 	flag.Parse()
 	if *one != "" {
 		os.Exit(runOne(*one, *fallback))
+	}
+	if *unseen {
+		os.Exit(runUnseen(*shared, *fallback, *verbose, *dump))
 	}
 	if *ba == "" {
 		fmt.Fprintln(os.Stderr, "trafilatura-bench: -ba PATH (a built browseragent binary) is required")
