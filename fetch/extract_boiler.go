@@ -20,7 +20,7 @@ import (
 
 // boilerExtraName matches a class or id token (split as hasBoilerplateName
 // splits them) of a block that is not the article's text.
-var boilerExtraName = lazyRegexp(`^(?:` +
+var boilerExtraName = mustPhraseRE(`^(?:` +
 	`kommentar|komentarz|comentario|commentaire|` +
 	`utility$|disclaimer|disclosure|affiliate|licen[cs]e|` +
 	`readingtime|readtime|alert$|linkbox|buybox|` +
@@ -35,7 +35,7 @@ var boilerSubName = lazyRegexp(`cookie|consent|widget|newsletter|breadcrumb`)
 // caption, a picture credit, an embedded post of another site, or text
 // shown to screen readers only. (A bare "hidden" is not one: Tailwind's
 // "hidden lg:block" is shown on a desktop.)
-var boilerWholeName = lazyRegexp(`^(?:` +
+var boilerWholeName = mustPhraseRE(`^(?:` +
 	`(?:image|img|bild|photo|foto|picture|media)[-_]*(?:subtitle|description|desc|legend|unterschrift|beschreibung|credit|copyright|source|title)s?|` +
 	`instagram-media|tiktok-embed|fb-post|fb-video|` +
 	`sr-only|screen-reader-text|visually-hidden|visuallyhidden|hidecompletely` +
@@ -56,7 +56,7 @@ func hasBoilerExtraName(n *html.Node) bool {
 			continue
 		}
 		for _, name := range strings.Fields(strings.ToLower(a.Val)) {
-			if boilerWholeName().MatchString(name) {
+			if boilerWholeName.MatchString(name) {
 				return true
 			}
 			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -64,7 +64,7 @@ func hasBoilerExtraName(n *html.Node) bool {
 				continue
 			}
 			for _, tok := range toks {
-				if boilerExtraName().MatchString(tok) || (len(tok) > 8 && boilerSubName().MatchString(tok)) {
+				if boilerExtraName.MatchString(tok) || (len(tok) > 8 && boilerSubName().MatchString(tok)) {
 					return true
 				}
 			}
@@ -183,11 +183,11 @@ func wordAfter(l string, i int) bool {
 
 // figureLine matches a caption written in the text: "Abbildung 4: …",
 // "Fig. 2 – …".
-var figureLine = lazyRegexp(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|grafik|tabelle|table|foto|photo)\s*\d+[a-z]?\s*[:.–-]`)
+var figureLine = mustPhraseRE(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|grafik|tabelle|table|foto|photo)\s*\d+[a-z]?\s*[:.–-]`)
 
 // moreHeadingExtra matches the whole text of a heading that opens what
 // follows an article, in phrasings moreHeading does not have.
-var moreHeadingExtra = lazyRegexp(`(?i)^\W*(?:` +
+var moreHeadingExtra = mustPhraseRE(`(?i)^\W*(?:` +
 	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
 	`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
 	`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
@@ -199,7 +199,7 @@ var moreHeadingExtra = lazyRegexp(`(?i)^\W*(?:` +
 // isMoreHeading says t, the whole text of a short heading-like block,
 // announces what follows an article (related, more, comments).
 func isMoreHeading(t string) bool {
-	return moreHeading().MatchString(t) || moreHeadingExtra().MatchString(t)
+	return moreHeading.MatchString(t) || moreHeadingExtra.MatchString(t)
 }
 
 // classOnly is n with its class attribute alone: a heading's id is an
@@ -255,7 +255,7 @@ func standsAlone(n *html.Node) bool {
 
 // labelLine matches the whole text of a button or a box's title: "Quellen
 // ausblenden", "Show more", "Inhaltsverzeichnis".
-var labelLine = lazyRegexp(`(?i)^\W*(?:` +
+var labelLine = mustPhraseRE(`(?i)^\W*(?:` +
 	`(?:\p{L}+ )?(?:ausblenden|einblenden)|(?:mehr|weniger|alle) anzeigen|show (?:more|less|all)|mostrar más|voir plus|` +
 	`inhaltsverzeichnis|table of contents|spis treści|sommaire|índice` +
 	`)\W*$`)
@@ -298,9 +298,9 @@ func isBoilerExtra(n *html.Node, s textStats) bool {
 	}
 	t := textutil.OneLine(textOf(n), 0)
 	hit := (s.text < 100 && strings.ContainsRune(t, '©')) || hasSiteNote(t) ||
-		(s.text < 160 && figureLine().MatchString(t)) ||
+		(s.text < 160 && figureLine.MatchString(t)) ||
 		(s.text < 100 && metaFields(t)) ||
-		(s.text < 50 && (metaLineExtra().MatchString(t) || labelLine().MatchString(t) ||
+		(s.text < 50 && (metaLineExtra().MatchString(t) || labelLine.MatchString(t) ||
 			(!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine().MatchString(t) || creditLine().MatchString(t))))) ||
 		(s.link*10 > s.text*8 && seeAlso.MatchString(t))
 	return hit && (!inlineTags[n.DataAtom] || standsAlone(n))

@@ -18,13 +18,18 @@ import (
 
 // The package's regexps are compiled on first use (lazyRegexp,
 // mustPhraseRE), so a process that never extracts a page pays nothing for
-// them. A process that does pays about 4 ms of CPU to compile them all;
-// NewClient starts that on another goroutine (warmRules), where it overlaps
-// the request and the parse of the page instead of standing in front of the
-// pruning rules.
+// them. Compiling them all takes about 4 ms of CPU. NewClient starts the
+// ones every page needs on another goroutine (warmRules), where they
+// overlap the request and the parse of the page instead of standing in
+// front of the pruning rules; a phrase pattern's regexp waits for a text
+// holding one of its words, which many pages never have.
 
-// warmers compile each lazily compiled regexp of the package.
-var warmers []func()
+// warmers compile each lazily compiled regexp of the package; phrases are
+// the phrase patterns (whose regexps are not warmed: see mustPhraseRE).
+var (
+	warmers []func()
+	phrases []*phraseRE
+)
 
 // lazyRegexp is regexp.MustCompile, done on the first call of the function
 // it returns (or by warmRules). For package-level declarations only: it
@@ -61,7 +66,10 @@ type phraseRE struct {
 // For package-level declarations only, as lazyRegexp.
 func mustPhraseRE(expr string) *phraseRE {
 	p := newPhraseRE(expr)
-	warmers = append(warmers, func() { p.need(); p.re() })
+	// Its regexp is left for the first text holding one of its words:
+	// on many pages none does.
+	warmers = append(warmers, func() { p.need() })
+	phrases = append(phrases, p)
 	return p
 }
 

@@ -3,6 +3,8 @@ package fetch
 import (
 	"bytes"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -13,13 +15,20 @@ import (
 // the prefilter must never change an answer: every block of the shared
 // test pages gets the same answer from the phraseRE and the plain regexp.
 func TestPhraseRE(t *testing.T) {
-	pats := map[string]*phraseRE{"callToAction": callToAction, "seeAlso": seeAlso}
+	pats := map[string]*phraseRE{"callToAction": callToAction, "seeAlso": seeAlso,
+		"moreHeading": moreHeading, "moreHeadingExtra": moreHeadingExtra, "figureLine": figureLine, "labelLine": labelLine}
+	// The name patterns are tried on class and id values and on their words.
+	namePats := map[string]*phraseRE{"siteName": siteName, "boilerExtraName": boilerExtraName, "boilerWholeName": boilerWholeName,
+		"containerTiers[0]": containerTiers[0], "containerTiers[1]": containerTiers[1]}
+	for name, p := range namePats {
+		pats[name] = p
+	}
 	for name, p := range pats {
 		if p.need() == nil {
 			t.Errorf("%s has no needed literals: every block runs the whole regexp", name)
 		}
 	}
-	var texts []string
+	var texts, names []string
 	for _, pg := range loadReadabilityPages(t) {
 		doc, err := html.Parse(bytes.NewReader(pg.source))
 		if err != nil {
@@ -28,6 +37,10 @@ func TestPhraseRE(t *testing.T) {
 		walk(doc, func(n *html.Node) bool {
 			if n.Type != html.ElementNode {
 				return true
+			}
+			if v := strings.ToLower(attrOr(n, "class") + " " + attrOr(n, "id")); v != " " {
+				names = append(names, v)
+				names = append(names, strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '-' || r == '_' })...)
 			}
 			switch n.DataAtom {
 			case atom.P, atom.Li, atom.H2, atom.H3, atom.H4, atom.Span, atom.A, atom.Td, atom.Figcaption:
@@ -40,11 +53,17 @@ func TestPhraseRE(t *testing.T) {
 			return true
 		})
 	}
-	texts = append(texts, "Subscribe now", "ZAPISZ SIĘ", "Únete a nuestro canal", "Alle Rechte vorbehalten", "Werbung", "Lesen Sie auch: x", "CZYTAJ TEŻ")
+	slices.Sort(names)
+	names = slices.Compact(append(names, "subtitle", "sr-only", "wp-caption-text"))
+	texts = append(texts, "Abbildung 3: Der Aufbau", "Fig. 2. The set-up", "Subscribe now", "ZAPISZ SIĘ", "Únete a nuestro canal", "Alle Rechte vorbehalten", "Werbung", "Lesen Sie auch: x", "CZYTAJ TEŻ")
 	for name, p := range pats {
 		plain := regexp.MustCompile(p.String())
 		n := 0
-		for _, s := range texts {
+		in := texts
+		if namePats[name] != nil {
+			in = names
+		}
+		for _, s := range in {
 			if got, want := p.MatchString(s), plain.MatchString(s); got != want {
 				t.Errorf("%s on %q: prefiltered %v, regexp %v", name, s, got, want)
 			}
@@ -53,7 +72,7 @@ func TestPhraseRE(t *testing.T) {
 			}
 		}
 		if n == 0 {
-			t.Errorf("%s matched none of %d texts: the comparison proves nothing", name, len(texts))
+			t.Errorf("%s matched none of %d texts: the comparison proves nothing", name, len(in))
 		}
 	}
 }
@@ -88,8 +107,7 @@ func TestNeededLiterals(t *testing.T) {
 }
 
 // Every lazily compiled regexp of the package compiles (a broken one
-// would otherwise panic only on the first page that reaches its rule), and
-// warmRules reaches them all.
+// would otherwise panic only on the first page that reaches its rule).
 func TestWarmersCompileEveryRule(t *testing.T) {
 	if len(warmers) < 20 {
 		t.Fatalf("%d warmers: the package's rules are not all registered", len(warmers))
@@ -103,5 +121,13 @@ func TestWarmersCompileEveryRule(t *testing.T) {
 			}()
 			warm()
 		}()
+	}
+	for _, p := range phrases {
+		if _, err := regexp.Compile(p.String()); err != nil {
+			t.Errorf("phrase pattern: %v", err)
+		}
+	}
+	if len(phrases) < 10 {
+		t.Errorf("%d phrase patterns: not all are registered", len(phrases))
 	}
 }

@@ -137,7 +137,7 @@ func hasAny(n *html.Node, tags map[atom.Atom]bool) bool {
 
 // siteName matches a class or id token of the site's own header (its name
 // and slogan), or of a block that is never the article's.
-var siteName = lazyRegexp(`site[-_]?(?:header|head|title|description|branding|name|logo)|masthead|branding|slogan|tagline`)
+var siteName = mustPhraseRE(`site[-_]?(?:header|head|title|description|branding|name|logo)|masthead|branding|slogan|tagline`)
 
 // isSiteBlock says n is the site's header, or is named as boilerplate.
 func isSiteBlock(n *html.Node) bool {
@@ -148,7 +148,7 @@ func isSiteBlock(n *html.Node) bool {
 		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
 			continue
 		}
-		if siteName().MatchString(strings.ToLower(a.Val)) {
+		if siteName.MatchString(strings.ToLower(a.Val)) {
 			return true
 		}
 	}

@@ -154,7 +154,7 @@ var callToAction = mustPhraseRE(`(?i)(?:` +
 
 // moreHeading matches the whole text of a heading that opens what follows
 // an article: related articles, more on the topic, comments, sources.
-var moreHeading = lazyRegexp(`(?i)^\W*(?:` +
+var moreHeading = mustPhraseRE(`(?i)^\W*(?:` +
 	`related(?: \w+)?|more (?:on|from|about|stories|articles|news)\b.*|further reading|see also|you (?:may|might) also like.*|recommended(?: \w+)?|popular(?: \w+)?|(?:\d+ )?comments?|leave a (?:comment|reply)|` +
 	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) (?:artikel|beiträge|themen|links|news|nachrichten|tests)\b.*|` +
 	`mehr (?:zum thema|zu diesem thema|themen|dazu|artikel|news|zu)\b.*|auch interessant.*|zum weiterlesen|entdecke weitere.*|das (?:könnte|interessiert) (?:sie|dich).*|` +

@@ -19,10 +19,10 @@ import (
 
 // containerNames are class/id values naming the article's body, most
 // specific first: a page is judged by the first tier that matches.
-var containerTiers = []func() *regexp.Regexp{
-	lazyRegexp(`(?:^|[^a-z])(?:article|entry|post|story|blog|news|single)[-_]{0,2}(?:body|content|text|entry|inner)|articlebody|` +
+var containerTiers = []*phraseRE{
+	mustPhraseRE(`(?:^|[^a-z])(?:article|entry|post|story|blog|news|single)[-_]{0,2}(?:body|content|text|entry|inner)|articlebody|` +
 		`(?:^|[^a-z])(?:body|content)[-_]?(?:text|copy)(?:$|[^a-z])|fulltext|rich[-_]?text|field[-_]body`),
-	lazyRegexp(`(?:^|[^a-z])(?:main|page|site)[-_]?content|content[-_]?(?:main|body|area|wrapper|inner)|(?:^|[^a-z])content(?:$|[^a-z])|(?:^|[^a-z])(?:article|post|entry|story)(?:$|[^a-z])`),
+	mustPhraseRE(`(?:^|[^a-z])(?:main|page|site)[-_]?content|content[-_]?(?:main|body|area|wrapper|inner)|(?:^|[^a-z])content(?:$|[^a-z])|(?:^|[^a-z])(?:article|post|entry|story)(?:$|[^a-z])`),
 }
 
 // findContainer returns the element the page names as its article body,
@@ -46,7 +46,7 @@ func findContainer(doc *html.Node) *html.Node {
 		}
 		names := strings.ToLower(attrOr(n, "class") + " " + attrOr(n, "id"))
 		for i, re := range containerTiers {
-			if re().MatchString(names) {
+			if re.MatchString(names) {
 				byTier[i] = append(byTier[i], n)
 				return true
 			}
