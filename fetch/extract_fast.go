@@ -113,13 +113,13 @@ func (p *phraseRE) MatchString(s string) bool {
 func (p *phraseRE) String() string { return p.expr }
 
 // neededLiterals returns lower-cased strings one of which every match of
-// re contains, or nil when there is no such set. Literals shorter than 3
+// re contains, or nil when there is no such set. Literals shorter than 2
 // bytes are not worth a scan and count as none.
 func neededLiterals(re *syntax.Regexp) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
 		s := strings.ToLower(string(re.Rune))
-		if len(s) < 3 {
+		if len(s) < 2 {
 			return nil
 		}
 		return []string{s}

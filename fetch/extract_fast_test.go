@@ -19,7 +19,8 @@ func TestPhraseRE(t *testing.T) {
 		"moreHeading": moreHeading, "moreHeadingExtra": moreHeadingExtra, "figureLine": figureLine, "labelLine": labelLine}
 	// The name patterns are tried on class and id values and on their words.
 	namePats := map[string]*phraseRE{"siteName": siteName, "boilerExtraName": boilerExtraName, "boilerWholeName": boilerWholeName,
-		"containerTiers[0]": containerTiers[0], "containerTiers[1]": containerTiers[1]}
+		"containerTiers[0]": containerTiers[0], "containerTiers[1]": containerTiers[1],
+		"boilerplateName": boilerplateName, "leadName": leadName, "wrongPickName": wrongPickName}
 	for name, p := range namePats {
 		pats[name] = p
 	}

@@ -16,7 +16,7 @@ import (
 // finds it in the page and puts it back in front of the article.
 
 // leadName matches a class or id token naming an article's lead.
-var leadName = lazyRegexp(`^(?:lead|leadin|lede|intro|introduction|teaser|teasertext|excerpt|summary|subtitle|subheadline|subhead|subline|standfirst|chapo|chapeau|abstract|deck|dek|kicker|perex|bajada|entradilla|sumario|sottotitolo|vorspann|anriss)`)
+var leadName = mustPhraseRE(`^(?:lead|leadin|lede|intro|introduction|teaser|teasertext|excerpt|summary|subtitle|subheadline|subhead|subline|standfirst|chapo|chapeau|abstract|deck|dek|kicker|perex|bajada|entradilla|sumario|sottotitolo|vorspann|anriss)`)
 
 // weakLeadName names a lead only on a paragraph.
 var weakLeadName = lazyRegexp(`^descr`)
@@ -171,7 +171,7 @@ func isLeadCandidate(n *html.Node, inHeader bool) bool {
 			continue
 		}
 		for _, tok := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if leadName().MatchString(tok) || (n.DataAtom == atom.P && weakLeadName().MatchString(tok)) {
+			if leadName.MatchString(tok) || (n.DataAtom == atom.P && weakLeadName().MatchString(tok)) {
 				return true
 			}
 		}

@@ -67,7 +67,7 @@ func countLetters(s string) int {
 // the article's text. Tokens are the class and id split at anything that
 // is not a letter or digit, lower-cased; the pattern must match a whole
 // token's start.
-var boilerplateName = lazyRegexp(`^(?:` +
+var boilerplateName = mustPhraseRE(`^(?:` +
 	`comment|disqus|respond|repl(?:y|ies)|discussion|` +
 	`share|sharing|shariff|social|sociable|syndication|addthis|` +
 	`related|relatedposts|recommend|more(?:stories|articles|news)|mostpopular|popular|trending|readmore|seealso|teaser|` +
@@ -111,7 +111,7 @@ func hasBoilerplateName(n *html.Node) bool {
 				if tok == "teaser" && articleWord[toks[0]] {
 					continue // "article-teaser" is the article's lead
 				}
-				if boilerplateName().MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
+				if boilerplateName.MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
 					return true
 				}
 			}

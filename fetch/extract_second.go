@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -193,7 +192,7 @@ func chooseArticle(first, second, container *html.Node, idx *docPositions) *html
 		return first
 	}
 	for n := orig.n.Parent; n != nil && n != container; n = n.Parent {
-		if n.Type == html.ElementNode && n.DataAtom != atom.Body && n.DataAtom != atom.Main && n.DataAtom != atom.Article && hasNameIn(n, wrongPickName()) && !hasNameIn(n, liveName()) {
+		if n.Type == html.ElementNode && n.DataAtom != atom.Body && n.DataAtom != atom.Main && n.DataAtom != atom.Article && hasNameIn(n, wrongPickName) && !hasNameIn(n, liveName()) {
 			return second
 		}
 	}
@@ -202,14 +201,14 @@ func chooseArticle(first, second, container *html.Node, idx *docPositions) *html
 
 // wrongPickName matches a class or id token of a block that is never the
 // article, however much text it has.
-var wrongPickName = lazyRegexp(`^(?:cookie|consent|gdpr|comments?$|commentlist|disqus|respond$|author|newsletter|subscri|sidebar|widget)`)
+var wrongPickName = mustPhraseRE(`^(?:cookie|consent|gdpr|comments?$|commentlist|disqus|respond$|author|newsletter|subscri|sidebar|widget)`)
 
 // liveName matches a token of a live ticker's blocks: their "comments"
 // are the reporter's.
 var liveName = lazyRegexp(`^(?:live|liveblog|ticker)`)
 
 // hasNameIn says a token of n's class or id matches re.
-func hasNameIn(n *html.Node, re *regexp.Regexp) bool {
+func hasNameIn(n *html.Node, re interface{ MatchString(string) bool }) bool {
 	for _, a := range n.Attr {
 		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
 			continue
