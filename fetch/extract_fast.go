@@ -73,15 +73,19 @@ func mustPhraseRE(expr string) *phraseRE {
 	return p
 }
 
+// unicodeClass matches \pL, \p{Lu}, \PN … in a pattern's source.
+var unicodeClass = lazyRegexp(`\\[pP](?:\{\w+\}|\w)`)
+
 // newPhraseRE is mustPhraseRE without the warming.
 func newPhraseRE(expr string) *phraseRE {
 	return &phraseRE{
 		expr: expr,
 		need: sync.OnceValue(func() []string {
 			// The literals are compared lower-cased, so the pattern is
-			// read without its (?i): case folding makes parsing the
-			// slow part.
-			tree, err := syntax.Parse(strings.TrimPrefix(expr, "(?i)"), syntax.Perl)
+			// read without its (?i), and with each Unicode class as \d:
+			// case folding and the classes' tables are the slow part of
+			// parsing, and no class is a literal.
+			tree, err := syntax.Parse(unicodeClass().ReplaceAllString(strings.TrimPrefix(expr, "(?i)"), `\d`), syntax.Perl)
 			if err != nil {
 				return nil // the regexp's own compile reports it
 			}
