@@ -23,10 +23,15 @@ var metaCharset = lazyRegexp(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_.:-]+
 // bytes had to be replaced.
 func toUTF8(body []byte, contentType string, isHTML bool) (out []byte, name, warning string) {
 	enc, name := declaredEncoding(body, contentType, isHTML)
-	if name == "windows-1252" && hasHighBit(body) && utf8.Valid(body) {
+	if name == "windows-1252" && hasHighBit(body) && utf8.Valid(body) ||
+		enc != nil && name != "utf-8" && !strings.HasPrefix(name, "utf-16") && multiByteRunes(body) >= legacyUTF8Runes && utf8.Valid(body) {
 		// Servers often label UTF-8 pages ISO-8859-1 (which means
 		// windows-1252); Latin-1 text almost never forms valid multi-byte
-		// UTF-8, so the bytes win over the label.
+		// UTF-8, so the bytes win over the label. The same holds for any
+		// other legacy label (a page saved as UTF-8 that still says
+		// gb2312 or Shift_JIS in its <meta>) once there are a few dozen
+		// multi-byte sequences: GBK or Shift_JIS text forms valid UTF-8
+		// by chance only in a handful of characters.
 		return body, "utf-8", "the page is labelled " + name + " but its bytes are UTF-8; read as UTF-8"
 	}
 	if enc == nil || name == "utf-8" {
@@ -130,6 +135,30 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// legacyUTF8Runes is how many multi-byte UTF-8 sequences a page labelled
+// with a legacy charset other than windows-1252 must hold to be read as
+// the UTF-8 its bytes are.
+const legacyUTF8Runes = 32
+
+// multiByteRunes counts the multi-byte UTF-8 sequences in b (up to
+// legacyUTF8Runes: the count only has to reach it).
+func multiByteRunes(b []byte) int {
+	n := 0
+	for i := 0; i < len(b) && n < legacyUTF8Runes; {
+		if b[i] < 0x80 {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return 0
+		}
+		n++
+		i += size
+	}
+	return n
 }
 
 func hasHighBit(b []byte) bool {

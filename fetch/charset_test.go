@@ -85,6 +85,7 @@ func TestCharsets(t *testing.T) {
 // be one thing.
 func TestCharsetLabelMismatch(t *testing.T) {
 	latin1, _ := charmap.Windows1252.NewEncoder().String("<p>Café crème, señor</p>")
+	gbk, _ := simplifiedchinese.GBK.NewEncoder().String("<p>" + strings.Repeat("谷歌收购的人工智能公司", 4) + "</p>")
 	tests := []struct {
 		name, contentType, body string
 		want                    string
@@ -93,6 +94,8 @@ func TestCharsetLabelMismatch(t *testing.T) {
 		{"UTF-8 labelled ISO-8859-1", "text/html; charset=iso-8859-1", "<p>Café crème, señor</p>", "Café crème, señor", true},
 		{"real ISO-8859-1", "text/html; charset=iso-8859-1", latin1, "Café crème, señor", false},
 		{"ASCII labelled ISO-8859-1", "text/html; charset=iso-8859-1", "<p>plain</p>", "plain", false},
+		{"UTF-8 labelled gb2312", "text/html; charset=gb2312", "<p>" + strings.Repeat("谷歌收购的人工智能公司", 4) + "</p>", strings.Repeat("谷歌收购的人工智能公司", 4), true},
+		{"real GBK", "text/html; charset=gbk", gbk, strings.Repeat("谷歌收购的人工智能公司", 4), false},
 		{"unknown label falls back to sniffing", "text/html; charset=x-nonsense", "<p>Café crème, señor</p>", "Café crème, señor", false},
 	}
 	for _, tc := range tests {
