@@ -96,7 +96,7 @@ const (
 // articleFromScripts returns the article's text found in the page's
 // scripts, as paragraphs, when the extracted text (found letters) is short
 // and the scripts hold much more prose; nil otherwise.
-func (ps *pageScripts) articleFromScripts(found int) *html.Node {
+func (ps *pageScripts) articleFromScripts(found int, foundText string) *html.Node {
 	if ps == nil || found >= scriptTextMin {
 		return nil
 	}
@@ -128,6 +128,11 @@ func (ps *pageScripts) articleFromScripts(found int) *html.Node {
 	if bestLen < scriptGain*found || bestLen < scriptProse {
 		return nil
 	}
+	if found >= scriptOwnText && shared(foundText, best) < scriptShared {
+		// The page has an article of its own, and the script's prose does
+		// not hold it: a playlist's captions, teasers of other stories.
+		return nil
+	}
 	div := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
 	for _, p := range best {
 		pn := &html.Node{Type: html.ElementNode, DataAtom: atom.P, Data: "p"}
@@ -135,6 +140,40 @@ func (ps *pageScripts) articleFromScripts(found int) *html.Node {
 		div.AppendChild(pn)
 	}
 	return div
+}
+
+// scriptOwnText is the letters of found text from which the page is taken
+// to have an article of its own, and scriptShared the share of its word
+// triples the script's prose must hold to be that article in full (a
+// hydrated page renders the start of the article the state holds).
+const (
+	scriptOwnText = 800
+	scriptShared  = 0.2
+)
+
+// shared is the share of text's word triples that are also in paras.
+func shared(text string, paras []string) float64 {
+	split := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	have := map[[3]string]bool{}
+	for _, p := range paras {
+		w := split(p)
+		for i := 2; i < len(w); i++ {
+			have[[3]string{w[i-2], w[i-1], w[i]}] = true
+		}
+	}
+	w := split(text)
+	if len(w) < 3 {
+		return 1
+	}
+	n := 0
+	for i := 2; i < len(w); i++ {
+		if have[[3]string{w[i-2], w[i-1], w[i]}] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(w)-2)
 }
 
 // ldArticleBody is the articleBody of the JSON-LD objects in raw, split
@@ -314,7 +353,15 @@ func (r *Result) addScriptArticle(ps *pageScripts) {
 	for _, n := range r.nodes {
 		found += plainTextLen(n)
 	}
-	if extra := ps.articleFromScripts(found); extra != nil {
+	if ps == nil || found >= scriptTextMin {
+		return
+	}
+	var text strings.Builder
+	for _, n := range r.nodes {
+		text.WriteString(textOf(n))
+		text.WriteByte(' ')
+	}
+	if extra := ps.articleFromScripts(found, text.String()); extra != nil {
 		r.nodes = append(r.nodes, extra)
 	}
 }

@@ -41,6 +41,10 @@ func TestTextFromScripts(t *testing.T) {
 	story := strings.Join(paras, "\n\n")
 	storyHTML := "<p>" + strings.Join(paras, "</p><p>") + "</p>"
 	short := storyParas[0] + " " + storyParas[1]
+	var ownArticle string // an article's start, 800 to 1500 letters
+	for i := 1; i <= 10; i++ {
+		ownArticle += fmt.Sprintf("<p>Ferry %d across the lake stops for the winter next week; the council has not said when it sails again.</p>", i)
+	}
 	long := strings.Repeat("<p>The page's own article is long enough, and it tells the whole story of the bridge and the river in its own words.</p>", 20)
 	tests := []struct {
 		name, head, body string
@@ -58,6 +62,8 @@ func TestTextFromScripts(t *testing.T) {
 		{"state in an HTML-escaped attribute of a script", "", `<script>window.__STATE__ = {&quot;story&quot;:` + strings.ReplaceAll(jsonString(storyHTML), `"`, "&quot;") + `}</script>`, true, ""},
 		{"script holding less than an article", `<script type="application/ld+json">{"@type":"Review","reviewBody":` + jsonString(short) + `}</script>`,
 			`<div id="app">Loading…</div>`, false, "after engineers found cracks"},
+		{"page with a short article of its own and a playlist's captions in a script", `<script>var playlist = {"items":[` + jsonString(story) + `]};</script>`,
+			ownArticle, false, "In part 1"},
 		{"page whose text is found", `<script type="application/ld+json">{"@type":"Article","articleBody":` + jsonString("An older version of the story. "+story) + `}</script>`,
 			long, false, "An older version"},
 	}
@@ -79,6 +85,27 @@ func TestTextFromScripts(t *testing.T) {
 				t.Errorf("script syntax in the text:\n%s", text)
 			}
 		})
+	}
+}
+
+// A hydrated page renders the start of the article its state holds in
+// full: the state is read even when the start alone is long.
+func TestTextFromScriptsHydrated(t *testing.T) {
+	var paras []string
+	for i := 0; i < 30; i++ {
+		paras = append(paras, fmt.Sprintf("In part %d of the report: %s", i+1, storyParas[i%len(storyParas)]))
+	}
+	rendered := "<p>" + strings.Join(paras[:8], "</p><p>") + "</p>"
+	state := `<script id="__NEXT_DATA__" type="application/json">{"props":{"body":` + jsonString("<p>"+strings.Join(paras, "</p><p>")+"</p>") + `}}</script>`
+	res, err := Extract([]byte(scriptPage("", rendered+state)), "https://paper.test/bridge", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found := countLetters(strings.Join(paras[:8], " ")); found < scriptOwnText {
+		t.Fatalf("the rendered start has %d letters, want %d or more for this test", found, scriptOwnText)
+	}
+	if text := res.Text(); !strings.Contains(text, paras[len(paras)-1]) {
+		t.Errorf("the state's last paragraph is missing:\n%s", text)
 	}
 }
 
