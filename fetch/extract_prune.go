@@ -104,6 +104,9 @@ func hasBoilerplateName(n *html.Node) bool {
 			if len(toks) > 1 && stateWord[toks[0]] {
 				continue // "no-caption", "has-sidebar": a state, not a kind
 			}
+			if n.DataAtom == atom.P && (name == "paywall" || name == "premium") {
+				continue // a paragraph of the article behind the paywall, not the paywall's notice
+			}
 			for _, tok := range toks {
 				if liveName().MatchString(tok) {
 					live = true
@@ -112,12 +115,58 @@ func hasBoilerplateName(n *html.Node) bool {
 					continue // "article-teaser" is the article's lead
 				}
 				if boilerplateName.MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
+					if a.Key == "id" && isHeadingSlug(n, toks) {
+						break // "sharing-with-a-single-developer": its heading's anchor
+					}
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// isHeadingSlug says the id whose tokens are toks is the slug of n's own
+// heading (documentation generators, Markdown renderers and CMSs give each
+// section the id of its title: "sharing-with-a-single-developer",
+// "getting-into-trouble-with-shared-mutable-history"): it says what the
+// section is about, not what kind of block it is. Three words at least,
+// each a word of the first heading in n.
+func isHeadingSlug(n *html.Node, toks []string) bool {
+	words := 0
+	for _, t := range toks {
+		if countLetters(t) > 0 && strings.Trim(t, "0123456789") != "" {
+			words++
+		}
+	}
+	if words < 3 {
+		return false
+	}
+	var h *html.Node
+	walk(n, func(c *html.Node) bool {
+		if h != nil {
+			return false
+		}
+		switch c.DataAtom {
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			h = c
+			return false
+		}
+		return true
+	})
+	if h == nil {
+		return false
+	}
+	title := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(textOf(h)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		title[w] = true
+	}
+	for _, t := range toks {
+		if !title[t] && strings.Trim(t, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // stateWord opens a class name that says what a block has or does, not

@@ -54,6 +54,10 @@ func TestPruneArticle(t *testing.T) {
 		{"caption by class alone", `<p class="wp-caption-text">The old bridge before the flood, seen from the east bank of the river.</p>`, "The old bridge before the flood", false},
 		{"a state class is not a kind", `<div class="story-item no_caption"><p>The old bridge before the flood was built of stone, and it stood for two hundred years.</p></div>`, "The old bridge before the flood", true},
 		{"a script hook is not a kind", `<p class="js_readmore">The old bridge before the flood was built of stone, and it stood for two hundred years.</p>`, "The old bridge before the flood", true},
+		{"section named by its heading's slug stays", `<div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2><p>The old bridge before the flood was built of stone, and it stood for two hundred years.</p></div>`, "The old bridge before the flood", true},
+		{"share block named by id goes", `<div id="share-this-story-now"><h2>Share this story</h2><p>Share on Facebook, share on X, or send it by mail to a friend.</p></div>`, "Share on Facebook", false},
+		{"paragraph behind the paywall stays", `<p class="paywall">The old bridge before the flood was built of stone, and it stood for two hundred years.</p>`, "The old bridge before the flood", true},
+		{"paywall notice goes", `<div class="paywall"><p>Subscribe to read the rest of this story.</p></div>`, "read the rest of this story", false},
 		{"quote stays", `<blockquote><p>We have never seen the water this high, not in fifty years.</p></blockquote>`, "never seen the water this high", true},
 	}
 	for _, tc := range tests {
