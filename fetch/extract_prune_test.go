@@ -160,15 +160,19 @@ func TestWrongPick(t *testing.T) {
 		{"comments-area", "second"},
 		{"live-match-comments", "first"},
 		{"story-extra", "first"},
+		// The page's flags on <html> and <body> are not the block's kind.
+		{"story-extra@flag-newsletterInlineModule-on flag-subscribe-on", "first"},
+		{"story-extra@has-sidebar author-archive", "first"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.box, func(t *testing.T) {
 			var b strings.Builder
-			b.WriteString(`<html><head><title>Short lines</title></head><body><div class="entry-content">`)
+			box, flags, _ := strings.Cut(tc.box, "@")
+			b.WriteString(`<html class="` + flags + `"><head><title>Short lines</title></head><body class="` + flags + `"><div class="entry-content">`)
 			for i := 1; i <= 16; i++ {
 				fmt.Fprintf(&b, `<p>Line %d of a poem, long.</p>`, i)
 			}
-			b.WriteString(`</div><div class="` + tc.box + `"><div id="picked"><p>` + strings.Repeat(`Words from the box, long, comma-rich, with words, and more words, `+
+			b.WriteString(`</div><div class="` + box + `"><div id="picked"><p>` + strings.Repeat(`Words from the box, long, comma-rich, with words, and more words, `+
 				`and more, written to look, to readability, like the article, which it is not, at all. `, 2) + `</p></div></div></body></html>`)
 			doc, err := html.Parse(strings.NewReader(b.String()))
 			if err != nil {

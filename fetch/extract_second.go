@@ -191,7 +191,9 @@ func chooseArticle(first, second, container *html.Node, idx *docPositions) *html
 	if orig.n == nil {
 		return first
 	}
-	for n := orig.n.Parent; n != nil && n != container; n = n.Parent {
+	// Up to the body: the classes of <html> and <body> are the page's
+	// flags ("flag-unfollowComments-on", "has-sidebar"), not a block's kind.
+	for n := orig.n.Parent; n != nil && n != container && n.DataAtom != atom.Body && n.DataAtom != atom.Html; n = n.Parent {
 		if n.Type == html.ElementNode && n.DataAtom != atom.Body && n.DataAtom != atom.Main && n.DataAtom != atom.Article && hasNameIn(n, wrongPickName) && !hasNameIn(n, liveName()) {
 			return second
 		}
