@@ -126,6 +126,34 @@ func hasBoilerplateName(n *html.Node) bool {
 	return false
 }
 
+// sectionText is the letters outside links that must follow a heading,
+// before the next heading, for the heading to open a section of the
+// article: a teaser's heading links to its story over a line or two.
+const sectionText = 400
+
+// headsSection says n is a heading (h2 to h6) that opens a section of
+// running text: the linked item headings of a list article ("“Thumper”
+// ($20)", linking to the game's page, then a paragraph on it).
+func headsSection(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+	default:
+		return false
+	}
+	l := 0
+	for sib := n.NextSibling; sib != nil && l < sectionText; sib = sib.NextSibling {
+		if sib.Type != html.ElementNode {
+			continue
+		}
+		switch sib.DataAtom {
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			return false
+		}
+		l += plainTextLen(sib)
+	}
+	return l >= sectionText
+}
+
 // isHeadingSlug says the id whose tokens are toks is the slug of n's own
 // heading (documentation generators, Markdown renderers and CMSs give each
 // section the id of its title: "sharing-with-a-single-developer",
@@ -381,7 +409,7 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 		if s.link > 0 && s.text < 200 && seeAlso.MatchString(textOf(n)) {
 			return true
 		}
-		if s.text < 100 && s.link*10 > s.text*8 && n.DataAtom != atom.Li {
+		if s.text < 100 && s.link*10 > s.text*8 && n.DataAtom != atom.Li && !headsSection(n) {
 			return true
 		}
 		if s.text < 160 && callToAction.MatchString(textOf(n)) {

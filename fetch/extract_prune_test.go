@@ -49,6 +49,8 @@ func TestPruneArticle(t *testing.T) {
 		{"photo credit", `<p>Foto: dpa</p>`, "Foto: dpa", false},
 		{"agency credit", `<div>AFP / JANE DOE</div>`, "JANE DOE", false},
 		{"related heading before its links", `<h3>Related stories</h3><div><a href="/a">Old flood of 1990 in the east of the country</a> <a href="/b">Dams</a></div>`, "Related stories", false},
+		{"linked heading of a list article's item stays", `<h3><a href="https://games.test/thumper">“Thumper” ($20)</a></h3><p>` + strings.Repeat("What would happen if a board game, a beetle and a noise band met in a rhythm game? Chaos, and also this one. ", 4) + `</p>`, "“Thumper” ($20)", true},
+		{"linked headings of teasers go", `<h3><a href="/other">Another flood, last year</a></h3><p>The river rose before, too.</p><h3><a href="/dams">The dams</a></h3><p>Who built them.</p>`, "Another flood, last year", false},
 		{"heading with an anchor link stays", `<h2><a href="#after">What came after the flood</a></h2>`, "What came after the flood", true},
 		{"plain sentence with a link stays", `<p>The mayor's full statement, published on <a href="/s">the town's site</a>, asks everyone living near the banks to keep away from the water until Friday.</p>`, "asks everyone living near the banks", true},
 		{"caption by class alone", `<p class="wp-caption-text">The old bridge before the flood, seen from the east bank of the river.</p>`, "The old bridge before the flood", false},
