@@ -221,7 +221,7 @@ func addLead(article *html.Node, pos *docPositions) {
 			continue
 		}
 		t := textutil.OneLine(textOf(c.n), 0)
-		if metaLine().MatchString(t) || creditLine().MatchString(t) || callToAction.MatchString(t) {
+		if metaLine().MatchString(t) || creditLine().MatchString(t) || callToAction.MatchString(t) || mostlyFigures(t) {
 			continue
 		}
 		if text == "" {
@@ -238,4 +238,21 @@ func addLead(article *html.Node, pos *docPositions) {
 		}
 		article.InsertBefore(lead, first)
 	}
+}
+
+// mostlyFigures says a third or more of t's letters and digits are
+// digits: a market summary, a score board or a table of dates ("S&P 500
+// 2,111.72 -14.43 (-0.68%)"), never a lead, whatever its class says.
+func mostlyFigures(t string) bool {
+	digits, all := 0, 0
+	for _, r := range t {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+			all++
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			all++
+		}
+	}
+	return digits*3 >= all
 }

@@ -43,6 +43,7 @@ func TestAddLead(t *testing.T) {
 		{"lead, then a box of headlines", "", `<p class="intro">` + lead + `</p>` + box, true},
 		{"lead far before the body", `<div><p class="intro">` + lead + `</p>` + far + `</div>`, "", false},
 		{"newsletter prompt called teaser", "", `<p class="teaser">Sign up for our newsletter to get the news every morning.</p>`, false},
+		{"market summary called summary", "", `<div class="market-summary"><ul><li>S&amp;P 500 2,111.72 -14.43 (-0.68%)</li><li>Dow 30 18,037.10 -105.32 (-0.58%)</li><li>Nasdaq 5,153.58 -35.56 (-0.69%)</li></ul></div>`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +55,9 @@ func TestAddLead(t *testing.T) {
 			probe := lead
 			if strings.Contains(tc.head, "newsletter") {
 				probe = "Sign up for our newsletter"
+			}
+			if strings.Contains(tc.head, "market-summary") {
+				probe = "2,111.72"
 			}
 			type seen struct{ Lead, First, Last, LeadFirst bool }
 			want := seen{Lead: tc.want, First: true, Last: true, LeadFirst: tc.want}
