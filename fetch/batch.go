@@ -21,8 +21,10 @@ const (
 	// DefaultRetryBase is the first backoff after a 429 or 5xx without
 	// Retry-After; each further try doubles it (with jitter).
 	DefaultRetryBase = 500 * time.Millisecond
-	// DefaultMaxRetryWait caps one wait, Retry-After included, so a server
-	// asking for a day does not stall the batch for a day.
+	// DefaultMaxRetryWait caps one backoff. A server whose Retry-After
+	// asks for longer is not made to wait on: its URLs are put off (no
+	// line) for a later --resume, so a host asking for an hour neither
+	// stalls the batch for an hour nor is asked again before then.
 	DefaultMaxRetryWait = 2 * time.Minute
 )
 
@@ -42,7 +44,7 @@ type BatchOptions struct {
 	Delay       time.Duration // at least this long between two starts on one host
 	Retries     int           // tries after the first on 429, 5xx and lost connections (default 3; -1 none)
 	RetryBase   time.Duration // first backoff (default DefaultRetryBase)
-	MaxWait     time.Duration // cap on one backoff or Retry-After (default DefaultMaxRetryWait)
+	MaxWait     time.Duration // cap on one backoff; a longer Retry-After puts the host's URLs off (default DefaultMaxRetryWait)
 	// Robots, when set, fetches each host's robots.txt with it once and
 	// fails the URLs it disallows for RobotsAgent (ErrRobots). Its
 	// Crawl-delay raises Delay for that host.
@@ -69,8 +71,33 @@ type BatchSummary struct {
 	Skipped     int            // already answered in the output (resume)
 	OtherShards int            // belong to other shards
 	Retried     int            // tries after a first one
+	// Unfinished counts, by FailureKind, the URLs put off with no line,
+	// for a resumed run to do: every browser of a pool was lost, or their
+	// host asked (Retry-After) to wait longer than MaxWait.
+	Unfinished map[string]int
+	// ResumeAfter is when the hosts that asked to wait are ready again
+	// (the latest of them), or zero.
+	ResumeAfter time.Time
 	Elapsed     time.Duration
 	Interrupted bool // the context was cancelled before the list was done
+}
+
+// UnfinishedCount is how many URLs were put off for a resumed run.
+func (s *BatchSummary) UnfinishedCount() int {
+	n := 0
+	for _, c := range s.Unfinished {
+		n += c
+	}
+	return n
+}
+
+// UnfinishedText is "14 put off (14 no-browser)", or "".
+func (s *BatchSummary) UnfinishedText() string {
+	n := s.UnfinishedCount()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d put off (%s)", n, byKind(s.Unfinished))
 }
 
 // Done is how many URLs got a line.
@@ -88,21 +115,26 @@ func (s *BatchSummary) FailedText() string {
 	if total == 0 {
 		return "0 failed"
 	}
-	kinds := make([]string, 0, len(s.Failed))
-	for k := range s.Failed {
+	return fmt.Sprintf("%d failed (%s)", total, byKind(s.Failed))
+}
+
+// byKind is "2 http-404, 1 timeout": the most frequent first.
+func byKind(counts map[string]int) string {
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
 		kinds = append(kinds, k)
 	}
 	sort.Slice(kinds, func(i, j int) bool {
-		if s.Failed[kinds[i]] != s.Failed[kinds[j]] {
-			return s.Failed[kinds[i]] > s.Failed[kinds[j]]
+		if counts[kinds[i]] != counts[kinds[j]] {
+			return counts[kinds[i]] > counts[kinds[j]]
 		}
 		return kinds[i] < kinds[j]
 	})
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%d %s", s.Failed[k], k)
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
 	}
-	return fmt.Sprintf("%d failed (%s)", total, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 // FailureKind names the kind of a batch failure for summaries and the
@@ -150,6 +182,14 @@ func retryable(err error) bool {
 	}
 	var r interface{ Retryable() bool }
 	return errors.As(err, &r) && r.Retryable()
+}
+
+// unfinished reports whether a URL's failure is not its own but the
+// batch's (no browser left to render on): it gets no line, so a resumed
+// run does it. An error says so with an Unfinished() bool method.
+func unfinished(err error) bool {
+	var u interface{ Unfinished() bool }
+	return errors.As(err, &u) && u.Unfinished()
 }
 
 // Shard is part K of N of a URL list, 0 ≤ K < N; the zero Shard is the

@@ -1,9 +1,15 @@
 package fetch
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,5 +91,87 @@ func TestShard(t *testing.T) {
 		if c < 200 || c > 300 {
 			t.Errorf("shard %d of 4 has %d of 1000 URLs: the hash does not spread", k, c)
 		}
+	}
+}
+
+// TestBatchLongRetryAfter: a host whose Retry-After asks for longer than
+// MaxWait is not asked again and not waited on: its URLs get no line and
+// are counted as put off, with the time a resumed run may start, while the
+// other hosts' URLs are done. A Retry-After within MaxWait is waited on
+// and retried. The old batch waited MaxWait, asked again (four times in
+// all) and wrote the 429 as the URL's answer, so --resume never redid it.
+func TestBatchLongRetryAfter(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter func() string
+		wantAsked  int    // requests to the busy host
+		want       string // the lines, then the put-off URLs by kind
+	}{
+		{"seconds beyond max-wait", 429, func() string { return "30" }, 1,
+			"other/1 ok\nother/2 ok\nput off: map[http-429:3]"},
+		{"HTTP date an hour ahead", 503, func() string { return time.Now().Add(time.Hour).UTC().Format(http.TimeFormat) }, 1,
+			"other/1 ok\nother/2 ok\nput off: map[http-503:3]"},
+		{"seconds within max-wait", 429, func() string { return "1" }, 4,
+			"busy/1 ok\nbusy/2 ok\nbusy/3 ok\nother/1 ok\nother/2 ok\nput off: map[]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			asked, refused := 0, false
+			busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				asked++
+				first := !refused
+				refused = true
+				mu.Unlock()
+				if first {
+					w.Header().Set("Retry-After", tc.retryAfter())
+					http.Error(w, "slow down", tc.status)
+					return
+				}
+				fmt.Fprint(w, "busy page")
+			}))
+			defer busy.Close()
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprint(w, "other page")
+			}))
+			defer other.Close()
+			list := busy.URL + "/1\n" + other.URL + "/1\n" + busy.URL + "/2\n" + busy.URL + "/3\n" + other.URL + "/2\n"
+			c := NewClient(nil)
+			defer c.Close()
+			job := func(ctx context.Context, u string, _ int) (*Result, error) { return c.Fetch(ctx, u) }
+			var out bytes.Buffer
+			start := time.Now()
+			sum, err := RunBatch(context.Background(), strings.NewReader(list), &out, job,
+				&BatchOptions{Concurrency: 1, MaxWait: 2 * time.Second, RetryBase: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var j struct{ URL, Error string }
+				json.Unmarshal([]byte(l), &j)
+				u := strings.NewReplacer(busy.URL, "busy", other.URL, "other").Replace(j.URL)
+				if j.Error != "" {
+					got = append(got, u+" "+j.Error)
+				} else {
+					got = append(got, u+" ok")
+				}
+			}
+			sort.Strings(got)
+			got = append(got, fmt.Sprint("put off: ", sum.Unfinished))
+			if diff := cmp.Diff(tc.want, strings.Join(got, "\n")); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if asked != tc.wantAsked {
+				t.Errorf("the busy host was asked %d times, want %d", asked, tc.wantAsked)
+			}
+			if n := sum.UnfinishedCount(); n > 0 && sum.ResumeAfter.Before(start.Add(25*time.Second)) {
+				t.Errorf("ResumeAfter %s is not when the host said it is ready", sum.ResumeAfter)
+			}
+		})
 	}
 }

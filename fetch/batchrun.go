@@ -24,6 +24,9 @@ type outcome struct {
 	retryAfter time.Duration
 	crawlDelay time.Duration // from the host's robots.txt
 	cancelled  bool          // cut short by the batch's context: no line
+	// putOff: the URL is left for a resumed run, with no line: no browser
+	// is left, or (with retryAfter beyond MaxWait) its host asked to wait.
+	putOff bool
 }
 
 // hostState is what the scheduler knows of one host.
@@ -31,6 +34,10 @@ type hostState struct {
 	active int
 	next   time.Time // no start on this host before then
 	delay  time.Duration
+	// putOff: the host asked (Retry-After) to wait longer than MaxWait,
+	// until next: its URLs are put off, not requested.
+	putOff     bool
+	putOffKind string // the answer that asked: "http-429", "http-503"
 }
 
 // batch is one RunBatch. Its fields are the scheduler's, used from the
@@ -80,6 +87,7 @@ func newBatch(in io.Reader, out io.Writer, job Job, o *BatchOptions) *batch {
 		b.robots = newRobotsCache(b.o.Robots, b.o.RobotsAgent)
 	}
 	b.sum.Failed = map[string]int{}
+	b.sum.Unfinished = map[string]int{}
 	return b
 }
 
@@ -142,15 +150,44 @@ func (b *batch) fill() {
 			b.eof = true
 			return
 		}
+		host := hostOf(u)
 		switch {
 		case !b.o.Shard.Has(u):
 			b.sum.OtherShards++
 		case b.o.Done.Has(u):
 			b.sum.Skipped++
+		case b.hostPutOff(host):
+			b.sum.Unfinished[b.hosts[host].putOffKind]++
 		default:
-			b.window = append(b.window, &task{url: u, host: hostOf(u)})
+			b.window = append(b.window, &task{url: u, host: host})
 		}
 	}
+}
+
+// hostPutOff reports whether host asked to be left alone past MaxWait.
+func (b *batch) hostPutOff(host string) bool {
+	h := b.hosts[host]
+	return h != nil && h.putOff && h.next.After(time.Now())
+}
+
+// putOffHost leaves host alone until when: the URLs of it waiting in the
+// window are put off with no line, and so are those read later.
+func (b *batch) putOffHost(host string, h *hostState, kind string, when time.Time) {
+	h.putOff, h.putOffKind = true, kind
+	h.next = when
+	if when.After(b.sum.ResumeAfter) {
+		b.sum.ResumeAfter = when
+	}
+	kept := b.window[:0]
+	for _, t := range b.window {
+		if t.host == host {
+			b.sum.Unfinished[kind]++
+			continue
+		}
+		kept = append(kept, t)
+	}
+	clear(b.window[len(kept):])
+	b.window = kept
 }
 
 // pick returns the first waiting task whose host has room now, or how long
@@ -206,6 +243,11 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 	switch {
 	case r.cancelled || ctx.Err() != nil && r.err != nil:
 		// cut short: no line, so a resumed run tries it again
+	case r.putOff && r.retryAfter > 0:
+		b.sum.Unfinished[FailureKind(r.err)]++
+		b.putOffHost(r.t.host, h, FailureKind(r.err), time.Now().Add(r.retryAfter))
+	case r.putOff:
+		b.sum.Unfinished[FailureKind(r.err)]++
 	case r.retry && ctx.Err() == nil:
 		wait := backoff(r.t.attempt, r.retryAfter, b.o.RetryBase, b.o.MaxWait)
 		r.t.attempt++
@@ -214,12 +256,16 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 			h.next = r.t.notBefore // the host asked everyone to wait
 		}
 		b.sum.Retried++
+		if b.hostPutOff(r.t.host) { // another of its URLs was told to wait long
+			b.sum.Unfinished[FailureKind(r.err)]++
+			break
+		}
 		b.window = append([]*task{r.t}, b.window...)
 	case r.retry:
 	default:
 		b.write(r)
 	}
-	if h.active == 0 && !h.next.After(time.Now()) && h.delay == b.o.Delay {
+	if h.active == 0 && !h.next.After(time.Now()) && h.delay == b.o.Delay && !h.putOff {
 		delete(b.hosts, r.t.host) // nothing to remember: keep the map small
 	}
 	if len(b.hosts) > 4*b.windowSize() {
@@ -292,6 +338,13 @@ func (b *batch) do(ctx context.Context, t *task) outcome {
 		if res != nil {
 			r.retryAfter = res.RetryAfter
 		}
+		if r.retryAfter > b.o.MaxWait {
+			r.retry, r.putOff = false, true // not waited on: see DefaultMaxRetryWait
+		}
+		return r
+	}
+	if err != nil && unfinished(err) {
+		r.putOff = true
 		return r
 	}
 	r.line = batchLine(t.url, res, err, b.o.Format)

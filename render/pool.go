@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -33,9 +34,16 @@ type endpoint struct {
 type errNoEndpoint struct{ n int }
 
 func (e errNoEndpoint) Error() string {
+	if e.n == 1 {
+		return "no browser left to render on: the browser was lost"
+	}
 	return fmt.Sprintf("no browser left to render on: all %d --ws-endpoint browsers were lost", e.n)
 }
 func (e errNoEndpoint) FailureKind() string { return "no-browser" }
+
+// Unfinished: the page is not at fault, so a batch gives it no line and a
+// resumed run (with browsers again) renders it.
+func (e errNoEndpoint) Unfinished() bool { return true }
 
 // NewPool opens a Renderer per websocket endpoint, each attached to that
 // browser; with none it renders on o.Target (or an isolated browser) alone.
@@ -48,12 +56,12 @@ func NewPool(ctx context.Context, o *Options, wsEndpoints []string) (*Pool, erro
 		}
 		name := "local"
 		if len(wsEndpoints) == 1 {
-			name = wsEndpoints[0]
+			name = EndpointName(wsEndpoints[0])
 		}
 		p.eps = append(p.eps, &endpoint{name: name, r: r})
 		return p, nil
 	}
-	for _, w := range wsEndpoints {
+	for i, w := range wsEndpoints {
 		eo := *o
 		t := browser.Target{}
 		if o.Target != nil {
@@ -66,10 +74,51 @@ func NewPool(ctx context.Context, o *Options, wsEndpoints []string) (*Pool, erro
 			p.Close()
 			return nil, err
 		}
-		p.eps = append(p.eps, &endpoint{name: w, r: r})
+		p.eps = append(p.eps, &endpoint{name: fmt.Sprintf("#%d %s", i+1, EndpointName(w)), r: r})
 	}
 	return p, nil
 }
+
+// EndpointName is a websocket endpoint as it may be shown or logged: the
+// values of its query (browserless's ?token=) and a password hidden.
+func EndpointName(ws string) string {
+	u, err := url.Parse(ws)
+	if err != nil {
+		if i := strings.IndexAny(ws, "?@"); i >= 0 {
+			return ws[:i] + "?…"
+		}
+		return ws
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxx")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// hideEndpoint is err with ws written as EndpointName says: a browser's
+// connection error names the URL it dialled, token and all.
+func hideEndpoint(err error, ws string) error {
+	if err == nil || ws == "" || !strings.Contains(err.Error(), ws) {
+		return err
+	}
+	return &hiddenError{msg: strings.ReplaceAll(err.Error(), ws, EndpointName(ws)), err: err}
+}
+
+// hiddenError is an error whose message had a secret taken out.
+type hiddenError struct {
+	msg string
+	err error
+}
+
+func (e *hiddenError) Error() string { return e.msg }
+func (e *hiddenError) Unwrap() error { return e.err }
 
 // Close closes every browser's session.
 func (p *Pool) Close() {
@@ -89,7 +138,10 @@ func (b *Pool) Render(ctx context.Context, u string) (*fetch.Result, error) {
 		res, err := ep.r.Render(ctx, u, "")
 		lost := err != nil && ctx.Err() == nil && ep.r.isLost(err)
 		b.release(ep, err, lost)
-		if lost && len(b.eps) > 1 {
+		if lost {
+			// The browser's death is not the page's failure, whatever the
+			// call it cut short said (a navigation aborted, a message for
+			// the shell): another browser renders it, or none is left.
 			continue
 		}
 		return res, err

@@ -75,7 +75,7 @@ func New(ctx context.Context, o *Options) (*Renderer, error) {
 	if attached {
 		if _, err := sess.Connect(ctx, *o.Target); err != nil {
 			sess.Close()
-			return nil, err
+			return nil, hideEndpoint(err, o.Target.WSEndpoint)
 		}
 	}
 	return r, nil

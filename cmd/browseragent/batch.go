@@ -22,6 +22,7 @@ type batchFlags struct {
 	perHost int
 	delay   time.Duration
 	retries int
+	maxWait time.Duration
 	robots  bool
 	shard   string
 }
@@ -31,14 +32,15 @@ func (b *batchFlags) addFlags(fl *pflag.FlagSet) {
 	fl.IntVar(&b.perHost, "per-host", 0, "batch: at most this many URLs of one host at once (default: --concurrency)")
 	fl.DurationVar(&b.delay, "delay", 0, "batch: wait at least this long between two requests to one host (e.g. 500ms)")
 	fl.IntVar(&b.retries, "retries", fetch.DefaultBatchRetries, "batch: tries after the first on 429, 5xx and lost browsers, with backoff (Retry-After honoured)")
+	fl.DurationVar(&b.maxWait, "max-wait", fetch.DefaultMaxRetryWait, "batch: the longest wait before a retry; a host whose Retry-After asks for longer is left for a later --resume")
 	fl.BoolVar(&b.robots, "robots", false, "batch: obey each host's robots.txt (Disallow and Crawl-delay)")
 	fl.StringVar(&b.shard, "shard", "", "batch: do only shard `K/N` of the list (K from 0), split by URL hash")
 }
 
 // check refuses the batch flags outside a batch.
 func (b *batchFlags) check() error {
-	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != fetch.DefaultBatchRetries {
-		return exitCode(exitUsage, "--resume, --per-host, --delay, --retries, --robots and --shard are for batches: add -i FILE or --out FILE")
+	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != fetch.DefaultBatchRetries || b.maxWait != fetch.DefaultMaxRetryWait {
+		return exitCode(exitUsage, "--resume, --per-host, --delay, --retries, --max-wait, --robots and --shard are for batches: add -i FILE or --out FILE")
 	}
 	return nil
 }
@@ -102,8 +104,11 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 		return exitCode(exitFailed, err.Error())
 	}
 	fmt.Fprintln(s.err, "browseragent: "+summaryLine(f, sum, job))
-	if sum.Interrupted {
+	switch {
+	case sum.Interrupted:
 		return exitCode(exitFetchInterrupted, "")
+	case sum.UnfinishedCount() > 0:
+		return exitCode(exitFetchUnfinished, "")
 	}
 	return nil
 }
@@ -111,7 +116,7 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 func (f *fetchFlags) batchOptions(format fetch.Format) (*fetch.BatchOptions, error) {
 	b := &f.batch
 	o := &fetch.BatchOptions{
-		Concurrency: f.concurrency, PerHost: b.perHost, Delay: b.delay, Retries: b.retries,
+		Concurrency: f.concurrency, PerHost: b.perHost, Delay: b.delay, Retries: b.retries, MaxWait: b.maxWait,
 		RobotsAgent: "browseragent", Format: format,
 	}
 	switch {
@@ -121,6 +126,8 @@ func (f *fetchFlags) batchOptions(format fetch.Format) (*fetch.BatchOptions, err
 		return nil, exitCode(exitUsage, "--delay cannot be negative")
 	case b.retries < 0:
 		return nil, exitCode(exitUsage, "--retries cannot be negative (0 means no retry)")
+	case b.maxWait <= 0:
+		return nil, exitCode(exitUsage, "--max-wait must be more than 0 (e.g. 2m, or 1h to wait as long as a server asks up to an hour)")
 	case b.resume && (f.out == "" || f.out == "-"):
 		return nil, exitCode(exitUsage, "--resume needs --out FILE: the results already there are what it skips")
 	}
@@ -275,14 +282,22 @@ func summaryLine(f *fetchFlags, sum *fetch.BatchSummary, job *batchRunner) strin
 	if sum.OtherShards > 0 {
 		fmt.Fprintf(&b, "; %d in other shards", sum.OtherShards)
 	}
+	if u := sum.UnfinishedText(); u != "" {
+		b.WriteString("; " + u)
+	}
 	if e := job.endpointsText(); e != "" {
 		b.WriteString("; " + e)
 	}
 	if f.out != "" && f.out != "-" {
 		fmt.Fprintf(&b, "; written to %s", f.out)
 	}
-	if sum.Interrupted {
+	switch {
+	case sum.Interrupted:
 		b.WriteString("; interrupted: run again with --resume to do the rest")
+	case sum.UnfinishedCount() > 0 && !sum.ResumeAfter.IsZero():
+		fmt.Fprintf(&b, "; run again with --resume after %s", sum.ResumeAfter.Round(time.Second).Format("15:04:05 MST"))
+	case sum.UnfinishedCount() > 0:
+		b.WriteString("; run again with --resume to do them")
 	}
 	return b.String()
 }

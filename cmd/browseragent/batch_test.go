@@ -389,7 +389,8 @@ func TestBatchUsage(t *testing.T) {
 		{"resume without out", []string{"-i", list, "--resume"}, "browseragent: --resume needs --out FILE: the results already there are what it skips\n"},
 		{"shard out of range", []string{"-i", list, "--shard", "4/4", "--out", filepath.Join(dir, "o")}, "browseragent: --shard \"4/4\": K must be 0 to 3 (shards count from 0, like $JOB_COMPLETION_INDEX)\n"},
 		{"shard malformed", []string{"-i", list, "--shard", "half", "--out", filepath.Join(dir, "o")}, "browseragent: --shard \"half\": write it as K/N, e.g. 0/4 for the first of four shards\n"},
-		{"batch flag without a batch", []string{"http://127.0.0.1:1/", "--per-host", "2"}, "browseragent: --resume, --per-host, --delay, --retries, --robots and --shard are for batches: add -i FILE or --out FILE\n"},
+		{"batch flag without a batch", []string{"http://127.0.0.1:1/", "--per-host", "2"}, "browseragent: --resume, --per-host, --delay, --retries, --max-wait, --robots and --shard are for batches: add -i FILE or --out FILE\n"},
+		{"max-wait of nothing", []string{"-i", list, "--max-wait", "0s", "--out", filepath.Join(dir, "o")}, "browseragent: --max-wait must be more than 0 (e.g. 2m, or 1h to wait as long as a server asks up to an hour)\n"},
 		{"pool without a batch", []string{"http://127.0.0.1:1/", "--render", "--ws-endpoint", "ws://127.0.0.1:1/a", "--ws-endpoint", "ws://127.0.0.1:1/b"}, "browseragent: several --ws-endpoint browsers are a pool for batches: add -i FILE or --out FILE\n"},
 	}
 	for _, tc := range tests {
@@ -585,5 +586,104 @@ func TestRenderPool(t *testing.T) {
 		if !p.Running() {
 			t.Errorf("a live browser of the pool was closed by the batch")
 		}
+	}
+}
+
+// TestRenderPoolAllLost: when every browser of a --render batch is lost,
+// the pages not rendered get no line (they used to get "no-browser",
+// "load" or a message meant for the shell, which --resume then skipped),
+// the batch exits 75 and says so, and a run resumed on a new browser
+// renders them: every URL in --out once, none failed. The summary and the
+// errors never show the endpoints' ?token=.
+func TestRenderPoolAllLost(t *testing.T) {
+	t.Parallel()
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	bin := program(t, ".")
+	srv := pageServer(t, 300*time.Millisecond)
+	wsOf := func(p *testutil.PersonsBrowser) string {
+		data, err := os.ReadFile(filepath.Join(p.Dir, "DevToolsActivePort"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, path, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		return "ws://127.0.0.1:" + port + path + "?token=s3cret-t0ken"
+	}
+	tests := []struct {
+		name      string
+		endpoints int // the same browser, given this many times
+	}{
+		{"one endpoint", 1},
+		{"the same browser twice", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			urls := pageURLs(srv.URL, 16)
+			list := writeList(t, tmp, urls)
+			out := filepath.Join(tmp, "out.jsonl")
+			run := func(ws string, extra ...string) *exec.Cmd {
+				args := []string{"fetch", "--render", "-i", list, "--out", out, "-c", "2"}
+				for range tc.endpoints {
+					args = append(args, "--ws-endpoint", ws)
+				}
+				cmd := exec.Command(bin, append(args, extra...)...)
+				cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
+				return cmd
+			}
+			first := testutil.StartPersonsBrowser(t, chrome, []string{"about:blank"}, nil)
+			batch := run(wsOf(first))
+			var stderr strings.Builder
+			batch.Stderr = &stderr
+			if err := batch.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { batch.Process.Kill() })
+			for deadline := time.Now().Add(90 * time.Second); scanLines(out) < 3; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("fewer than 3 pages rendered in 90 s: %s", stderr.String())
+				}
+			}
+			first.Kill()
+			batch.Wait()
+			code, summary := batch.ProcessState.ExitCode(), stderr.String()
+			lines := readBatchOut(t, out)
+			var failed []string
+			for _, l := range lines {
+				if l.Error != "" {
+					failed = append(failed, l.ErrorKind+": "+l.Error)
+				}
+			}
+			if diff := cmp.Diff([]string(nil), failed); diff != "" {
+				t.Errorf("lines with an error after the browser was lost (-want +got):\n%s", diff)
+			}
+			if code != exitFetchUnfinished || !strings.Contains(summary, "put off (") || !strings.Contains(summary, "run again with --resume") {
+				t.Errorf("exit %d (want %d), summary %q", code, exitFetchUnfinished, summary)
+			}
+			if len(lines) == len(urls) {
+				t.Fatalf("the batch finished before the browser was killed: %s", summary)
+			}
+			second := testutil.StartPersonsBrowser(t, chrome, []string{"about:blank"}, nil)
+			resumed := run(wsOf(second), "--resume")
+			rerr, err := resumed.CombinedOutput()
+			if err != nil {
+				t.Fatalf("resumed run: %v\n%s", err, rerr)
+			}
+			seen := map[string]int{}
+			for _, l := range readBatchOut(t, out) {
+				seen[l.URL]++
+				if l.Error != "" {
+					t.Errorf("%s: %s", l.URL, l.Error)
+				}
+			}
+			for _, u := range urls {
+				if seen[u] != 1 {
+					t.Errorf("%s has %d lines, want 1", u, seen[u])
+				}
+			}
+			if all := summary + string(rerr); strings.Contains(all, "s3cret") {
+				t.Errorf("the endpoint's token is shown:\n%s", all)
+			}
+			testutil.WaitNoProcessWith(t, tmp)
+		})
 	}
 }

@@ -12,6 +12,7 @@ const (
 	// fetch
 	exitFetchTruncated   = 3   // output cut at --max-bytes
 	exitFetchInterrupted = 130 // a batch stopped by Ctrl-C: --resume goes on
+	exitFetchUnfinished  = 75  // a batch put URLs off (no browser left, a long Retry-After): --resume does them (EX_TEMPFAIL)
 
 	// sites check: the decision, or bad input
 	exitSitesAllow = exitOK
