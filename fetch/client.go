@@ -13,6 +13,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -168,10 +169,24 @@ func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *ExtractOption
 		return nil, c.classifyBody(err, u)
 	}
 	res := newResult(rawURL, resp, body, truncated, c.opts.MaxBytes)
-	if err := res.fill(body, resp.Header.Get("Content-Type"), ex); err != nil {
+	if err := res.fill(body, bodyType(resp), ex); err != nil {
 		return nil, err
 	}
 	return res, StatusError(res)
+}
+
+// bodyType is the Content-Type a body is read as. A robots.txt is plain
+// text whatever the server labels it (RFC 9309): one sent as text/html, as
+// a site's web app often does, would otherwise be extracted like an
+// article, its lines run together and its rules lost.
+func bodyType(resp *http.Response) string {
+	ct := resp.Header.Get("Content-Type")
+	if resp.Request != nil && resp.Request.URL.Path == "/robots.txt" {
+		if mt, _, _ := mime.ParseMediaType(ct); mt == "" || mt == "text/html" || mt == "application/xhtml+xml" {
+			return "text/plain; charset=utf-8"
+		}
+	}
+	return ct
 }
 
 func (c *Client) setHeaders(req *http.Request) {

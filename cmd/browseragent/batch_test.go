@@ -687,3 +687,48 @@ func TestRenderPoolAllLost(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchRobotsServedAs: robots.txt is obeyed whatever Content-Type it
+// comes with. One sent as text/html (a site's web app answering for it)
+// used to be extracted as an article: its lines ran together, no rule was
+// read and every disallowed URL was fetched.
+func TestBatchRobotsServedAs(t *testing.T) {
+	tests := []struct{ name, contentType string }{
+		{"text/plain", "text/plain; charset=utf-8"},
+		{"text/html", "text/html; charset=utf-8"},
+		{"no type", ""},
+		{"octet-stream", "application/octet-stream"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var paths []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				paths = append(paths, r.URL.Path)
+				mu.Unlock()
+				if r.URL.Path == "/robots.txt" {
+					w.Header()["Content-Type"] = []string{tc.contentType}
+					fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n\nUser-agent: browseragent\nDisallow: /secret/\n")
+					return
+				}
+				fmt.Fprintf(w, "<title>%s</title><p>Some public text.</p>", r.URL.Path)
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			list := writeList(t, dir, []string{srv.URL + "/public/a", srv.URL + "/private/b", srv.URL + "/secret/c"})
+			out := filepath.Join(dir, "out.jsonl")
+			code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--robots", "-c", "1")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			sort.Strings(paths)
+			// The agent's own group applies: /secret/ is disallowed, /private/ (the * group's) is not.
+			if diff := cmp.Diff([]string{"/private/b", "/public/a", "/robots.txt"}, paths); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
