@@ -335,10 +335,17 @@ func (t *tab) setResponse(resp *network.Response) {
 	if resp != nil {
 		r = &Response{Status: int(resp.Status), MIME: resp.MimeType, Size: -1}
 		for k, v := range resp.Headers {
-			if s, ok := v.(string); ok && strings.EqualFold(k, "Content-Length") {
+			s, ok := v.(string)
+			switch {
+			case !ok:
+			case strings.EqualFold(k, "Content-Length"):
 				if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n >= 0 {
 					r.Size = n
 				}
+			case strings.EqualFold(k, "Content-Type"):
+				r.ContentType = s
+			case strings.EqualFold(k, "Retry-After"):
+				r.RetryAfter = s
 			}
 		}
 	}
@@ -475,6 +482,9 @@ type Response struct {
 	Status int    // HTTP status
 	MIME   string // the response's media type, as the browser took it
 	Size   int64  // Content-Length; -1 when the server did not say
+	// ContentType and RetryAfter are the response's headers ("" when
+	// absent): fetch --render reports and honours them as a plain fetch.
+	ContentType, RetryAfter string
 }
 
 // LastResponse returns the response of the last page browser_open or

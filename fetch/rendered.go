@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -21,7 +22,10 @@ type Rendered struct {
 	// or an image is shown in the browser's viewer, whose document's size
 	// is its own: for such a page this is the size.
 	ContentLength int64
-	DOM           []byte // document.documentElement.outerHTML
+	// RetryAfter is the response's Retry-After header, honoured by a
+	// batch's retry as a plain fetch's is.
+	RetryAfter string
+	DOM        []byte // document.documentElement.outerHTML
 	// Extracted is the extraction of DOM already made, if any: reused when
 	// the page is HTML and not cut, instead of extracting it again.
 	Extracted *Result
@@ -47,6 +51,7 @@ func FromRendered(p *Rendered, maxBytes int64, xo *ExtractOptions) (*Result, err
 	}
 	meta := func(r *Result) *Result {
 		r.URL, r.FinalURL, r.Status, r.ContentType, r.TotalBytes = p.URL, final, p.Status, ct, p.Size
+		r.RetryAfter = parseRetryAfter(p.RetryAfter, time.Now())
 		return r
 	}
 	switch kindOf(ct, nil) {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,15 +234,18 @@ func (r *Renderer) Render(ctx context.Context, url, shot string) (*fetch.Result,
 		return nil, err
 	}
 	doc := p.document(ctx, res.FinalURL)
-	length := int64(-1)
+	length, retryAfter := int64(-1), ""
 	if resp, ok := r.sess.Browser.LastResponse(p.tab); ok {
 		doc.Status = cmp.Or(doc.Status, resp.Status)
 		doc.Type = cmp.Or(doc.Type, resp.MIME)
-		length = resp.Size
+		if mt, _, _ := mime.ParseMediaType(resp.ContentType); mt != "" && strings.EqualFold(mt, doc.Type) {
+			doc.Type = resp.ContentType // with its charset, as a plain fetch reports it
+		}
+		length, retryAfter = resp.Size, resp.RetryAfter
 	}
 	res, err = fetch.FromRendered(&fetch.Rendered{
 		URL: url, FinalURL: res.FinalURL, Status: doc.Status, ContentType: doc.Type,
-		Size: doc.Size, ContentLength: length, DOM: p.ex.lastDOM(), Extracted: res,
+		Size: doc.Size, ContentLength: length, RetryAfter: retryAfter, DOM: p.ex.lastDOM(), Extracted: res,
 	}, r.maxBytes, &fetch.ExtractOptions{Select: r.sel, Links: r.links})
 	if err != nil {
 		return nil, err

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -66,7 +68,7 @@ func parityServer(t *testing.T) *httptest.Server {
 // rendered.
 type parityView struct {
 	Status                            int
-	MediaType, Kind                   string
+	ContentType, Kind                 string // the Content-Type as sent, charset and all
 	Title, Byline, Excerpt, Published string
 	Truncated, HasBytes, BytesMatch   bool
 	Content                           string // for html, json and text
@@ -92,7 +94,7 @@ func parityViews(t *testing.T, stdout string) []parityView {
 			t.Fatalf("output is not JSON records: %v\n%s", err, stdout)
 		}
 		mt, _, _ := mime.ParseMediaType(j.ContentType)
-		v := parityView{Status: j.Status, MediaType: mt, Kind: j.Kind, Title: j.Title, Byline: j.Byline, Excerpt: j.Excerpt,
+		v := parityView{Status: j.Status, ContentType: j.ContentType, Kind: j.Kind, Title: j.Title, Byline: j.Byline, Excerpt: j.Excerpt,
 			Published: j.Published, Truncated: j.Truncated, HasBytes: j.RawBytes > 0, BytesMatch: j.ContentBytes == len(j.Content), Error: j.Error}
 		if j.Kind == "binary" {
 			v.Binary = j.Hint != "" && strings.HasPrefix(j.Content, "This is binary content ("+mt)
@@ -208,5 +210,70 @@ document.getElementById('root').innerHTML = '<article><h1>Drawn</h1><p>This text
 	code, out, stderr := e.run(t, "", "fetch", "--render", srv.URL)
 	if code != 0 || !strings.Contains(out, "drawn by the script of the app") || stderr != "" {
 		t.Errorf("--render: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
+	}
+}
+
+// TestRenderBatchRetryAfter: a --render batch honours a 429's or 503's
+// Retry-After, in seconds or as an HTTP date, as a plain batch does: the
+// retry waited only the 0.5 s backoff, the browser's response headers
+// unread.
+func TestRenderBatchRetryAfter(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter func() string
+	}{
+		{"429, seconds", 429, func() string { return "6" }},
+		{"503, HTTP date", 503, func() string { return time.Now().Add(7 * time.Second).UTC().Format(http.TimeFormat) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var hits []time.Time
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/page" {
+					http.NotFound(w, r)
+					return
+				}
+				mu.Lock()
+				hits = append(hits, time.Now())
+				first := len(hits) == 1
+				mu.Unlock()
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				if first {
+					w.Header().Set("Retry-After", tc.retryAfter())
+					w.WriteHeader(tc.status)
+					fmt.Fprint(w, "<html><head><title>Busy</title></head><body><p>Too busy, come back later.</p></body></html>")
+					return
+				}
+				fmt.Fprint(w, parityArticle)
+			}))
+			defer srv.Close()
+			e := newBinEnv(t)
+			out := filepath.Join(e.dir, "out.jsonl")
+			code, _, stderr := e.run(t, srv.URL+"/page\n", "fetch", "--render", "-i", "-", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var got []string
+			for _, l := range readBatchOut(t, out) {
+				got = append(got, fmt.Sprintf("%d %q %q", l.Status, l.Title, l.Error))
+			}
+			if diff := cmp.Diff([]string{`200 "Valley Notes" ""`}, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(hits) != 2 {
+				t.Fatalf("%d requests, want 2", len(hits))
+			}
+			// The server asked for 6 s (the date, 6 to 7 s, to the second).
+			if gap := hits[1].Sub(hits[0]); gap < 5500*time.Millisecond {
+				t.Errorf("retried %s after the %d, which asked for 6 s or more", gap.Round(time.Millisecond), tc.status)
+			}
+		})
 	}
 }
