@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -171,6 +172,85 @@ func TestBatchLongRetryAfter(t *testing.T) {
 			}
 			if n := sum.UnfinishedCount(); n > 0 && sum.ResumeAfter.Before(start.Add(25*time.Second)) {
 				t.Errorf("ResumeAfter %s is not when the host said it is ready", sum.ResumeAfter)
+			}
+		})
+	}
+}
+
+// lineWriter hands each line written to it to a channel.
+type lineWriter chan string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// TestBatchStreamsInput: a list that is still being written (stdin fed by
+// a program that waits for each result before it writes the next URL, a
+// list that never ends) gets each URL's line as soon as it is done, and
+// cancelling the batch stops it while a read of the list waits. The batch
+// used to read the list ahead before starting anything: it waited for 256
+// URLs or the end of the list, so such a pipeline hung, Ctrl-C included.
+func TestBatchStreamsInput(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "page "+r.URL.Path)
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name        string
+		concurrency int
+		urls        int
+	}{
+		{"one at a time", 1, 3},
+		{"four workers", 4, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			c := NewClient(nil)
+			defer c.Close()
+			job := func(ctx context.Context, u string, _ int) (*Result, error) { return c.Fetch(ctx, u) }
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			lines := make(lineWriter, 1)
+			type ended struct {
+				sum *BatchSummary
+				err error
+			}
+			done := make(chan ended, 1)
+			go func() {
+				sum, err := RunBatch(ctx, pr, lines, job, &BatchOptions{Concurrency: tc.concurrency})
+				done <- ended{sum, err}
+			}()
+			var got []string
+			for i := range tc.urls {
+				u := fmt.Sprintf("%s/%d", srv.URL, i)
+				go fmt.Fprintln(pw, u) // the list's writer, waiting for the line before the next URL
+				select {
+				case l := <-lines:
+					var j struct{ URL, Content string }
+					json.Unmarshal([]byte(l), &j)
+					got = append(got, strings.TrimPrefix(j.URL, srv.URL)+" "+j.Content)
+				case <-time.After(20 * time.Second):
+					t.Fatalf("no line for %s 20 s after it was listed (lines so far: %q)", u, got)
+				}
+			}
+			var want []string
+			for i := range tc.urls {
+				want = append(want, fmt.Sprintf("/%d page /%d", i, i))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+			cancel() // the list is still open: Ctrl-C
+			select {
+			case e := <-done:
+				if e.err != nil || !e.sum.Interrupted || e.sum.OK != tc.urls {
+					t.Errorf("cancelled batch: err %v, interrupted %v, %d ok", e.err, e.sum.Interrupted, e.sum.OK)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the batch did not stop within 20 s of its cancel while the list was open")
 			}
 		})
 	}

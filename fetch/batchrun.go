@@ -49,7 +49,9 @@ type batch struct {
 	o      BatchOptions
 	robots *robotsCache
 
-	window  []*task // URLs read and waiting for a worker
+	window  []*task     // URLs read and waiting for a worker
+	urls    chan string // the list, read on a goroutine of its own
+	quit    chan struct{}
 	eof     bool
 	hosts   map[string]*hostState
 	active  int
@@ -104,6 +106,12 @@ func (b *batch) run(ctx context.Context) (*BatchSummary, error) {
 	for range b.o.Concurrency {
 		go b.worker(ctx)
 	}
+	// The list is read on its own goroutine: a read that waits (stdin fed
+	// by a program that wants the results first, a list that never ends)
+	// must not stop the URLs already read, the lines, or Ctrl-C.
+	b.urls, b.quit = make(chan string, 64), make(chan struct{})
+	defer close(b.quit)
+	go b.read()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -121,8 +129,14 @@ func (b *batch) run(ctx context.Context) (*BatchSummary, error) {
 		if next != nil {
 			send = b.work
 		}
+		var urls chan string
+		if !stopping && !b.eof && len(b.window) < b.windowSize() {
+			urls = b.urls
+		}
 		timer.Reset(wait)
 		select {
+		case u, ok := <-urls:
+			b.admit(u, ok)
 		case send <- next:
 			b.started(next)
 		case r := <-b.results:
@@ -135,32 +149,60 @@ func (b *batch) run(ctx context.Context) (*BatchSummary, error) {
 	if b.werr != nil {
 		return &b.sum, b.werr
 	}
-	if b.in.err != nil {
+	if b.eof && b.in.err != nil { // read by the reader before it closed urls
 		return &b.sum, fmt.Errorf("reading the URL list: %w", b.in.err)
 	}
 	return &b.sum, nil
+}
+
+// read sends the list's URLs to urls and closes it at the end; it stops
+// early when the batch does (once its read in progress returns).
+func (b *batch) read() {
+	defer close(b.urls)
+	for {
+		u, ok := b.in.next()
+		if !ok {
+			return
+		}
+		select {
+		case b.urls <- u:
+		case <-b.quit:
+			return
+		}
+	}
 }
 
 // fill reads URLs into the window until it is full or the list ends,
 // skipping those of other shards and those already answered.
 func (b *batch) fill() {
 	for !b.eof && len(b.window) < b.windowSize() {
-		u, ok := b.in.next()
-		if !ok {
-			b.eof = true
-			return
-		}
-		host := hostOf(u)
-		switch {
-		case !b.o.Shard.Has(u):
-			b.sum.OtherShards++
-		case b.o.Done.Has(u):
-			b.sum.Skipped++
-		case b.hostPutOff(host):
-			b.sum.Unfinished[b.hosts[host].putOffKind]++
+		select {
+		case u, ok := <-b.urls:
+			b.admit(u, ok)
 		default:
-			b.window = append(b.window, &task{url: u, host: host})
+			return // none read yet: the scheduler waits for one with the rest
 		}
+	}
+}
+
+// admit puts one URL read from the list in the window, unless it is of
+// another shard, already answered, or of a host that asked to be left
+// alone; ok false is the end of the list.
+func (b *batch) admit(u string, ok bool) {
+	if !ok {
+		b.eof = true
+		return
+	}
+	host := hostOf(u)
+	switch {
+	case !b.o.Shard.Has(u):
+		b.sum.OtherShards++
+	case b.o.Done.Has(u):
+		b.sum.Skipped++
+	case b.hostPutOff(host):
+		b.sum.Unfinished[b.hosts[host].putOffKind]++
+	default:
+		b.window = append(b.window, &task{url: u, host: host})
 	}
 }
 
