@@ -50,6 +50,10 @@ type BatchOptions struct {
 	// Crawl-delay raises Delay for that host.
 	Robots      Job
 	RobotsAgent string
+	// RobotsRules, when set, are the rules obeyed instead (made with
+	// NewRobots), so the Job's redirects can be checked against the same
+	// cache (Robots.CheckRedirect).
+	RobotsRules *Robots
 	Shard       Shard   // only the URLs of this shard (the zero Shard is all)
 	Done        DoneSet // URLs already answered: skipped (resume)
 	Format      Format  // content format of each line (json means markdown)
@@ -154,10 +158,10 @@ func FailureKind(err error) string {
 		err  error
 		name string
 	}{
+		{ErrRobots, "robots"}, // before ErrRedirectRefused: a redirect robots.txt disallows
 		{ErrBadURL, "bad-url"}, {ErrUnreachable, "unreachable"}, {ErrTLS, "tls"}, {ErrTimeout, "timeout"},
 		{ErrTooManyRedirects, "redirects"}, {ErrRedirectLoop, "redirects"}, {ErrRedirectRefused, "refused"},
 		{ErrEmptyBody, "empty"}, {ErrBadSelector, "bad-selector"}, {ErrNoMatch, "no-match"}, {ErrBody, "body"},
-		{ErrRobots, "robots"},
 	} {
 		if errors.Is(err, c.err) {
 			return c.name

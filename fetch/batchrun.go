@@ -47,7 +47,7 @@ type batch struct {
 	out    io.Writer
 	job    Job
 	o      BatchOptions
-	robots *robotsCache
+	robots *Robots
 
 	window  []*task     // URLs read and waiting for a worker
 	urls    chan string // the list, read on a goroutine of its own
@@ -85,8 +85,9 @@ func newBatch(in io.Reader, out io.Writer, job Job, o *BatchOptions) *batch {
 	if b.o.MaxWait <= 0 {
 		b.o.MaxWait = DefaultMaxRetryWait
 	}
-	if b.o.Robots != nil {
-		b.robots = newRobotsCache(b.o.Robots, b.o.RobotsAgent)
+	b.robots = b.o.RobotsRules
+	if b.robots == nil && b.o.Robots != nil {
+		b.robots = NewRobots(b.o.Robots, b.o.RobotsAgent)
 	}
 	b.sum.Failed = map[string]int{}
 	b.sum.Unfinished = map[string]int{}
@@ -362,7 +363,7 @@ func (b *batch) do(ctx context.Context, t *task) outcome {
 	var err error
 	if b.robots != nil {
 		var allowed bool
-		allowed, r.crawlDelay, err = b.robots.allowed(ctx, t.url)
+		allowed, r.crawlDelay, err = b.robots.Allowed(ctx, t.url)
 		if err == nil && !allowed {
 			err = newError(ErrRobots, t.url, nil, "robots.txt of %s disallows %s", t.host, t.url)
 		}

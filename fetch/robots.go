@@ -18,9 +18,10 @@ import (
 // keeps memory flat, at the price of fetching a forgotten host's file again.
 const maxRobotsHosts = 4096
 
-// robotsCache fetches each host's robots.txt once, with the batch's own
-// fetcher (so the guard judges that URL too), and answers for its URLs.
-type robotsCache struct {
+// Robots fetches each host's robots.txt once, with the batch's own
+// fetcher (so the guard judges that URL too), and answers for its URLs. It
+// is safe for concurrent use.
+type Robots struct {
 	get   Job
 	agent string
 
@@ -35,18 +36,32 @@ type robotsEntry struct {
 	err   error            // the file could not be read: disallow everything
 }
 
-func newRobotsCache(get Job, agent string) *robotsCache {
+// NewRobots returns the robots.txt rules for agent ("" is
+// "browseragent"), each host's fetched with get when first asked.
+func NewRobots(get Job, agent string) *Robots {
 	if agent == "" {
 		agent = "browseragent"
 	}
-	return &robotsCache{get: get, agent: agent, hosts: map[string]*robotsEntry{}}
+	return &Robots{get: get, agent: agent, hosts: map[string]*robotsEntry{}}
 }
 
-// allowed reports whether robots.txt lets the agent fetch raw, and the
+// CheckRedirect is for an Options.AllowRedirect: it refuses a redirect to
+// a URL its host's robots.txt disallows, so a listed URL cannot carry the
+// batch to a page it may not fetch. ctx bounds the fetch of a robots.txt.
+func (c *Robots) CheckRedirect(ctx context.Context, to string) error {
+	ok, _, err := c.Allowed(ctx, to)
+	if err == nil && !ok {
+		u, _ := url.Parse(to)
+		err = newError(ErrRobots, to, nil, "robots.txt of %s disallows %s", u.Host, to)
+	}
+	return err
+}
+
+// Allowed reports whether robots.txt lets the agent fetch raw, and the
 // host's Crawl-delay. A robots.txt that cannot be read for a server error
 // or a failed connection disallows the whole host (RFC 9309, 2.3.1.4); a
 // missing one (4xx) allows it.
-func (c *robotsCache) allowed(ctx context.Context, raw string) (bool, time.Duration, error) {
+func (c *Robots) Allowed(ctx context.Context, raw string) (bool, time.Duration, error) {
 	u, err := ParseURL(raw)
 	if err != nil {
 		return true, 0, nil // the fetch reports it
@@ -65,7 +80,7 @@ func (c *robotsCache) allowed(ctx context.Context, raw string) (bool, time.Durat
 }
 
 // entry returns u's host's rules, fetching them if no other worker is.
-func (c *robotsCache) entry(ctx context.Context, u *url.URL) (*robotsEntry, error) {
+func (c *Robots) entry(ctx context.Context, u *url.URL) (*robotsEntry, error) {
 	key := strings.ToLower(u.Scheme + "://" + u.Host)
 	c.mu.Lock()
 	e, ok := c.hosts[key]
@@ -99,7 +114,7 @@ func (c *robotsCache) entry(ctx context.Context, u *url.URL) (*robotsEntry, erro
 
 // load fetches and parses one robots.txt. A try cut short by ctx is
 // forgotten, so the next URL of the host asks again.
-func (c *robotsCache) load(ctx context.Context, e *robotsEntry, robotsURL string) {
+func (c *Robots) load(ctx context.Context, e *robotsEntry, robotsURL string) {
 	defer close(e.ready)
 	res, err := c.get(ctx, robotsURL, 0)
 	status := 0

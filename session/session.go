@@ -140,7 +140,15 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if opts.Fetch != nil {
 		fo = *opts.Fetch
 	}
-	fo.AllowRedirect = func(to string) error { return s.Registry.Recheck(tools.WebFetchName, to) }
+	// The guard judges every redirect; a caller's own check (a batch's
+	// robots.txt) runs after it.
+	ownRedirect := fo.AllowRedirect
+	fo.AllowRedirect = func(to string) error {
+		if err := s.Registry.Recheck(tools.WebFetchName, to); err != nil || ownRedirect == nil {
+			return err
+		}
+		return ownRedirect(to)
+	}
 	// The guard judges the resolved address of every connection; a
 	// caller's own control (tests) runs after it.
 	own := fo.DialControl

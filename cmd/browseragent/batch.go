@@ -79,11 +79,6 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 		return err
 	}
 	defer out.Close()
-	job, done, err := batchJob(ctx, f)
-	if err != nil {
-		return err
-	}
-	defer done()
 	if f.batch.robots {
 		// robots.txt is read whole up to 500 KiB, what RFC 9309 asks a
 		// crawler to parse (a 20 MiB one cost 90 MiB of memory), and
@@ -95,8 +90,18 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 			return err
 		}
 		defer rdone()
-		o.Robots = func(ctx context.Context, u string, _ int) (*fetch.Result, error) { return robots(ctx, u) }
+		o.RobotsRules = fetch.NewRobots(func(ctx context.Context, u string, _ int) (*fetch.Result, error) { return robots(ctx, u) }, o.RobotsAgent)
+		// A redirect is a request too: one to a page its host's
+		// robots.txt disallows is not followed (plain fetches; the
+		// browser follows its own).
+		rules := o.RobotsRules
+		f.allowRedirect = func(to string) error { return rules.CheckRedirect(ctx, to) }
 	}
+	job, done, err := batchJob(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer done()
 	bar := batchBar(s, f, args, o)
 	if bar != nil {
 		o.Progress = func(p fetch.BatchProgress) { bar.Set(p.OK + p.Failed) }

@@ -732,3 +732,69 @@ func TestBatchRobotsServedAs(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchRobotsRedirects: with --robots, a redirect is judged by its
+// target's robots.txt before it is followed. The batch used to check only
+// the URL as listed, so a redirect carried it to pages robots.txt
+// disallows, and onto hosts whose robots.txt disallows everything.
+func TestBatchRobotsRedirects(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	site := func(name, robots string, robotsStatus int) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			asked = append(asked, name+r.URL.Path)
+			mu.Unlock()
+			switch {
+			case r.URL.Path == "/robots.txt":
+				w.WriteHeader(robotsStatus)
+				fmt.Fprint(w, robots)
+			case r.URL.Path == "/go":
+				http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+			default:
+				fmt.Fprintf(w, "<title>%s</title><p>Some public text.</p>", r.URL.Path)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	from := site("from", "User-agent: *\nAllow: /\n", 200)
+	strict := site("strict", "User-agent: *\nDisallow: /private/\n", 200)
+	broken := site("broken", "down", 503)
+	tests := []struct {
+		name, to string
+		want     string // error_kind
+	}{
+		{"to a disallowed page", strict.URL + "/private/p", "robots"},
+		{"to an allowed page", strict.URL + "/public/p", ""},
+		{"to a host whose robots.txt fails", broken.URL + "/any", "robots"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			asked = nil
+			mu.Unlock()
+			dir := t.TempDir()
+			list := writeList(t, dir, []string{from.URL + "/go?to=" + tc.to})
+			out := filepath.Join(dir, "out.jsonl")
+			code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--robots")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var kinds []string
+			for _, l := range readBatchOut(t, out) {
+				kinds = append(kinds, l.ErrorKind)
+			}
+			if diff := cmp.Diff([]string{tc.want}, kinds); diff != "" {
+				t.Errorf("error_kind (-want +got):\n%s", diff)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, a := range asked {
+				if strings.HasPrefix(a, "strict/private/") || strings.HasPrefix(a, "broken/") && a != "broken/robots.txt" {
+					t.Errorf("requested %s, which robots.txt disallows (requests: %v)", a, asked)
+				}
+			}
+		})
+	}
+}

@@ -38,6 +38,9 @@ type fetchFlags struct {
 	out            string
 	concurrency    int
 	batch          batchFlags
+	// allowRedirect is asked about each redirect of a plain fetch after
+	// the guard: a --robots batch's robots.txt rules.
+	allowRedirect func(to string) error
 }
 
 func newFetchCmd(s *streams) *cobra.Command {
@@ -192,7 +195,7 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 func (f *fetchFlags) options() *fetch.Options {
 	return &fetch.Options{
 		Timeout: f.timeout, ConnectTimeout: f.connectTimeout, MaxBytes: int64(f.maxBytes),
-		AcceptLanguage: f.acceptLanguage, UserAgent: f.userAgent,
+		AcceptLanguage: f.acceptLanguage, UserAgent: f.userAgent, AllowRedirect: f.allowRedirect,
 		Extract: fetch.ExtractOptions{Select: f.selector, Links: f.links},
 	}
 }
