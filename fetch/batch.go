@@ -245,9 +245,10 @@ func (d DoneSet) Has(url string) bool {
 }
 
 // ReadDone reads the "url" of every whole JSON line of a batch output. It
-// returns the set and the length of the whole lines: a line cut short by a
-// crash is not counted, and the caller truncates the file there before
-// appending.
+// returns the set and the length of the whole lines: a last line cut short
+// by a crash (no newline) is not counted, and the caller truncates the
+// file there before appending. A whole line that is not a result is
+// skipped, never cut: the lines after it stay.
 func ReadDone(r io.Reader) (DoneSet, int64, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var set DoneSet
@@ -268,11 +269,12 @@ func ReadDone(r io.Reader) (DoneSet, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		u, ok := lineURL(line)
-		if !ok {
-			break // a torn write: everything from here is rewritten
+		// A whole line that is not a result (a blank line, a note, two
+		// files joined after a crash) is kept as it is and answers no URL:
+		// only the last line can be one a crash cut short.
+		if u, ok := lineURL(line); ok {
+			set = append(set, urlHash(u))
 		}
-		set = append(set, urlHash(u))
 		whole += int64(len(line))
 	}
 	sort.Slice(set, func(i, j int) bool { return set[i] < set[j] })

@@ -34,6 +34,45 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
+// TestReadDoneKeepsLines: a whole line that is not a result (blank, a
+// note, a torn line from two files joined) answers no URL but is kept with
+// every line after it; only a last line without its newline is cut. The
+// old ReadDone stopped at the first such line and --resume cut the file
+// there, losing every result after it.
+func TestReadDoneKeepsLines(t *testing.T) {
+	a := `{"url":"http://a/1","status":200}` + "\n"
+	b := `{"url":"http://a/2","status":200}` + "\n"
+	tests := []struct {
+		name, out string
+		whole     int    // bytes kept
+		done      string // the URLs answered, of http://a/1 to 3
+	}{
+		{"a blank line", a + "\n" + b, len(a) + 1 + len(b), "1 2"},
+		{"a note", a + "# rerun on Monday\n" + b, len(a) + 18 + len(b), "1 2"},
+		{"a torn line from a joined file", a + `{"url":"http://a/3","sta` + "\n" + b, len(a) + 25 + len(b), "1 2"},
+		{"a last line without its newline", a + b + `{"url":"http://a/3"}`, len(a) + len(b), "1 2"},
+		{"CRLF lines", strings.TrimSuffix(a, "\n") + "\r\n" + b, len(a) + 1 + len(b), "1 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			set, whole, err := ReadDone(strings.NewReader(tc.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var done []string
+			for _, n := range []string{"1", "2", "3"} {
+				if set.Has("http://a/" + n) {
+					done = append(done, n)
+				}
+			}
+			got := fmt.Sprintf("whole %d, done %s", whole, strings.Join(done, " "))
+			if diff := cmp.Diff(fmt.Sprintf("whole %d, done %s", tc.whole, tc.done), got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestReadDone(t *testing.T) {
 	out := `{"url":"http://a/1","status":200}` + "\n" +
 		`{"url":"http://a/\"q\"","status":200}` + "\n" +
