@@ -390,6 +390,7 @@ func TestBatchUsage(t *testing.T) {
 		{"shard out of range", []string{"-i", list, "--shard", "4/4", "--out", filepath.Join(dir, "o")}, "browseragent: --shard \"4/4\": K must be 0 to 3 (shards count from 0, like $JOB_COMPLETION_INDEX)\n"},
 		{"shard malformed", []string{"-i", list, "--shard", "half", "--out", filepath.Join(dir, "o")}, "browseragent: --shard \"half\": write it as K/N, e.g. 0/4 for the first of four shards\n"},
 		{"batch flag without a batch", []string{"http://127.0.0.1:1/", "--per-host", "2"}, "browseragent: --resume, --per-host, --delay, --retries, --max-wait, --robots and --shard are for batches: add -i FILE or --out FILE\n"},
+		{"concurrency beyond reason", []string{"-i", list, "-c", "100000", "--out", filepath.Join(dir, "o")}, "browseragent: --concurrency 100000 is too many: at most 1024 at once (a connection, or a browser tab, each)\n"},
 		{"max-wait of nothing", []string{"-i", list, "--max-wait", "0s", "--out", filepath.Join(dir, "o")}, "browseragent: --max-wait must be more than 0 (e.g. 2m, or 1h to wait as long as a server asks up to an hour)\n"},
 		{"pool without a batch", []string{"http://127.0.0.1:1/", "--render", "--ws-endpoint", "ws://127.0.0.1:1/a", "--ws-endpoint", "ws://127.0.0.1:1/b"}, "browseragent: several --ws-endpoint browsers are a pool for batches: add -i FILE or --out FILE\n"},
 	}

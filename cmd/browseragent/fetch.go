@@ -93,6 +93,11 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	if f.concurrency < 1 {
 		return exitCode(exitUsage, "--concurrency must be at least 1")
 	}
+	if f.concurrency > maxConcurrency {
+		// Each is a worker with its share of the read-ahead window, and a
+		// connection or a tab: -c 1000000 took 2.7 GB and a minute to start.
+		return exitCode(exitUsage, fmt.Sprintf("--concurrency %d is too many: at most %d at once (a connection, or a browser tab, each)", f.concurrency, maxConcurrency))
+	}
 	batch := f.input != "" || f.out != ""
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		tuneGC(batch)
@@ -154,6 +159,10 @@ func tuneGC(batch bool) {
 // gcSentinel is an object whose collection tells tuneGC the first
 // collection happened.
 type gcSentinel struct{ _ [2]*byte }
+
+// maxConcurrency bounds --concurrency: about what one process may keep
+// open (a common limit of open files is 1024).
+const maxConcurrency = 1024
 
 // fetcher fetches one URL.
 type fetcher func(ctx context.Context, url string) (*fetch.Result, error)
