@@ -22,12 +22,13 @@ type Pool struct {
 
 // endpoint is one browser of the pool.
 type endpoint struct {
-	name     string
-	r        *Renderer
-	inflight int
-	dead     bool
-	pages    int // pages rendered there
-	failures int // pages that failed there, a lost browser's too
+	name      string
+	r         *Renderer
+	inflight  int
+	dead      bool
+	pages     int   // pages rendered there
+	failures  int   // pages that failed there, a lost browser's too
+	unreached error // the browser could not be attached at the start
 }
 
 // errNoEndpoint fails a page when every browser of the pool is gone.
@@ -47,6 +48,9 @@ func (e errNoEndpoint) Unfinished() bool { return true }
 
 // NewPool opens a Renderer per websocket endpoint, each attached to that
 // browser; with none it renders on o.Target (or an isolated browser) alone.
+// Of several endpoints, those that cannot be attached are left out (see
+// Unreached) as long as one can: a pool goes on without a browser lost at
+// the start as it does without one lost later.
 func NewPool(ctx context.Context, o *Options, wsEndpoints []string) (*Pool, error) {
 	p := &Pool{}
 	if len(wsEndpoints) <= 1 {
@@ -69,14 +73,44 @@ func NewPool(ctx context.Context, o *Options, wsEndpoints []string) (*Pool, erro
 		}
 		t.WSEndpoint = w
 		eo.Target = &t
+		name := fmt.Sprintf("#%d %s", i+1, EndpointName(w))
 		r, err := New(ctx, &eo)
 		if err != nil {
-			p.Close()
-			return nil, err
+			if ctx.Err() != nil {
+				p.Close()
+				return nil, err
+			}
+			p.eps = append(p.eps, &endpoint{name: name, dead: true, unreached: err})
+			continue
 		}
-		p.eps = append(p.eps, &endpoint{name: fmt.Sprintf("#%d %s", i+1, EndpointName(w)), r: r})
+		p.eps = append(p.eps, &endpoint{name: name, r: r})
 	}
-	return p, nil
+	for _, ep := range p.eps {
+		if ep.r != nil {
+			return p, nil
+		}
+	}
+	err := p.eps[0].unreached
+	p.Close()
+	return nil, fmt.Errorf("none of the %d --ws-endpoint browsers could be attached; the first: %w", len(p.eps), err)
+}
+
+// Unreached is a browser of the pool that could not be attached at the
+// start: its name as the summary shows it, and why.
+type Unreached struct {
+	Name string
+	Err  error
+}
+
+// Unreached lists the browsers of the pool that could not be attached.
+func (p *Pool) Unreached() []Unreached {
+	var out []Unreached
+	for _, ep := range p.eps {
+		if ep.unreached != nil {
+			out = append(out, Unreached{ep.name, ep.unreached})
+		}
+	}
+	return out
 }
 
 // EndpointName is a websocket endpoint as it may be shown or logged: the
@@ -105,10 +139,31 @@ func EndpointName(ws string) string {
 // hideEndpoint is err with ws written as EndpointName says: a browser's
 // connection error names the URL it dialled, token and all.
 func hideEndpoint(err error, ws string) error {
-	if err == nil || ws == "" || !strings.Contains(err.Error(), ws) {
+	if err == nil || ws == "" {
 		return err
 	}
-	return &hiddenError{msg: strings.ReplaceAll(err.Error(), ws, EndpointName(ws)), err: err}
+	msg := strings.ReplaceAll(err.Error(), ws, EndpointName(ws))
+	// The dialer may name the URL again in another form (as http://):
+	// the secrets themselves go.
+	if u, perr := url.Parse(ws); perr == nil {
+		var secrets []string
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+		for _, vs := range u.Query() {
+			secrets = append(secrets, vs...)
+		}
+		for _, s := range secrets {
+			if len(s) >= 3 {
+				msg = strings.ReplaceAll(msg, s, "xxx")
+				msg = strings.ReplaceAll(msg, url.QueryEscape(s), "xxx")
+			}
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &hiddenError{msg: msg, err: err}
 }
 
 // hiddenError is an error whose message had a secret taken out.
@@ -123,7 +178,9 @@ func (e *hiddenError) Unwrap() error { return e.err }
 // Close closes every browser's session.
 func (p *Pool) Close() {
 	for _, ep := range p.eps {
-		ep.r.Close()
+		if ep.r != nil {
+			ep.r.Close()
+		}
 	}
 }
 
@@ -154,7 +211,7 @@ func (b *Pool) pick() *endpoint {
 	defer b.mu.Unlock()
 	var best *endpoint
 	for _, ep := range b.eps {
-		if !ep.dead && !ep.r.lost.Load() && (best == nil || ep.inflight < best.inflight) {
+		if !ep.dead && ep.r != nil && !ep.r.lost.Load() && (best == nil || ep.inflight < best.inflight) {
 			best = ep
 		}
 	}
@@ -189,7 +246,10 @@ func (b *Pool) Summary() string {
 	parts := make([]string, len(b.eps))
 	for i, ep := range b.eps {
 		parts[i] = fmt.Sprintf("%s: %d pages, %d failed", ep.name, ep.pages, ep.failures)
-		if ep.dead {
+		switch {
+		case ep.unreached != nil:
+			parts[i] = ep.name + ": not attached"
+		case ep.dead:
 			parts[i] += " (lost)"
 		}
 	}

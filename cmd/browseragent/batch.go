@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/internal/words"
 )
 
 // batchFlags are the flags of `fetch -i FILE` for long jobs.
@@ -102,6 +103,11 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 		return err
 	}
 	defer done()
+	if job.pool != nil {
+		for _, u := range job.pool.Unreached() {
+			fmt.Fprintf(s.err, "browseragent: warning: cannot attach %s (%s); rendering on the other browsers\n", u.Name, words.Error(u.Err))
+		}
+	}
 	bar := batchBar(s, f, args, o)
 	if bar != nil {
 		o.Progress = func(p fetch.BatchProgress) { bar.Set(p.OK + p.Failed) }

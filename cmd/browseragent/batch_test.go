@@ -799,3 +799,73 @@ func TestBatchRobotsRedirects(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderPoolEndpointDownAtStart: a pool goes on without a browser
+// that cannot be attached at the start, as it does without one lost
+// later, and says so; only when none can be attached does the batch fail.
+// The whole batch used to fail on the first endpoint that did not answer.
+// No message shows an endpoint's ?token=.
+func TestRenderPoolEndpointDownAtStart(t *testing.T) {
+	t.Parallel()
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	bin := program(t, ".")
+	srv := pageServer(t, 0)
+	live := testutil.StartPersonsBrowser(t, chrome, []string{"about:blank"}, nil)
+	data, err := os.ReadFile(filepath.Join(live.Dir, "DevToolsActivePort"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, path, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	up := "ws://127.0.0.1:" + port + path + "?token=s3cret-t0ken"
+	down := "ws://127.0.0.1:1/devtools/browser/gone?token=s3cret-t0ken"
+	tests := []struct {
+		name      string
+		endpoints []string
+		code      int
+		lines     int
+		stderr    []string // substrings
+	}{
+		{"one of two down", []string{down, up}, 0, 4, []string{
+			"browseragent: warning: cannot attach #1 ws://127.0.0.1:1/devtools/browser/gone?token=xxx (",
+			"#1 ws://127.0.0.1:1/devtools/browser/gone?token=xxx: not attached; #2 ws://127.0.0.1:" + port + path + "?token=xxx: 4 pages, 0 failed"}},
+		{"both down", []string{down, down}, 1, 0, []string{"browseragent: none of the 2 --ws-endpoint browsers could be attached; the first: "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			urls := pageURLs(srv.URL, 4)
+			list := writeList(t, tmp, urls)
+			out := filepath.Join(tmp, "out.jsonl")
+			args := []string{"fetch", "--render", "-i", list, "--out", out, "-c", "2"}
+			for _, w := range tc.endpoints {
+				args = append(args, "--ws-endpoint", w)
+			}
+			cmd := exec.Command(bin, args...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
+			stderr, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			var ok int
+			if tc.lines > 0 {
+				for _, l := range readBatchOut(t, out) {
+					if l.Error == "" {
+						ok++
+					}
+				}
+			}
+			if ok != tc.lines {
+				t.Errorf("%d pages rendered, want %d: %s", ok, tc.lines, stderr)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(string(stderr), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			if strings.Contains(string(stderr), "s3cret") {
+				t.Errorf("the endpoint's token is shown:\n%s", stderr)
+			}
+			testutil.WaitNoProcessWith(t, tmp)
+		})
+	}
+}
