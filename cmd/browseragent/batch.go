@@ -242,12 +242,14 @@ func openBatchIn(s *streams, path string, args []string) (io.Reader, func(), err
 }
 
 // batchBar is a progress bar with rate and ETA on stderr when it is a
-// terminal, or nil. The total is counted first when the list is a file;
+// terminal and the lines do not go to that terminal too, or nil. The total is counted first when the list is a file;
 // from stdin the bar shows the count and the rate only.
 func batchBar(s *streams, f *fetchFlags, args []string, o *fetch.BatchOptions) *progressbar.ProgressBar {
-	file, ok := s.err.(*os.File)
-	if !ok || !(isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd())) {
+	if !isTerminal(s.err) {
 		return nil
+	}
+	if (f.out == "" || f.out == "-") && isTerminal(s.out) {
+		return nil // the lines are the progress: a bar would be drawn into them
 	}
 	total := -1
 	if f.input != "" && f.input != "-" {
@@ -273,6 +275,12 @@ func batchBar(s *streams, f *fetchFlags, args []string, o *fetch.BatchOptions) *
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd()))
 }
 
 // summaryLine is the batch's last word: "fetched 20000 URLs in 12.3 s

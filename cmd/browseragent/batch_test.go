@@ -869,3 +869,62 @@ func TestRenderPoolEndpointDownAtStart(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchProgressInTerminal runs batches in a real terminal (tmux on a
+// socket of its own): with the lines going to a file, stderr shows a bar
+// with the count of the list, the rate and the time left, Ctrl-C stops the
+// batch (exit 130) leaving only whole lines and says how to go on; with
+// the lines on the terminal itself no bar is drawn into them (it was, a
+// bar between every two lines).
+func TestBatchProgressInTerminal(t *testing.T) {
+	t.Parallel()
+	testutil.RequireProgram(t, "tmux")
+	testutil.RequireProgram(t, "bash")
+	bin := program(t, ".")
+	srv := pageServer(t, 150*time.Millisecond)
+	tests := []struct {
+		name    string
+		out     bool // --out FILE, else the lines go to the terminal
+		wantBar bool
+	}{
+		{"lines to a file", true, true},
+		{"lines on the terminal", false, false},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			list := writeList(t, dir, pageURLs(srv.URL, 40))
+			out := filepath.Join(dir, "out.jsonl")
+			cmd := bin + " fetch -i " + list + " -c 1"
+			if tc.out {
+				cmd += " --out " + out
+			}
+			tm := &ttySession{t: t, socket: filepath.Join(dir, fmt.Sprintf("tmux-%d.sock", i))}
+			tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "400", "-y", "40", "env", "-i",
+				"PATH="+os.Getenv("PATH"), "HOME="+os.Getenv("HOME"), "TERM=xterm-256color",
+				"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+				"bash", "-c", cmd+"; echo EXIT=$?; sleep 60") // bash waits on, as a person's shell does; dash dies with the Ctrl-C
+			t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+			if tc.out {
+				tm.waitFor("URL/s", 60*time.Second)
+				if sc := tm.screen(); !strings.Contains(sc, "fetching") || !strings.Contains(sc, "/40, ") {
+					t.Errorf("the bar does not show the list's count:\n%s", sc)
+				}
+				tm.keys("C-c")
+				tm.waitFor("EXIT=", 30*time.Second)
+				sc := tm.screen()
+				if !strings.Contains(sc, "interrupted: run again with --resume to do the rest") || !strings.Contains(sc, "EXIT=130") {
+					t.Errorf("Ctrl-C:\n%s", sc)
+				}
+				if n := len(readBatchOut(t, out)); n == 0 || n == 40 {
+					t.Errorf("%d lines after Ctrl-C, want some of 40", n)
+				}
+				return
+			}
+			tm.waitFor("EXIT=0", 90*time.Second)
+			if sc := tm.screen(); strings.Contains(sc, "URL/s") || strings.Count(sc, `{"url":`) != 40 {
+				t.Errorf("lines on the terminal: want the 40 lines and no bar:\n%s", sc)
+			}
+		})
+	}
+}
