@@ -189,7 +189,7 @@ var figureLine = mustPhraseRE(`(?i)^\W*(?:abbildung|abb\.|figure|fig\.|bild|graf
 // follows an article, in phrasings moreHeading does not have.
 var moreHeadingExtra = mustPhraseRE(`(?i)^\W*(?:` +
 	`(?:weitere|verwandte|ähnliche|passende|neueste|beliebte|aktuelle) \p{L}*(?:artikel|beiträge|themen|links|news|nachrichten|tests|tipps|rezepte|videos)|` +
-	`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr infos?(?: für (?:dich|sie|euch))?|` +
+	`.*\bkönnten? (?:sie|dich|euch) (?:auch )?interessieren.*|(?:noch )?mehr info(?:s|rmationen)?(?: für (?:dich|sie|euch))?|` +
 	`auch (?:auf|bei) [\p{L}\p{N}-]+\.\p{L}{2,}|weiterführender? links?|meist(?:-| )?(?:gelesen|diskutiert|kommentiert)\p{L}*|` +
 	`most (?:read|popular|viewed|commented|shared)|über (?:diese reihe|den autor|die autorin|die autoren|uns)|about (?:this series|the authors?|us)|sobre (?:el|la) autora?|à propos de l'auteur|o autorze|(?:presse)?kontakt|contact(?: us)?|ansprechpartner(?:in)?(?: zum thema)?|suggested citation|zitiervorschlag|cite this(?: article)?|` +
 	`(?:.* )?similar (?:recipes|articles|posts|stories|products)\b.*|` +

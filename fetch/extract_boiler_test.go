@@ -95,6 +95,8 @@ func TestMoreHeadingExtra(t *testing.T) {
 		{"Suggested citation", true},
 		{"New and exciting similar recipes", true},
 		{"Noch mehr Infos für dich", true},
+		{"Mehr Informationen:", true},
+		{"Mehr Informationen zum Hochwasser finden Sie beim Landesamt", false},
 		{"Audios et vidéos sur le sujet", true},
 		{"Kontakt", true},
 		{"Über diese Reihe", true},
