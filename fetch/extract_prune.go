@@ -154,6 +154,43 @@ func headsSection(n *html.Node) bool {
 	return l >= sectionText
 }
 
+// sentenceItems says most items of list n are sentences around their
+// links: each has linkFreeWords words or more outside its links.
+func sentenceItems(n *html.Node) bool {
+	if n.DataAtom == atom.Table {
+		return false
+	}
+	items, prose := 0, 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.DataAtom != atom.Li {
+			continue
+		}
+		items++
+		words := 0
+		walk(c, func(d *html.Node) bool {
+			if d.Type == html.ElementNode && (d.DataAtom == atom.A || nonContent[d.DataAtom]) {
+				return false
+			}
+			if d.Type == html.TextNode {
+				for _, w := range strings.Fields(d.Data) {
+					if countLetters(w) >= 2 {
+						words++
+					}
+				}
+			}
+			return true
+		})
+		if words >= linkFreeWords {
+			prose++
+		}
+	}
+	return items > 0 && prose*2 > items
+}
+
+// linkFreeWords is how many words outside its links make a list item a
+// sentence, not a link with a date or a count beside it.
+const linkFreeWords = 6
+
 // isHeadingSlug says the id whose tokens are toks is the slug of n's own
 // heading (documentation generators, Markdown renderers and CMSs give each
 // section the id of its title: "sharing-with-a-single-developer",
@@ -417,8 +454,10 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 		}
 
 	case atom.Ul, atom.Ol, atom.Table:
-		// A list of links is navigation or "related".
-		if s.link*10 > s.text*7 {
+		// A list of links is navigation or "related" (not a list of
+		// sentences that cite their sources: "Neil has patches up to
+		// <a>improve the tab unloader</a>, and <a>show UI when …</a>").
+		if s.link*10 > s.text*7 && !sentenceItems(n) {
 			return true
 		}
 	}
