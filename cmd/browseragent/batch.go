@@ -75,6 +75,9 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 		return err
 	}
 	defer closeIn()
+	if err := checkOutIsNotList(s, f); err != nil {
+		return err
+	}
 	out, err := openBatchOut(s, f, o)
 	if err != nil {
 		return err
@@ -212,6 +215,34 @@ func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, 
 	}
 	o.Done = done
 	return &batchOut{Writer: file, file: file}, nil
+}
+
+// checkOutIsNotList refuses an --out that is the URL list itself (-i FILE,
+// or stdin read from it): it would be emptied before it is read, or, with
+// --resume, read back as it is written.
+func checkOutIsNotList(s *streams, f *fetchFlags) error {
+	if f.out == "" || f.out == "-" {
+		return nil
+	}
+	out, err := os.Stat(f.out)
+	if err != nil {
+		return nil // not there yet: it cannot be the list
+	}
+	var list os.FileInfo
+	switch f.input {
+	case "":
+		return nil
+	case "-":
+		if file, ok := s.in.(*os.File); ok {
+			list, _ = file.Stat()
+		}
+	default:
+		list, _ = os.Stat(f.input)
+	}
+	if list != nil && os.SameFile(list, out) {
+		return exitCode(exitUsage, fmt.Sprintf("--out %s is the URL list itself: give the results a file of their own", f.out))
+	}
+	return nil
 }
 
 // openBatchIn streams the URLs of args and then of the list ("-" is stdin).

@@ -416,6 +416,8 @@ func TestBatchUsageKeepsOut(t *testing.T) {
 		args   []string
 		stderr string
 	}{
+		{"out is the list", []string{"-i", "OUT"}, "browseragent: --out OUT is the URL list itself: give the results a file of their own\n"},
+		{"out is the list, with --resume", []string{"-i", "OUT", "--resume"}, "browseragent: --out OUT is the URL list itself: give the results a file of their own\n"},
 		{"missing list", []string{"-i", filepath.Join(dir, "nope.txt")},
 			"browseragent: cannot read the URL list " + filepath.Join(dir, "nope.txt") + ": no such file or directory\n"},
 		{"list is a directory", []string{"-i", dir},
@@ -431,10 +433,14 @@ func TestBatchUsageKeepsOut(t *testing.T) {
 			if err := os.WriteFile(out, []byte(earlier), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, _, stderr := runCLI(t, "", append([]string{"fetch", "--out", out}, tc.args...)...)
+			args := []string{"fetch", "--out", out}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "OUT", out))
+			}
+			code, _, stderr := runCLI(t, "", args...)
 			data, _ := os.ReadFile(out)
 			got := fmt.Sprintf("exit %d\n%s--out:\n%s", code, stderr, data)
-			want := fmt.Sprintf("exit %d\n%s--out:\n%s", exitUsage, tc.stderr, earlier)
+			want := fmt.Sprintf("exit %d\n%s--out:\n%s", exitUsage, strings.ReplaceAll(tc.stderr, "OUT", out), earlier)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
