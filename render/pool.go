@@ -194,7 +194,7 @@ func (b *Pool) Render(ctx context.Context, u string) (*fetch.Result, error) {
 		}
 		res, err := ep.r.Render(ctx, u, "")
 		lost := err != nil && ctx.Err() == nil && ep.r.isLost(err)
-		b.release(ep, err, lost)
+		b.release(ep, err, lost, ctx.Err() != nil)
 		if lost {
 			// The browser's death is not the page's failure, whatever the
 			// call it cut short said (a navigation aborted, a message for
@@ -221,10 +221,15 @@ func (b *Pool) pick() *endpoint {
 	return best
 }
 
-func (b *Pool) release(ep *endpoint, err error, lost bool) {
+// release books a page's end on its browser; one cut short by the
+// batch's cancel (Ctrl-C) is neither a page nor a failure of it.
+func (b *Pool) release(ep *endpoint, err error, lost, cancelled bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ep.inflight--
+	if cancelled {
+		return
+	}
 	ep.pages++
 	if err != nil {
 		ep.failures++

@@ -934,3 +934,55 @@ func TestBatchProgressInTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderBatchInterrupted: a --render batch stopped with Ctrl-C exits
+// 130 with whole lines, leaves no browser process, and does not count the
+// pages it cut short as the browser's failures (the summary said
+// "browsers local: 7 pages, 3 failed" of a browser that failed nothing).
+func TestRenderBatchInterrupted(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	bin := program(t, ".")
+	srv := pageServer(t, 400*time.Millisecond)
+	tests := []struct {
+		name   string
+		signal os.Signal
+	}{
+		{"Ctrl-C", os.Interrupt},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			list := writeList(t, tmp, pageURLs(srv.URL, 30))
+			out := filepath.Join(tmp, "out.jsonl")
+			batch := exec.Command(bin, "fetch", "--render", "-i", list, "--out", out, "-c", "3")
+			batch.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
+			var stderr strings.Builder
+			batch.Stderr = &stderr
+			if err := batch.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { batch.Process.Kill() })
+			for deadline := time.Now().Add(90 * time.Second); scanLines(out) < 2; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("fewer than 2 pages rendered in 90 s: %s", stderr.String())
+				}
+			}
+			batch.Process.Signal(tc.signal)
+			batch.Wait()
+			lines := readBatchOut(t, out)
+			got := fmt.Sprintf("exit %d, interrupted %v, browser failures shown %v",
+				batch.ProcessState.ExitCode(), strings.Contains(stderr.String(), "interrupted: run again with --resume"),
+				strings.Contains(stderr.String(), "browsers local"))
+			if diff := cmp.Diff("exit 130, interrupted true, browser failures shown false", got); diff != "" {
+				t.Errorf("(-want +got):\n%s\n%s", diff, stderr.String())
+			}
+			for _, l := range lines {
+				if l.Error != "" {
+					t.Errorf("%s: %s", l.URL, l.Error)
+				}
+			}
+			testutil.WaitNoProcessWith(t, tmp)
+		})
+	}
+}
