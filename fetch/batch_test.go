@@ -294,3 +294,53 @@ func TestBatchStreamsInput(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchLongCrawlDelay: a robots.txt Crawl-delay longer than MaxWait is
+// obeyed by fetching one URL of the host and putting its others off for a
+// resumed run (kind "crawl-delay"), not by waiting the delay before each:
+// a Crawl-delay of 3600 stalled the batch an hour a URL. A short one is
+// waited between the requests.
+func TestBatchLongCrawlDelay(t *testing.T) {
+	tests := []struct {
+		name       string
+		crawlDelay string
+		want       string // lines, then the put-off URLs by kind
+	}{
+		{"an hour", "3600", "1 line; put off: map[crawl-delay:2]"},
+		{"a second", "1", "3 lines; put off: map[]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					fmt.Fprint(w, "User-agent: *\nCrawl-delay: "+tc.crawlDelay+"\n")
+					return
+				}
+				fmt.Fprint(w, "page")
+			}))
+			defer srv.Close()
+			c := NewClient(nil)
+			defer c.Close()
+			job := func(ctx context.Context, u string, _ int) (*Result, error) { return c.Fetch(ctx, u) }
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var out bytes.Buffer
+			list := srv.URL + "/1\n" + srv.URL + "/2\n" + srv.URL + "/3\n"
+			sum, err := RunBatch(ctx, strings.NewReader(list), &out, job,
+				&BatchOptions{Concurrency: 1, MaxWait: 2 * time.Second, Robots: job})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("%d line; put off: %v", strings.Count(out.String(), "\n"), sum.Unfinished)
+			if strings.Count(out.String(), "\n") != 1 {
+				got = strings.Replace(got, " line;", " lines;", 1)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if sum.Interrupted {
+				t.Errorf("the batch was still waiting after 30 s")
+			}
+		})
+	}
+}

@@ -283,6 +283,11 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 		h.delay = r.crawlDelay
 		h.next = time.Now().Add(h.delay)
 	}
+	if r.crawlDelay > b.o.MaxWait && !b.hostPutOff(r.t.host) {
+		// A Crawl-delay of an hour is obeyed by asking nothing more of the
+		// host in this run, not by stalling the batch an hour a URL.
+		b.putOffHost(r.t.host, h, "crawl-delay", time.Now().Add(r.crawlDelay))
+	}
 	switch {
 	case r.cancelled || ctx.Err() != nil && r.err != nil:
 		// cut short: no line, so a resumed run tries it again
