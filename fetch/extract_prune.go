@@ -50,7 +50,10 @@ func measure(n *html.Node, stats map[*html.Node]textStats) textStats {
 // contents are part of the article.
 func isAnchorLink(a *html.Node) bool {
 	href, _ := attr(a, "href")
-	return strings.HasPrefix(strings.TrimSpace(href), "#")
+	href = strings.TrimSpace(href)
+	// A bare "#" (or "#!") goes nowhere: a script's button (Print, Email,
+	// Tweet), counted as a link like any other.
+	return strings.HasPrefix(href, "#") && href != "#" && href != "#!"
 }
 
 func countLetters(s string) int {

@@ -40,6 +40,7 @@ func TestPruneArticle(t *testing.T) {
 		{"list of links", `<ul><li><a href="/a">First other story</a></li><li><a href="/b">Second other story</a></li><li><a href="/c">Third one</a></li></ul>`, "Second other story", false},
 		{"list of sentences citing their links stays", `<ul><li>Neil has patches up to <a href="/b/1">improve the behaviour of the tab unloader in the nightly builds</a>, and <a href="/b/2">show UI when subframes crash in a tab</a></li><li>Mike has patches up to <a href="/b/3">speed up the background updater on every platform</a>, and <a href="/b/4">show its progress in the menu</a></li></ul>`, "show UI when subframes crash", true},
 		{"list of links with bylines goes", `<ul><li><a href="/a">The first other story of the day, on the dams upriver</a> by Jane Doe, 3 May</li><li><a href="/b">The second other story of the day, on the new bridge</a> by Jane Doe, 4 May</li></ul>`, "second other story", false},
+		{"list of script buttons goes", `<ul class="user-interaction"><li><a href="#">Print</a></li><li><a href="#">Email</a></li><li><a href="#">Recommend</a></li><li><a href="#">Tweet</a></li></ul>`, "Recommend", false},
 		{"short link line", `<p><a href="/live">Live: the river hour by hour</a></p>`, "the river hour by hour", false},
 		{"caption", `<figure><img src="r.jpg" alt=""><figcaption>Photo: Agency</figcaption></figure>`, "Photo: Agency", false},
 		{"newsletter prompt", `<p>Sign up for our newsletter to get the news every morning.</p>`, "Sign up for our newsletter", false},
