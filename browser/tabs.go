@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,10 +56,15 @@ type tab struct {
 	resp *Response
 
 	dmu     sync.Mutex
-	dialogs []string      // dialogs handled since the last tool result
-	crashed bool          // the renderer died; guarded by dmu
-	crashCh chan struct{} // closed when the renderer dies; guarded by dmu
-	refs    int           // highest snapshot ref handed out in this tab; guarded by dmu
+	dialogs []string // dialogs handled since the last tool result
+	// docAddr is the "ip:port" the tab's document came from, as the
+	// browser reported it ("" unknown); docAddrs holds the addresses of
+	// documents received but not yet shown, by loader. Guarded by dmu.
+	docAddr  string
+	docAddrs map[cdp.LoaderID]string
+	crashed  bool          // the renderer died; guarded by dmu
+	crashCh  chan struct{} // closed when the renderer dies; guarded by dmu
+	refs     int           // highest snapshot ref handed out in this tab; guarded by dmu
 
 	// busy serialises tool calls on the tab: actions of one chromedp
 	// context must not race.
@@ -276,6 +282,16 @@ func onPageEvent(ctx context.Context, s *session, t *tab, ev any) {
 		t.crashed, t.crashCh = false, nil
 		t.dmu.Unlock()
 		return
+	case *network.EventResponseReceived:
+		if e := ev.(*network.EventResponseReceived); e.Type == network.ResourceTypeDocument && e.Response != nil {
+			t.noteDocument(e.LoaderID, remoteAddr(e.Response))
+		}
+		return
+	case *page.EventFrameNavigated:
+		if e := ev.(*page.EventFrameNavigated); e.Frame != nil && e.Frame.ParentID == "" {
+			t.showDocument(e.Frame.LoaderID)
+		}
+		return
 	}
 	e, ok := ev.(*page.EventJavascriptDialogOpening)
 	if !ok {
@@ -326,6 +342,57 @@ func (t *tab) crashChan() chan struct{} {
 		t.crashCh = make(chan struct{})
 	}
 	return t.crashCh
+}
+
+// noteDocument records where a document the tab received came from (any
+// frame's: it is not known yet which is the tab's own).
+func (t *tab) noteDocument(loader cdp.LoaderID, addr string) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	if t.docAddrs == nil {
+		t.docAddrs = map[cdp.LoaderID]string{}
+	}
+	if len(t.docAddrs) >= 64 { // frames' documents never shown in the main frame
+		clear(t.docAddrs)
+	}
+	t.docAddrs[loader] = addr
+}
+
+// showDocument is the main frame committing the document of loader: its
+// address is the tab's now ("" when it came from no server: about:blank,
+// data:, a page the browser drew itself).
+func (t *tab) showDocument(loader cdp.LoaderID) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	t.docAddr = t.docAddrs[loader]
+	clear(t.docAddrs)
+}
+
+// remoteAddr is a response's server address as "ip:port" ("[v6]:port"),
+// "" when the browser did not say (a cached or service-worker response).
+func remoteAddr(r *network.Response) string {
+	ip := strings.Trim(r.RemoteIPAddress, "[]")
+	if ip == "" || r.RemotePort <= 0 {
+		return ""
+	}
+	return net.JoinHostPort(ip, strconv.FormatInt(r.RemotePort, 10))
+}
+
+// DocumentAddr returns the "ip:port" the browser fetched the tab's current
+// document from, in a browser browseragent attached to (shared mode, or a
+// remote one): that browser resolves names and connects itself, so a name
+// of a denied address is known by this only. "" when unknown: the isolated
+// browser (its connections go through browseragent's proxy, which judges
+// each address), a document loaded before browseragent attached to the
+// tab, one that came from no server.
+func (b *Browser) DocumentAddr(tabID string) string {
+	s, t := b.knownTab(tabID)
+	if t == nil || s.mode != ModeShared {
+		return ""
+	}
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	return t.docAddr
 }
 
 // setResponse records the response of a page loaded by URL; nil forgets

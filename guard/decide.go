@@ -20,6 +20,7 @@ type judged struct {
 	pageS       string // page.String(), computed once
 	targetS     string // target.String(), computed once
 	pr, tr      *Rule
+	ar          *Rule  // the deny rule naming the address the page's document came from
 	note        string // why the effect changed ("a javascript: URL runs script")
 	scriptURL   string // the target is a data:, javascript: or blob: URL: the agent wrote what runs
 }
@@ -107,6 +108,11 @@ func (p *Policy) judge(c Call) (j judged, bad string) {
 	if j.hasPage {
 		j.pr, j.pageS = p.rules.Match(j.page), j.page.String()
 	}
+	if c.PageAddr != "" && (j.hasPage || j.pageUnknown) {
+		if r, _ := p.rules.addressRule(c.PageAddr); r != nil {
+			j.ar = r
+		}
+	}
 	if j.hasTarget {
 		j.tr, j.targetS = p.rules.Match(j.target), j.target.String()
 	}
@@ -175,6 +181,9 @@ func (j *judged) denyRule() *Rule {
 	if j.pr != nil && j.pr.Action == ActionDeny && (j.eff == Read || j.eff == Write || j.eff == Script) {
 		return j.pr
 	}
+	if j.ar != nil && (j.eff == Read || j.eff == Write || j.eff == Script) {
+		return j.ar
+	}
 	return nil
 }
 
@@ -185,6 +194,9 @@ func (j *judged) denied(d Decision, r *Rule) Decision {
 		u, verb = j.targetS, "would load"
 	}
 	d.Verdict, d.DecidedBy, d.URL = Deny, ByRule, u
+	if r == j.ar && r != j.tr && r != j.pr {
+		u += " (served from " + j.c.PageAddr + ")" // the name is not the rule's; the address is
+	}
 	j.setRule(&d, r, true)
 	what := fmt.Sprintf("Refused: %s %s %s, which matches the deny rule %q%s", j.c.Tool, verb, u, r.Name, category(r))
 	d.Reason = what + ": the agent may never act there, and nobody can approve it. Tell the person to do this step themselves."

@@ -28,12 +28,22 @@ func (p *Policy) DialControl(_ context.Context, _, address string, _ syscall.Raw
 // and wildcards are judged on the URL before the connection. An address
 // that does not parse is refused.
 func (rs *Rules) CheckAddress(address string) error {
+	r, err := rs.addressRule(address)
+	if r != nil {
+		return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, address, r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+	}
+	return err
+}
+
+// addressRule is the deny rule naming the resolved "ip:port" address, or
+// nil; the error is for an address that does not parse.
+func (rs *Rules) addressRule(address string) (*Rule, error) {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: %q is not an ip:port", ErrAddressDenied, address)
+		return nil, fmt.Errorf("%w: %q is not an ip:port", ErrAddressDenied, address)
 	}
 	if rs == nil {
-		return nil
+		return nil, nil
 	}
 	a := ap.Addr().Unmap().WithZone("")
 	host := a.String()
@@ -45,11 +55,11 @@ func (rs *Rules) CheckAddress(address string) error {
 	for _, cands := range [][]*Rule{rs.exact[key], rs.exact[key+":"+port]} {
 		for _, r := range cands {
 			if r.Action == ActionDeny && len(r.patterns) == 0 && r.network() {
-				return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, address, r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+				return r, nil
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // network reports whether r applies to connections web_fetch makes.

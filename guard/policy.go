@@ -39,6 +39,10 @@ type Call struct {
 	// PageURL is the live URL of the page the call acts on, asked from the
 	// browser just before the check; "" when the call acts on no page.
 	PageURL string
+	// PageAddr is the "ip:port" the browser fetched that page's document
+	// from, when browseragent knows it ("" otherwise): a deny rule naming
+	// the address holds for the page whatever name its URL gives.
+	PageAddr string
 	// TargetURL is where a navigation goes. When empty, Args["url"] is used
 	// for navigating tools and web_fetch.
 	TargetURL string

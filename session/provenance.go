@@ -47,8 +47,18 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 		}
 	}
 	urls = append(urls, browser.ParseRequestURLs(res.Text)...)
-	for _, u := range urls {
-		if d := s.deniedRead(u); d != nil {
+	var addr string
+	if ours {
+		addr = s.Browser.DocumentAddr(tabID)
+	}
+	for i, u := range urls {
+		d := s.deniedRead(u)
+		if i == 0 && d == nil && addr != "" {
+			// The page's name is not the rule's, but where its document came from is.
+			d = s.deniedAt(u, addr)
+			u += " (served from " + addr + ")"
+		}
+		if d != nil {
 			res.Text = fmt.Sprintf("browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it.",
 				def.Name, guard.RedactURL(u), d.Rule, d.Category)
 			if def.Name == "browser_open" && res.Tab != "" {
@@ -146,6 +156,16 @@ func (s *Session) screenTabList(text string) string {
 func showsFrames(def tools.ToolDef, args map[string]any) bool {
 	e := tools.EntryOf(def)
 	return e.Foreign&catalog.ForeignFrames != 0 && e.ForeignResult(args)
+}
+
+// deniedAt returns the guard's decision when reading the page u whose
+// document came from addr is denied.
+func (s *Session) deniedAt(u, addr string) *guard.Decision {
+	d := s.Policy.Peek(guard.Call{Tool: "browser_snapshot", Name: "browser_snapshot", PageURL: u, PageAddr: addr})
+	if d.Verdict != guard.Deny {
+		return nil
+	}
+	return &d
 }
 
 // deniedRead returns the guard's decision when reading u is denied.

@@ -90,6 +90,9 @@ func (l locator) Locate(ctx context.Context, c *tools.ResolvedCall) (tools.Page,
 		return page, err
 	}
 	page.Secret = l.secret(ctx, c, page)
+	if !strings.HasPrefix(page.TabID, "mcp:") {
+		page.Addr = l.s.Browser.DocumentAddr(page.TabID)
+	}
 	if u := l.judgedURL(ctx, c, page); u != page.URL {
 		c.FrameURL, page.URL = u, u
 	}

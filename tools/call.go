@@ -54,7 +54,7 @@ func (c *ResolvedCall) GuardCall() guard.Call {
 	e := c.Entry
 	gc := guard.Call{Tool: c.Def.Name, Server: c.Def.Server, Name: c.Def.RawName, Args: c.Args,
 		Entry: &e, ReadOnlyHint: c.Def.ReadOnlyHint, DestructiveHint: c.Def.DestructiveHint,
-		PageURL: c.Page.URL, TargetURL: c.URL, TabID: c.Page.TabID, Files: c.Files}
+		PageURL: c.Page.URL, PageAddr: c.Page.Addr, TargetURL: c.URL, TabID: c.Page.TabID, Files: c.Files}
 	if c.Files == nil {
 		gc.Files = []guard.File{}
 	}

@@ -41,7 +41,10 @@ type Page struct {
 	// keep tabs by that name (mcp serve's sessions); "" when none.
 	Alias string
 	URL   string // the tab's URL, asked from the browser just now
-	Owned bool   // the agent opened this tab
+	// Addr is the "ip:port" the tab's document came from, when the
+	// browser said (an attached browser resolves and connects itself); "".
+	Addr  string
+	Owned bool // the agent opened this tab
 	// Secret: the call types into a password, one-time-code or card field
 	// (asked from the live page), so what it types is redacted everywhere.
 	Secret bool

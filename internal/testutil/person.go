@@ -38,9 +38,18 @@ type PersonsBrowser struct {
 // the browser stops calls Stop or Close itself.
 func StartPersonsBrowser(t testing.TB, chrome string, urls []string, ready func(pages []string) bool) *PersonsBrowser {
 	t.Helper()
+	return StartPersonsBrowserWith(t, chrome, nil, urls, ready)
+}
+
+// StartPersonsBrowserWith is StartPersonsBrowser with more Chromium flags
+// (--host-resolver-rules, so a test name resolves to a loopback address
+// without any DNS).
+func StartPersonsBrowserWith(t testing.TB, chrome string, flags, urls []string, ready func(pages []string) bool) *PersonsBrowser {
+	t.Helper()
 	p := &PersonsBrowser{Dir: t.TempDir(), exited: make(chan struct{})}
 	args := []string{"--remote-debugging-port=0", "--user-data-dir=" + p.Dir, "--headless", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"}
+	args = append(args, flags...)
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
