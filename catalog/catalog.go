@@ -222,6 +222,10 @@ type Entry struct {
 	// URL is the parameter holding where the call goes (a navigation's
 	// target, web_fetch's address); "" for none.
 	URL string
+	// Connects are parameters naming an address browseragent itself
+	// connects to (browser_connect's endpoint): a deny rule refuses them,
+	// as it refuses a URL.
+	Connects []string
 	// History are URL values that move in the tab's history instead of
 	// loading an address ("back", "forward", "reload"); HistoryParam, when
 	// set, is a parameter whose value other than "url" means such a move

@@ -41,7 +41,7 @@ var native = []Entry{
 	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Annotations: Annotations{Idempotent: true}},
 	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: Annotations{Destructive: true}},
 	// served by `mcp serve` only: switch the browser the session drives
-	{Name: "browser_connect", Effect: Write, Annotations: Annotations{Destructive: true}},
+	{Name: "browser_connect", Effect: Write, Connects: []string{"ws_endpoint", "browser_url"}, Annotations: Annotations{Destructive: true}},
 	{Name: "browser_disconnect", Effect: Write, Annotations: Annotations{Destructive: true}},
 	{Name: "browser_eval", Effect: Script, Tab: "tab", OnPage: true, Script: []string{"js"}, Foreign: ForeignFrames, Annotations: destroys},
 }

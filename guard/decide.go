@@ -21,6 +21,8 @@ type judged struct {
 	targetS     string // target.String(), computed once
 	pr, tr      *Rule
 	ar          *Rule  // the deny rule naming the address the page's document came from
+	cr          *Rule  // the deny rule naming an endpoint the call connects to (Entry.Connects)
+	crS         string // that endpoint, normalised
 	note        string // why the effect changed ("a javascript: URL runs script")
 	scriptURL   string // the target is a data:, javascript: or blob: URL: the agent wrote what runs
 }
@@ -108,6 +110,15 @@ func (p *Policy) judge(c Call) (j judged, bad string) {
 	if j.hasPage {
 		j.pr, j.pageS = p.rules.Match(j.page), j.page.String()
 	}
+	for _, param := range j.e.Connects {
+		if raw := argString(c.Args, param); raw != "" && j.cr == nil {
+			if u, err := Normalize(raw); err == nil {
+				if r := p.rules.Match(u); r != nil && r.Action == ActionDeny {
+					j.cr, j.crS = r, u.String()
+				}
+			}
+		}
+	}
 	if c.PageAddr != "" && (j.hasPage || j.pageUnknown) {
 		if r, _ := p.rules.addressRule(c.PageAddr); r != nil {
 			j.ar = r
@@ -175,6 +186,9 @@ func (j *judged) where() string {
 // target, or one matching the page for reads and writes. Leaving or closing
 // a deny page is allowed.
 func (j *judged) denyRule() *Rule {
+	if j.cr != nil {
+		return j.cr
+	}
 	if j.tr != nil && j.tr.Action == ActionDeny {
 		return j.tr
 	}
@@ -190,7 +204,10 @@ func (j *judged) denyRule() *Rule {
 func (j *judged) denied(d Decision, r *Rule) Decision {
 	u := j.pageS
 	verb := "acts on"
-	if r == j.tr {
+	switch r {
+	case j.cr:
+		u, verb = j.crS, "would connect to"
+	case j.tr:
 		u, verb = j.targetS, "would load"
 	}
 	d.Verdict, d.DecidedBy, d.URL = Deny, ByRule, u

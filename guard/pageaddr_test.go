@@ -47,3 +47,31 @@ func TestPageAddrDeny(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectsDeny: browser_connect's endpoints are judged as addresses
+// browseragent connects to: a deny rule refuses them in any spelling;
+// any other endpoint is still asked about every time.
+func TestConnectsDeny(t *testing.T) {
+	p := NewPolicy(defaultRules(t), nil)
+	tests := []struct {
+		name string
+		args map[string]any
+		want Verdict
+		rule string
+	}{
+		{"ws to the metadata address", map[string]any{"ws_endpoint": "ws://169.254.169.254/devtools/browser/x"}, Deny, "cloud-metadata"},
+		{"browser_url in decimal", map[string]any{"browser_url": "http://2852039166:9222"}, Deny, "cloud-metadata"},
+		{"metadata name", map[string]any{"browser_url": "http://metadata.google.internal/"}, Deny, "cloud-metadata"},
+		{"a browser on loopback", map[string]any{"browser_url": "http://127.0.0.1:9222"}, Ask, ""},
+		{"a profile", map[string]any{"user_data_dir": "/tmp/p"}, Ask, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := p.Peek(Call{Tool: "browser_connect", Name: "browser_connect", Args: tc.args})
+			got, want := [2]string{d.Verdict.String(), d.Rule}, [2]string{tc.want.String(), tc.rule}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s\nreason: %s", diff, d.Reason)
+			}
+		})
+	}
+}
