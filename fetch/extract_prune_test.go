@@ -127,6 +127,34 @@ func TestPruneArticleKeepsLargeBlocks(t *testing.T) {
 
 // When readability takes one block of an article split into many, the
 // page's own article body (here itemprop=articleBody) is the answer.
+// A slideshow inside the article's body that holds most of its text (a
+// gallery of other stories) does not make the body win over readability's
+// pick by its length: its captions stay out.
+func TestSecondOpinionGallery(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Hotels</title></head><body><article><div itemprop="articleBody">`)
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, "<p>Paragraph %d of the story tells, in plain and long sentences, what the hotel bosses said about towels, "+
+			"sheets and the blankets on the bed, and why a guest should look twice before lying down on them.</p>\n", i)
+	}
+	b.WriteString(`<div class="dnd-widget-wrapper type-gallery"><div class="full-gallery"><ul class="legends">`)
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, `<li><h2>Slide %d</h2><p>The caption of slide %d tells another business story of the week, in two sentences. It is not this article.</p></li>`, i, i)
+	}
+	b.WriteString(`</ul></div></div></div></article></body></html>`)
+	res, err := Extract([]byte(b.String()), "https://hotels.test/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Text()
+	type seen struct{ First, Last, Slide bool }
+	want := seen{First: true, Last: true}
+	got := seen{strings.Contains(text, "Paragraph 1 "), strings.Contains(text, "Paragraph 6 "), strings.Contains(text, "caption of slide 30")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s\ntext:\n%s", diff, text)
+	}
+}
+
 func TestSecondOpinion(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<html><head><title>Split</title></head><body>`)

@@ -148,8 +148,39 @@ func cleanContainer(root *html.Node) {
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+	dropBigGallery(root)
 	pruneArticle(root)
 }
+
+// dropBigGallery removes from the second opinion a slideshow holding more
+// than half its text: a gallery of other stories' pictures with their
+// captions ("Business news in pictures", 50 slides) set inside the
+// article's body, which would win the second opinion its place by its
+// length alone. A recipe's few captioned photos stay.
+func dropBigGallery(root *html.Node) {
+	var galleries []*html.Node
+	walk(root, func(n *html.Node) bool {
+		if n != root && n.Type == html.ElementNode && hasNameIn(n, galleryName) {
+			galleries = append(galleries, n)
+			return false
+		}
+		return true
+	})
+	if len(galleries) == 0 {
+		return
+	}
+	total := plainTextLen(root)
+	for _, g := range galleries {
+		if plainTextLen(g)*2 > total {
+			g.Parent.RemoveChild(g)
+		}
+	}
+}
+
+// galleryName matches a class or id token of a slideshow: its slides'
+// captions are not the article's text, and they would make the second
+// opinion longer than readability's pick by their count alone.
+var galleryName = mustPhraseRE(`^(?:gallery|slideshow|carousel)`)
 
 // isHidden says n is not shown: the hidden attribute, aria-hidden, or an
 // inline display:none / visibility:hidden.
