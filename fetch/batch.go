@@ -171,7 +171,8 @@ func FailureKind(err error) string {
 }
 
 // retryable reports whether a failure may pass if tried again: the server
-// asked to slow down (429), failed (5xx), or the connection did not hold.
+// asked to slow down (429), failed (5xx), or the connection did not hold
+// (a body cut off, a connection reset or closed before the answer).
 // An error from another layer says so with a Retryable() bool method.
 func retryable(err error) bool {
 	var fe *Error
@@ -181,6 +182,8 @@ func retryable(err error) bool {
 			return fe.Status == 429 || fe.Status >= 500
 		case fe.Kind == ErrBody:
 			return true
+		case fe.Kind == ErrUnreachable:
+			return droppedConn(fe.Err) // reset or closed unanswered; not refused, not unresolvable
 		}
 		return false
 	}

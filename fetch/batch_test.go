@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -343,4 +344,93 @@ func TestBatchLongCrawlDelay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBatchRetriesDroppedConnections: a connection the server resets or
+// closes before it answers is tried again, as a 5xx is (it was a failure
+// line, "cannot connect to HOST: connection reset by peer", that --resume
+// then skipped); a host that refuses connections is not.
+func TestBatchRetriesDroppedConnections(t *testing.T) {
+	tests := []struct {
+		name  string
+		drop  func(c *net.TCPConn) // what the server does to the first connection
+		want  string
+		tries int
+	}{
+		{"reset", func(c *net.TCPConn) { c.SetLinger(0); c.Close() }, "ok", 2},
+		{"closed unanswered", func(c *net.TCPConn) { c.Close() }, "ok", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var mu sync.Mutex
+			conns := 0
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					conns++
+					first := conns == 1
+					mu.Unlock()
+					go func() {
+						buf := make([]byte, 4096)
+						c.Read(buf)
+						if first {
+							tc.drop(c.(*net.TCPConn))
+							return
+						}
+						fmt.Fprint(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+						c.Close()
+					}()
+				}
+			}()
+			c := NewClient(nil)
+			defer c.Close()
+			job := func(ctx context.Context, u string, _ int) (*Result, error) { return c.Fetch(ctx, u) }
+			var out bytes.Buffer
+			_, err = RunBatch(context.Background(), strings.NewReader("http://"+ln.Addr().String()+"/x\n"), &out, job,
+				&BatchOptions{RetryBase: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var j struct{ Content, Error string }
+			json.Unmarshal(out.Bytes(), &j)
+			got := j.Content
+			if j.Error != "" {
+				got = "error: " + j.Error
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(fmt.Sprintf("%s after %d connections", tc.want, tc.tries), fmt.Sprintf("%s after %d connections", got, conns)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close() // nothing listens there now
+		c := NewClient(nil)
+		defer c.Close()
+		job := func(ctx context.Context, u string, _ int) (*Result, error) { return c.Fetch(ctx, u) }
+		var out bytes.Buffer
+		sum, err := RunBatch(context.Background(), strings.NewReader("http://"+addr+"/x\n"), &out, job,
+			&BatchOptions{RetryBase: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Retried != 0 || sum.Failed["unreachable"] != 1 {
+			t.Errorf("refused: %d retries, failed %v; want none and 1 unreachable", sum.Retried, sum.Failed)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -321,6 +322,8 @@ func (c *Client) classify(err error, u *url.URL) error {
 		return newError(ErrTLS, raw, err, "TLS handshake with %s failed: the server does not speak TLS (try http://)", host)
 	case errors.As(err, &alert), strings.Contains(err.Error(), "tls:"):
 		return newError(ErrTLS, raw, err, "TLS handshake with %s failed: %s", host, lastPart(err))
+	case droppedConn(err):
+		return newError(ErrUnreachable, raw, err, "%s closed the connection before it answered (%s)", host, lastPart(err))
 	case errors.As(err, &opErr):
 		return newError(ErrUnreachable, raw, err, "cannot connect to %s: %s", host, lastPart(err))
 	}
@@ -336,6 +339,12 @@ func (c *Client) classifyBody(err error, u *url.URL) error {
 		return newError(ErrTimeout, u.String(), err, "timed out reading the body of %s (limit %s)", u, c.opts.Timeout)
 	}
 	return newError(ErrBody, u.String(), err, "reading the body of %s failed: %s", u, lastPart(err))
+}
+
+// droppedConn reports a connection the server reset or closed before its
+// answer: the host is up, and a batch tries again.
+func droppedConn(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // refusedDial is DialControl's refusal, kept apart from network failures.
