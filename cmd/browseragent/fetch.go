@@ -58,7 +58,10 @@ concurrently and each becomes one JSON line; a failing URL gets a line with
 an "error" field and never stops the batch.
 
 Exit codes: 0 ok; 1 a page could not be fetched; 2 bad usage (flag, URL,
-selector); 3 the page was printed but cut at --max-bytes.`,
+selector); 3 the page was printed but cut at --max-bytes. A batch exits 0
+once every URL has its line, 130 when stopped by Ctrl-C, 75 when URLs were
+put off (no browser left, a host asking to wait past --max-wait): run it
+again with --resume.`,
 		Example: `  browseragent fetch https://example.com/article
   browseragent fetch https://example.com --format text
   browseragent fetch https://example.com/shop --select 'li.item' --format html
