@@ -64,7 +64,7 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 			if def.Name == "browser_open" && res.Tab != "" {
 				res.Text += fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
 			}
-			res.Images, res.Path, res.Data, res.IsError = nil, "", nil, true
+			res.Images, res.Path, res.Data, res.IsError, res.Withheld = nil, "", nil, true, true
 			return
 		}
 	}

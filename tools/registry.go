@@ -215,6 +215,12 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if res != nil {
 		res.Secret = secret
 	}
+	if err == nil && res != nil && res.Withheld {
+		// Where the call went a deny rule names: a refusal like one made
+		// before the call (a batch retrying it would only go there again).
+		res.IsError, res.ours, res.Display = true, true, ""
+		return res, guard.Decision{Verdict: guard.Deny, Reason: res.Text}.Err()
+	}
 	if err == nil && (origin == OriginAgent || origin == OriginMCP) {
 		markUntrusted(res, call)
 	}

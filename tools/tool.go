@@ -79,6 +79,12 @@ type ToolResult struct {
 	// card field: its typed value is redacted in the audit log and the
 	// approval box, and the shell keeps it out of its history.
 	Secret bool
+	// Withheld is set by the result screen (RegistryOptions.Screen) when it
+	// replaced the result because its content came from somewhere a deny
+	// rule names (the tab landed there): Registry.Call then answers it as a
+	// refusal, guard.ErrDenied with Text as the reason, so no caller takes
+	// it for a failure to try again.
+	Withheld bool
 	// ours marks a result browseragent wrote itself (a timeout), which is
 	// not wrapped as untrusted.
 	ours bool
