@@ -59,7 +59,7 @@ type tab struct {
 	dialogs []string // dialogs handled since the last tool result
 	// docAddr is the "ip:port" the tab's document came from, as the
 	// browser reported it ("" unknown); docAddrs holds the addresses of
-	// documents received but not yet shown, by loader. Guarded by dmu.
+	// the documents the tab received, by loader. Guarded by dmu.
 	docAddr  string
 	docAddrs map[cdp.LoaderID]string
 	crashed  bool          // the renderer died; guarded by dmu
@@ -345,27 +345,24 @@ func (t *tab) crashChan() chan struct{} {
 }
 
 // noteDocument records where a document the tab received came from (any
-// frame's: it is not known yet which is the tab's own).
+// frame's: it is not known yet which will be the tab's own).
 func (t *tab) noteDocument(loader cdp.LoaderID, addr string) {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
-	if t.docAddrs == nil {
-		t.docAddrs = map[cdp.LoaderID]string{}
-	}
-	if len(t.docAddrs) >= 64 { // frames' documents never shown in the main frame
-		clear(t.docAddrs)
+	if t.docAddrs == nil || len(t.docAddrs) >= 512 {
+		t.docAddrs = map[cdp.LoaderID]string{} // a long-lived tab: forget the oldest pages too
 	}
 	t.docAddrs[loader] = addr
 }
 
 // showDocument is the main frame committing the document of loader: its
 // address is the tab's now ("" when it came from no server: about:blank,
-// data:, a page the browser drew itself).
+// data:, a page the browser drew itself). The addresses are kept, so a
+// page the back-forward cache brings back, with no response, is known.
 func (t *tab) showDocument(loader cdp.LoaderID) {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
 	t.docAddr = t.docAddrs[loader]
-	clear(t.docAddrs)
 }
 
 // remoteAddr is a response's server address as "ip:port" ("[v6]:port"),

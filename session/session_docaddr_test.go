@@ -103,6 +103,26 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 		})
 	}
 
+	t.Run("back to it through the tab's history", func(t *testing.T) {
+		res := call(t, s, "browser_open", map[string]any{"url": byName})
+		if res.Tab == "" {
+			t.Fatalf("browser_open opened no tab: %q", res.Text)
+		}
+		defer call(t, s, "browser_close", map[string]any{"tab": res.Tab})
+		if nav := call(t, s, "browser_navigate", map[string]any{"tab": res.Tab, "url": site.URL + "/article"}); nav.IsError {
+			t.Fatalf("browser_navigate away: %q", nav.Text)
+		}
+		back := call(t, s, "browser_navigate", map[string]any{"tab": res.Tab, "url": "back"})
+		if strings.Contains(back.Text, "ADMIN-SECRET-TOKEN") {
+			t.Fatalf("back showed the denied page: %q", back.Text)
+		}
+		waitURL(t, s, res.Tab, byName)
+		got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab})
+		if !got.IsError || strings.Contains(got.Text, "ADMIN-SECRET-TOKEN") || !strings.Contains(got.Text, served) {
+			t.Errorf("browser_extract after going back: want it refused, %s; got %q", served, got.Text)
+		}
+	})
+
 	t.Run("a name of an allowed address", func(t *testing.T) {
 		res := call(t, s, "browser_open", map[string]any{"url": "http://site.trick.test:" + sitePort + "/article"})
 		if res.Tab != "" {
