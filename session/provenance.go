@@ -140,7 +140,11 @@ func (s *Session) screenTabList(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
 		if m := tabListLineRE().FindStringSubmatch(line); m != nil {
-			if d := s.deniedRead(m[4]); d != nil {
+			d := s.deniedRead(m[4])
+			if addr := s.Browser.DocumentAddr(m[1]); d == nil && addr != "" {
+				d = s.deniedAt(m[4], addr) // its title is the content of a page served from there
+			}
+			if d != nil {
 				lines[i] = fmt.Sprintf("%s [%s] (a page the sensitive-site rule %q denies)", m[1], m[2], d.Rule)
 			}
 		}

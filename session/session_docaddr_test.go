@@ -82,6 +82,9 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 			if !tc.moves && (!res.IsError || !strings.Contains(res.Text, "withheld") || !strings.Contains(res.Text, served)) {
 				t.Errorf("browser_open: want its result withheld, %s; got %q", served, res.Text)
 			}
+			if tabs := call(t, s, "browser_tabs", map[string]any{}); !tc.moves && strings.Contains(tabs.Text, `"Admin"`) {
+				t.Errorf("browser_tabs shows the denied page's title:\n%s", tabs.Text)
+			}
 			if tc.moves {
 				waitURL(t, s, res.Tab, byName)
 			}
