@@ -62,9 +62,13 @@ type tab struct {
 	// the documents the tab received, by loader. Guarded by dmu.
 	docAddr  string
 	docAddrs map[cdp.LoaderID]string
-	crashed  bool          // the renderer died; guarded by dmu
-	crashCh  chan struct{} // closed when the renderer dies; guarded by dmu
-	refs     int           // highest snapshot ref handed out in this tab; guarded by dmu
+	// frameAddrs are the addresses the documents of the page's frames
+	// came from (those whose events reach the tab: frames of its own
+	// site), by frame. Guarded by dmu.
+	frameAddrs map[cdp.FrameID]string
+	crashed    bool          // the renderer died; guarded by dmu
+	crashCh    chan struct{} // closed when the renderer dies; guarded by dmu
+	refs       int           // highest snapshot ref handed out in this tab; guarded by dmu
 
 	// busy serialises tool calls on the tab: actions of one chromedp
 	// context must not race.
@@ -288,9 +292,14 @@ func onPageEvent(ctx context.Context, s *session, t *tab, ev any) {
 		}
 		return
 	case *page.EventFrameNavigated:
-		if e := ev.(*page.EventFrameNavigated); e.Frame != nil && e.Frame.ParentID == "" {
-			t.showDocument(e.Frame.LoaderID)
+		if e := ev.(*page.EventFrameNavigated); e.Frame != nil {
+			t.showDocument(e.Frame)
 		}
+		return
+	case *page.EventFrameDetached:
+		t.dmu.Lock()
+		delete(t.frameAddrs, ev.(*page.EventFrameDetached).FrameID)
+		t.dmu.Unlock()
 		return
 	}
 	e, ok := ev.(*page.EventJavascriptDialogOpening)
@@ -355,14 +364,28 @@ func (t *tab) noteDocument(loader cdp.LoaderID, addr string) {
 	t.docAddrs[loader] = addr
 }
 
-// showDocument is the main frame committing the document of loader: its
+// showDocument is a frame committing its document: for the main frame its
 // address is the tab's now ("" when it came from no server: about:blank,
-// data:, a page the browser drew itself). The addresses are kept, so a
-// page the back-forward cache brings back, with no response, is known.
-func (t *tab) showDocument(loader cdp.LoaderID) {
+// data:, a page the browser drew itself) and the old page's frames are
+// gone; for a frame, that frame's. The addresses are kept, so a page the
+// back-forward cache brings back, with no response, is known.
+func (t *tab) showDocument(f *cdp.Frame) {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
-	t.docAddr = t.docAddrs[loader]
+	addr := t.docAddrs[f.LoaderID]
+	if f.ParentID == "" {
+		t.docAddr = addr
+		clear(t.frameAddrs)
+		return
+	}
+	if t.frameAddrs == nil {
+		t.frameAddrs = map[cdp.FrameID]string{}
+	}
+	if addr == "" {
+		delete(t.frameAddrs, f.ID)
+		return
+	}
+	t.frameAddrs[f.ID] = addr
 }
 
 // remoteAddr is a response's server address as "ip:port" ("[v6]:port"),
@@ -390,6 +413,25 @@ func (b *Browser) DocumentAddr(tabID string) string {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
 	return t.docAddr
+}
+
+// FrameAddrs returns the "ip:port" addresses the documents of the tab's
+// frames came from, as DocumentAddr does for the page: those of frames of
+// the page's own site (a cross-site frame runs in a target of its own,
+// whose responses the tab does not see); nil when none is known.
+func (b *Browser) FrameAddrs(tabID string) []string {
+	s, t := b.knownTab(tabID)
+	if t == nil || s.mode != ModeShared {
+		return nil
+	}
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	var out []string
+	for _, a := range t.frameAddrs {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // setResponse records the response of a page loaded by URL; nil forgets

@@ -48,8 +48,12 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 	}
 	urls = append(urls, browser.ParseRequestURLs(res.Text)...)
 	var addr string
+	var frameAddrs []string
 	if ours {
 		addr = s.Browser.DocumentAddr(tabID)
+		if showsFrames(def, args) {
+			frameAddrs = s.Browser.FrameAddrs(tabID)
+		}
 	}
 	for i, u := range urls {
 		d := s.deniedRead(u)
@@ -57,6 +61,13 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 			// The page's name is not the rule's, but where its document came from is.
 			d = s.deniedAt(u, addr)
 			u += " (served from " + addr + ")"
+		}
+		for _, fa := range frameAddrs {
+			if i == 0 && d == nil {
+				if d = s.deniedAt(u, fa); d != nil {
+					u = "a frame of " + urls[0] + " served from " + fa
+				}
+			}
 		}
 		if d != nil {
 			res.Text = fmt.Sprintf("browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it.",

@@ -41,6 +41,8 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 		switch r.URL.Path {
 		case "/redirect":
 			http.Redirect(w, r, byName, http.StatusFound)
+		case "/frame":
+			fmt.Fprintf(w, `<title>Framing</title><p>A page of the site framing its admin console.</p><iframe src=%q></iframe>`, byName)
 		case "/script":
 			fmt.Fprintf(w, `<title>Moving</title><p>moving on</p><script>setTimeout(() => { location.href = %q }, 200)</script>`, byName)
 		default:
@@ -123,6 +125,22 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 		got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab})
 		if !got.IsError || strings.Contains(got.Text, "ADMIN-SECRET-TOKEN") || !strings.Contains(got.Text, served) {
 			t.Errorf("browser_extract after going back: want it refused, %s; got %q", served, got.Text)
+		}
+	})
+
+	t.Run("a frame of the page's site served from there", func(t *testing.T) {
+		res := call(t, s, "browser_open", map[string]any{"url": "http://site.trick.test:" + sitePort + "/frame"})
+		if res.Tab == "" || res.IsError {
+			t.Fatalf("browser_open: %q", res.Text)
+		}
+		defer call(t, s, "browser_close", map[string]any{"tab": res.Tab})
+		shot := call(t, s, "browser_screenshot", map[string]any{"tab": res.Tab})
+		if !shot.IsError || len(shot.Images) != 0 || !strings.Contains(shot.Text, "a frame of") || !strings.Contains(shot.Text, "served from 127.0.0.1:"+adminPort) {
+			t.Errorf("browser_screenshot of a page framing the denied address: want it withheld, got %q (%d images)", shot.Text, len(shot.Images))
+		}
+		// The page's own text, which holds no frame, is still read.
+		if got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab}); got.IsError || !strings.Contains(got.Text, "framing its admin console") {
+			t.Errorf("browser_extract of the framing page: %q", got.Text)
 		}
 	})
 
