@@ -17,8 +17,10 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -58,6 +60,13 @@ type Options struct {
 	// ErrAddressRefused. The guard uses it so that a name resolving to a
 	// denied address (cloud metadata) is refused, redirects included.
 	DialControl func(ctx context.Context, network, address string, c syscall.RawConn) error
+	// RequestControl, when set, is asked for every request (the first and
+	// each redirect) with the "ip:port" of the connection it is about to
+	// go out on, new or reused, and its URL; an error closes that
+	// connection before any byte of the request is written and fails the
+	// fetch with ErrAddressRefused. The guard uses it for rules naming an
+	// address with paths, which a connection alone cannot be judged by.
+	RequestControl func(address string, u *url.URL) error
 	// Resolver looks names up (nil: the system's).
 	Resolver *net.Resolver
 }
@@ -122,7 +131,11 @@ func NewClient(opts *Options) *Client {
 		// readBody, so the transport must not add or strip encodings.
 		DisableCompression: true,
 	}
-	hc := &http.Client{Transport: tr, CheckRedirect: checkRedirect(o.MaxRedirects, o.AllowRedirect)}
+	var rt http.RoundTripper = tr
+	if o.RequestControl != nil {
+		rt = &checkedTransport{base: tr, check: o.RequestControl}
+	}
+	hc := &http.Client{Transport: rt, CheckRedirect: checkRedirect(o.MaxRedirects, o.AllowRedirect)}
 	return &Client{opts: o, hc: hc}
 }
 
@@ -345,6 +358,39 @@ func (c *Client) classifyBody(err error, u *url.URL) error {
 // answer: the host is up, and a batch tries again.
 func droppedConn(err error) bool {
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// checkedTransport asks RequestControl about each request once the
+// transport has picked the connection for it (httptrace's GotConn comes
+// before the request is written): a refused one has its connection closed
+// unwritten, so the request fails and nothing of it is sent.
+type checkedTransport struct {
+	base  http.RoundTripper
+	check func(address string, u *url.URL) error
+}
+
+func (t *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var mu sync.Mutex
+	var refused *refusedDial
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		addr := info.Conn.RemoteAddr().String()
+		if err := t.check(addr, req.URL); err != nil {
+			mu.Lock()
+			refused = &refusedDial{address: addr, err: err}
+			mu.Unlock()
+			info.Conn.Close()
+		}
+	}}
+	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	mu.Lock()
+	defer mu.Unlock()
+	if refused != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, refused
+	}
+	return resp, err
 }
 
 // refusedDial is DialControl's refusal, kept apart from network failures.

@@ -62,6 +62,34 @@ func (rs *Rules) addressRule(address string) (*Rule, error) {
 	return nil, nil
 }
 
+// CheckRequest judges a request at the connection it goes out on: the
+// resolved "ip:port" with the request's scheme and path, so a deny rule
+// naming an address with paths (127.0.0.1:8080 under /admin) holds for
+// every name of that address too. An address that is not ip:port (a
+// proxy's socket) is left to DialControl.
+func (rs *Rules) CheckRequest(address, scheme, path string) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || rs == nil {
+		return nil
+	}
+	a := ap.Addr().Unmap().WithZone("")
+	host := a.String()
+	if a.Is6() {
+		host = "[" + host + "]"
+	}
+	if path == "" {
+		path = "/"
+	}
+	u, err := Normalize(scheme + "://" + host + ":" + fmt.Sprint(ap.Port()) + path)
+	if err != nil {
+		return nil
+	}
+	if r := rs.Match(u); r != nil && r.Action == ActionDeny && r.network() {
+		return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, u.String(), r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+	}
+	return nil
+}
+
 // network reports whether r applies to connections web_fetch makes.
 func (r *Rule) network() bool {
 	for _, s := range r.Schemes {

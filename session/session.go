@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -157,6 +158,15 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 			return err
 		}
 		return own(ctx, network, address, c)
+	}
+	// And every request at the connection it goes out on (rules naming an
+	// address with paths); a caller's own check runs after it.
+	ownReq := fo.RequestControl
+	fo.RequestControl = func(address string, u *url.URL) error {
+		if err := s.Policy.Rules().CheckRequest(address, u.Scheme, u.EscapedPath()); err != nil || ownReq == nil {
+			return err
+		}
+		return ownReq(address, u)
 	}
 	s.web = tools.NewWebFetch(&fo)
 	s.Registry.Add(s.web)
