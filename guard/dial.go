@@ -30,9 +30,24 @@ func (p *Policy) DialControl(_ context.Context, _, address string, _ syscall.Raw
 func (rs *Rules) CheckAddress(address string) error {
 	r, err := rs.addressRule(address)
 	if r != nil {
-		return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, address, r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+		return addressRefused(address, r)
 	}
 	return err
+}
+
+// addressRefused is the error for what, refused by the deny rule r.
+func addressRefused(what string, r *Rule) error {
+	return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, what, r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+}
+
+// addrHost is ap's address as a rule's host is written: IPv4 for a mapped
+// IPv6 address, no zone, IPv6 in brackets.
+func addrHost(ap netip.AddrPort) string {
+	a := ap.Addr().Unmap().WithZone("")
+	if a.Is6() {
+		return "[" + a.String() + "]"
+	}
+	return a.String()
 }
 
 // addressRule is the deny rule naming the resolved "ip:port" address, or
@@ -45,12 +60,7 @@ func (rs *Rules) addressRule(address string) (*Rule, error) {
 	if rs == nil {
 		return nil, nil
 	}
-	a := ap.Addr().Unmap().WithZone("")
-	host := a.String()
-	if a.Is6() {
-		host = "[" + host + "]"
-	}
-	key := hostKey(host)
+	key := hostKey(addrHost(ap))
 	port := fmt.Sprint(ap.Port())
 	for _, cands := range [][]*Rule{rs.exact[key], rs.exact[key+":"+port]} {
 		for _, r := range cands {
@@ -72,20 +82,15 @@ func (rs *Rules) CheckRequest(address, scheme, path string) error {
 	if err != nil || rs == nil {
 		return nil
 	}
-	a := ap.Addr().Unmap().WithZone("")
-	host := a.String()
-	if a.Is6() {
-		host = "[" + host + "]"
-	}
 	if path == "" {
 		path = "/"
 	}
-	u, err := Normalize(scheme + "://" + host + ":" + fmt.Sprint(ap.Port()) + path)
+	u, err := Normalize(scheme + "://" + addrHost(ap) + ":" + fmt.Sprint(ap.Port()) + path)
 	if err != nil {
 		return nil
 	}
 	if r := rs.Match(u); r != nil && r.Action == ActionDeny && r.network() {
-		return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, u.String(), r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+		return addressRefused(u.String(), r)
 	}
 	return nil
 }
