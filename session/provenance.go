@@ -34,40 +34,26 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 	if tabID == "" && def.Source == tools.SourceBrowser {
 		tabID = res.Tab // the tab it opened, or the current one it acted on
 	}
-	var urls []string
+	var urls, frameAddrs []string
+	var addr string
 	ours := tabID != "" && !strings.HasPrefix(tabID, "mcp:") && s.Browser.Running()
 	if ours {
 		if u, err := s.Browser.CurrentURL(ctx, tabID); err == nil {
 			urls = append(urls, u)
 		}
+		addr = s.Browser.DocumentAddr(tabID)
 		if showsFrames(def, args) {
 			if frames, err := s.Browser.FrameURLs(ctx, tabID); err == nil {
 				urls = append(urls, frames...)
 			}
-		}
-	}
-	urls = append(urls, browser.ParseRequestURLs(res.Text)...)
-	var addr string
-	var frameAddrs []string
-	if ours {
-		addr = s.Browser.DocumentAddr(tabID)
-		if showsFrames(def, args) {
 			frameAddrs = s.Browser.FrameAddrs(tabID)
 		}
 	}
+	urls = append(urls, browser.ParseRequestURLs(res.Text)...)
 	for i, u := range urls {
 		d := s.deniedRead(u)
-		if i == 0 && d == nil && addr != "" {
-			// The page's name is not the rule's, but where its document came from is.
-			d = s.deniedAt(u, addr)
-			u += " (served from " + addr + ")"
-		}
-		for _, fa := range frameAddrs {
-			if i == 0 && d == nil {
-				if d = s.deniedAt(u, fa); d != nil {
-					u = "a frame of " + urls[0] + " served from " + fa
-				}
-			}
+		if i == 0 && d == nil {
+			d, u = s.deniedServed(u, addr, frameAddrs)
 		}
 		if d != nil {
 			res.Text = fmt.Sprintf("browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it.",
@@ -171,6 +157,24 @@ func (s *Session) screenTabList(text string) string {
 func showsFrames(def tools.ToolDef, args map[string]any) bool {
 	e := tools.EntryOf(def)
 	return e.Foreign&catalog.ForeignFrames != 0 && e.ForeignResult(args)
+}
+
+// deniedServed judges the page u by where its document (addr) and the
+// documents of its frames (frames) came from: the page's name is not the
+// rule's, but the address may be. It returns the denial and the page as the
+// withheld result names it, or nil and u.
+func (s *Session) deniedServed(u, addr string, frames []string) (*guard.Decision, string) {
+	if addr != "" {
+		if d := s.deniedAt(u, addr); d != nil {
+			return d, u + " (served from " + addr + ")"
+		}
+	}
+	for _, fa := range frames {
+		if d := s.deniedAt(u, fa); d != nil {
+			return d, "a frame of " + u + " served from " + fa
+		}
+	}
+	return nil, u
 }
 
 // deniedAt returns the guard's decision when reading the page u whose
