@@ -34,10 +34,10 @@ type hostState struct {
 	active int
 	next   time.Time // no start on this host before then
 	delay  time.Duration
-	// putOff: the host asked (Retry-After) to wait longer than MaxWait,
-	// until next: its URLs are put off, not requested.
-	putOff     bool
-	putOffKind string // the answer that asked: "http-429", "http-503"
+	// putOffKind is the answer ("http-429", "crawl-delay") with which the
+	// host asked to wait longer than MaxWait, until next: its URLs are put
+	// off, not requested. "" when it did not.
+	putOffKind string
 }
 
 // batch is one RunBatch. Its fields are the scheduler's, used from the
@@ -210,13 +210,13 @@ func (b *batch) admit(u string, ok bool) {
 // hostPutOff reports whether host asked to be left alone past MaxWait.
 func (b *batch) hostPutOff(host string) bool {
 	h := b.hosts[host]
-	return h != nil && h.putOff && h.next.After(time.Now())
+	return h != nil && h.putOffKind != "" && h.next.After(time.Now())
 }
 
 // putOffHost leaves host alone until when: the URLs of it waiting in the
 // window are put off with no line, and so are those read later.
 func (b *batch) putOffHost(host string, h *hostState, kind string, when time.Time) {
-	h.putOff, h.putOffKind = true, kind
+	h.putOffKind = kind
 	h.next = when
 	if when.After(b.sum.ResumeAfter) {
 		b.sum.ResumeAfter = when
@@ -313,7 +313,7 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 	default:
 		b.write(r)
 	}
-	if h.active == 0 && !h.next.After(time.Now()) && h.delay == b.o.Delay && !h.putOff {
+	if h.active == 0 && !h.next.After(time.Now()) && h.delay == b.o.Delay && h.putOffKind == "" {
 		delete(b.hosts, r.t.host) // nothing to remember: keep the map small
 	}
 	if len(b.hosts) > 4*b.windowSize() {
