@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -153,8 +152,7 @@ type progressLine struct {
 
 // newProgressLine returns a progress line on w when w is a terminal.
 func newProgressLine(w io.Writer) *progressLine {
-	f, ok := w.(*os.File)
-	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	if !isTerminal(w) {
 		return nil
 	}
 	return &progressLine{w: w}
