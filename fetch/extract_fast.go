@@ -3,6 +3,7 @@ package fetch
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -40,8 +41,8 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 	return re
 }
 
-// warmRules compiles every regexp of the package, once per process, on a
-// goroutine of its own.
+// warmRules runs the warmers, once per process, on a goroutine of its own:
+// every lazyRegexp, and each phrase pattern's needed literals.
 var warmRules = sync.OnceFunc(func() {
 	go func() {
 		for _, warm := range warmers {
@@ -99,14 +100,7 @@ func newPhraseRE(expr string) *phraseRE {
 func (p *phraseRE) MatchString(s string) bool {
 	if need := p.need(); need != nil {
 		l := strings.ToLower(s)
-		found := false
-		for _, w := range need {
-			if strings.Contains(l, w) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(need, func(w string) bool { return strings.Contains(l, w) }) {
 			return false
 		}
 	}
