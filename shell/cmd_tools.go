@@ -302,26 +302,56 @@ func (s *Shell) paramName(tool string, names ...string) string {
 // in fetch's words, instead of becoming https://word.
 func webAddress(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
-	if strings.Contains(s, "://") || strings.HasPrefix(s, "about:") || strings.HasPrefix(s, "data:") {
+	if hasScheme(s) {
 		return s, nil
 	}
-	host, _, _ := strings.Cut(s, "/")
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if strings.Contains(host, ".") || host == "localhost" || net.ParseIP(strings.Trim(host, "[]")) != nil {
+	host, _ := splitBareHost(s)
+	if strings.Contains(host, ".") || isLoopbackName(host) || net.ParseIP(host) != nil {
 		return normalizeURL(s), nil
 	}
 	return "", &hintError{msg: fmt.Sprintf("%q is not a web address: it has no scheme and no domain", raw),
 		hint: "write it as https://example.com/page (or http://" + s + "/ for a name on your network)"}
 }
 
-// normalizeURL adds https:// to a bare host, as people type them.
+// normalizeURL adds a scheme to a bare host, as people type them and as a
+// browser's address bar does: http:// for a loopback host (a server on
+// this machine rarely speaks TLS) and for a host:port (a development
+// server, unless the port is 443), https:// for the rest.
 func normalizeURL(u string) string {
-	if strings.Contains(u, "://") || strings.HasPrefix(u, "about:") || strings.HasPrefix(u, "data:") {
+	if hasScheme(u) {
 		return u
 	}
+	host, port := splitBareHost(u)
+	if (port != "" && port != "443") || isLoopbackName(host) || isLoopbackIP(host) {
+		return "http://" + u
+	}
 	return "https://" + u
+}
+
+func hasScheme(u string) bool {
+	return strings.Contains(u, "://") || strings.HasPrefix(u, "about:") || strings.HasPrefix(u, "data:")
+}
+
+// splitBareHost returns the host (brackets removed from an IPv6 address)
+// and port of an address typed without a scheme.
+func splitBareHost(u string) (host, port string) {
+	host, _, _ = strings.Cut(u, "/")
+	host, _, _ = strings.Cut(host, "?")
+	host, _, _ = strings.Cut(host, "#")
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		return h, p
+	}
+	return strings.Trim(host, "[]"), ""
+}
+
+func isLoopbackName(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
+}
+
+func isLoopbackIP(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func cmdCall(ctx context.Context, s *Shell, c *call) error {

@@ -75,6 +75,34 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 	}
 }
 
+// TestScriptBareAddress: an address typed without a scheme is tried as
+// http:// when it names this machine or a port (as a browser's address bar
+// does), as https:// otherwise.
+func TestScriptBareAddress(t *testing.T) {
+	for _, tc := range []struct{ typed, want string }{
+		{"localhost:39671/x", "http://localhost:39671/x"},
+		{"127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"localhost", "http://localhost"},
+		{"app.localhost/login", "http://app.localhost/login"},
+		{"[::1]:3000/", "http://[::1]:3000/"},
+		{"127.0.0.1/status", "http://127.0.0.1/status"},
+		{"intranet.example:8000", "http://intranet.example:8000"},
+		{"example.com", "https://example.com"},
+		{"example.com:443/a", "https://example.com:443/a"},
+		{"example.com/a?q=localhost:1", "https://example.com/a?q=localhost:1"},
+		{"http://example.com", "http://example.com"},
+	} {
+		t.Run(tc.typed, func(t *testing.T) {
+			toolList := newFakeTools()
+			runScript(t, &Options{Tools: toolList}, "/open "+tc.typed+"\n")
+			want := []toolCall{{"browser_open", `{"url":"` + tc.want + `"}`, tools.OriginCommand}}
+			if diff := cmp.Diff(want, toolList.got()); diff != "" {
+				t.Errorf("/open %s (-want +got)\n%s", tc.typed, diff)
+			}
+		})
+	}
+}
+
 // TestScriptRouting: unknown commands never reach the agent or a tool;
 // text without an LLM explains how to configure one; /exit stops reading.
 func TestScriptRouting(t *testing.T) {

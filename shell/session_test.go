@@ -38,12 +38,17 @@ func TestScriptRealSession(t *testing.T) {
 
 	out, errs := runScript(t, &Options{Tools: sess.Registry, Browser: sess}, strings.Join([]string{
 		"/fetch " + srv.URL + "/pricing --select h1",
+		// Typed as a person types a local server: no scheme, tried as http.
+		"/fetch " + strings.TrimPrefix(srv.URL, "http://") + "/plans --select h1",
 		`/call web_fetch {"url": "` + srv.URL + `/pricing", "select": "article p"}`,
 		"/call web_fetch {}",
 		"/mode",
 		"/tools web_fetch",
 		"",
 	}, "\n"))
+	if n := strings.Count(out, "# Prices"); n != 2 {
+		t.Errorf("stdout has the page's heading %d times, want 2 (with and without http://):\n%s\nstderr:\n%s", n, out, errs)
+	}
 	for _, want := range []string{
 		"# Prices",
 		"The basic plan costs ten euros a month",
@@ -65,7 +70,7 @@ func TestScriptRealSession(t *testing.T) {
 	for _, e := range entries {
 		toolList = append(toolList, e.Tool)
 	}
-	if diff := cmp.Diff([]string{"web_fetch", "web_fetch", "web_fetch"}, toolList); diff != "" {
+	if diff := cmp.Diff([]string{"web_fetch", "web_fetch", "web_fetch", "web_fetch"}, toolList); diff != "" {
 		t.Errorf("audit log tools (-want +got)\n%s", diff)
 	}
 }
