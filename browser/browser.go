@@ -106,9 +106,13 @@ func (o *Options) withDefaults() Options {
 type Browser struct {
 	opts Options
 
-	mu   sync.Mutex // guards s, mode and lost
+	mu   sync.Mutex // guards s, parked, mode and lost
 	s    *session
 	mode Mode
+	// parked is the isolated session Connect set aside: its tabs come back
+	// with Disconnect (or the loss of the person's browser) instead of a
+	// new, empty Chromium.
+	parked *session
 	// lost is the shared session that went away, until a tool call has
 	// reported the loss (ErrLost) once.
 	lost *session
@@ -195,7 +199,7 @@ func (b *Browser) markLost(s *session) {
 		b.mu.Unlock()
 		return
 	}
-	b.s, b.mode, b.lost = nil, ModeIsolated, s
+	b.s, b.mode, b.lost = b.takeParkedLocked(), ModeIsolated, s
 	b.mu.Unlock()
 	s.close()
 	if b.opts.OnLost != nil {
@@ -272,6 +276,10 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	}
 	b.mu.Lock()
 	old := b.s
+	if old != nil && old.mode == ModeIsolated && !old.dead() {
+		// The isolated browser and its tabs wait for Disconnect.
+		b.parked, old = old, nil
+	}
 	b.s, b.mode, b.lost = s, ModeShared, nil
 	b.mu.Unlock()
 	go b.watch(s)
@@ -281,8 +289,23 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 	return nil
 }
 
+// takeParkedLocked returns the isolated session Connect set aside when it
+// still runs (nil otherwise, so the next call launches a new one); b.mu is
+// held.
+func (b *Browser) takeParkedLocked() *session {
+	p := b.parked
+	b.parked = nil
+	if p != nil && p.dead() {
+		p.close()
+		return nil
+	}
+	return p
+}
+
 // Disconnect detaches from the person's browser, leaving every tab as it
-// was, and returns to isolated mode. It does nothing in isolated mode.
+// was, and returns to isolated mode: the isolated browser from before
+// Connect, with its tabs, when it still runs. It does nothing in isolated
+// mode.
 func (b *Browser) Disconnect() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -290,7 +313,7 @@ func (b *Browser) Disconnect() error {
 		return nil
 	}
 	old := b.s
-	b.s, b.mode = nil, ModeIsolated
+	b.s, b.mode = b.takeParkedLocked(), ModeIsolated
 	if old != nil {
 		return old.close()
 	}
@@ -302,12 +325,16 @@ func (b *Browser) Disconnect() error {
 func (b *Browser) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	old := b.s
-	b.s, b.mode, b.lost = nil, ModeIsolated, nil
-	if old != nil {
-		return old.close()
+	old, parked := b.s, b.parked
+	b.s, b.parked, b.mode, b.lost = nil, nil, ModeIsolated, nil
+	var errs []error
+	if parked != nil {
+		errs = append(errs, parked.close())
 	}
-	return nil
+	if old != nil {
+		errs = append(errs, old.close())
+	}
+	return errors.Join(errs...)
 }
 
 // session is one connection to one browser.
@@ -419,11 +446,11 @@ func (s *session) start(ownContext bool) error {
 	for _, info := range infos {
 		s.upsertLocked(info)
 	}
-	if s.mode == ModeIsolated {
-		for _, id := range s.orderLocked() {
-			s.current = id
-			break
-		}
+	// The isolated browser's first tab is the current one; in the
+	// person's browser only a tab that is the one open (the one they are
+	// looking at), since with several nothing says which they mean.
+	if ids := s.orderLocked(); len(ids) > 0 && (s.mode == ModeIsolated || len(ids) == 1) {
+		s.current = ids[0]
 	}
 	return nil
 }

@@ -375,18 +375,19 @@ func (s *Session) restartBrowserServers(ctx context.Context) {
 		return
 	}
 	s.pages.reset()
-	shared := s.Browser.Mode() == browser.ModeShared
+	// The person's browser is there already (connecting is the first use),
+	// and so is an isolated browser that Disconnect brought back: its tabs
+	// are on offer at once.
+	running := s.Browser.Mode() == browser.ModeShared || s.Browser.Running()
 	for _, st := range s.MCP.Status() {
 		if !s.isBrowserServer(st.Name) || st.State == mcpclient.StateDisabled {
 			continue
 		}
-		if shared {
-			// The person's browser is there already: connecting is the
-			// first use, so its tabs are on offer at once.
+		if running {
 			_ = s.MCP.Restart(ctx, st.Name) // its state carries any failure
 		} else {
-			// Back to isolated: it starts again with that browser, on
-			// the first call that needs it.
+			// Back to an isolated browser that is not running: it starts
+			// again with that browser, on the first call that needs it.
 			_ = s.MCP.Idle(ctx, st.Name)
 		}
 	}

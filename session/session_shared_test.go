@@ -388,3 +388,70 @@ func mcpPageID(t *testing.T, s *Session, url string) int {
 	t.Fatalf("chrome-devtools-mcp does not list %s:\n%s", url, list.Text)
 	return -1
 }
+
+// TestSessionConnectOneTabAndBack: connected to a Chrome that shows one
+// tab, that tab is the current one (a read needs no tab argument);
+// Disconnect brings back the isolated browser's tabs from
+// before Connect, without starting a new Chromium "for its first use".
+func TestSessionConnectOneTabAndBack(t *testing.T) {
+	testutil.Parallel(t)
+	site := sharedSite(t)
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	person := testutil.StartPersonsBrowser(t, chrome, []string{site.URL + "/article"},
+		func(urls []string) bool { return slices.Equal(urls, []string{site.URL + "/article"}) })
+	t.Cleanup(func() { person.Stop(); testutil.WaitNoDescendants(t) })
+	answers := &personAtTerminal{}
+	r, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var notices []string
+	opts := &SessionOptions{Rules: r, Approver: answers, AuditPath: "-", OnNotice: func(m string) {
+		mu.Lock()
+		notices = append(notices, m)
+		mu.Unlock()
+	}}
+	opts.Browser.Launch.Host = shared.Endpoint(t)
+	ownBrowser(t, opts)
+	s, err := NewSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	noticeCount := func() int { mu.Lock(); defer mu.Unlock(); return len(notices) }
+
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError {
+		t.Fatalf("browser_open in the isolated browser: %s", res.Text)
+	}
+	if n := noticeCount(); n != 1 {
+		t.Fatalf("notices after the first browser call: %d, want the one first-use notice", n)
+	}
+	connect(t, s, person.Dir)
+	if res := call(t, s, "browser_extract", map[string]any{}); res.IsError || !strings.Contains(res.Text, "The person's reading") {
+		t.Errorf("browser_extract after /connect to a Chrome with one tab: want that tab read, got %+v", res)
+	}
+	if res := call(t, s, "browser_snapshot", map[string]any{}); res.IsError || !strings.Contains(res.Text, "The person's reading") {
+		t.Errorf("browser_snapshot after /connect to a Chrome with one tab: want that tab, got %+v", res)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.Disconnect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tabs := listTabs(t, s)
+	if _, ok := tabs[site.URL+"/shop"]; !ok {
+		t.Errorf("after Disconnect the isolated browser's tab from before /connect is gone: %+v", tabs)
+	}
+	if !pageSays(t, s, "Shop") {
+		t.Errorf("after Disconnect the current tab is not the isolated one from before")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notices) != 1 {
+		t.Errorf("notices = %q, want only the first start's", notices)
+	}
+	if q := answers.questions(); len(q) != 0 {
+		t.Errorf("reads asked the person: %+v", q)
+	}
+}
