@@ -224,6 +224,28 @@ func (p *printer) drawAbove(buf *prompt.Buffer, prefix string, cols int) {
 	io.WriteString(p.out, b.String())
 }
 
+// clearScreen wipes the terminal, as `clear` does: the screen and, with
+// scrollback, the lines scrolled off it; the prompt then draws at the top.
+func (p *printer) clearScreen(scrollback bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seq := "\x1b[H\x1b[2J"
+	if scrollback {
+		seq += "\x1b[3J"
+	}
+	io.WriteString(p.out, seq)
+	p.statusOnScreen = false
+}
+
+// screenCleared notes that go-prompt cleared the screen (Ctrl-L): the
+// status line is gone with everything else, so the next one is drawn
+// anew instead of over the line above the prompt.
+func (p *printer) screenCleared() {
+	p.mu.Lock()
+	p.statusOnScreen = false
+	p.mu.Unlock()
+}
+
 // spinState is the spinner shown while a command or turn runs.
 type spinState struct {
 	label   string

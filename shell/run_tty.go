@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	prompt "github.com/c-bata/go-prompt"
 	"golang.org/x/term"
@@ -58,6 +59,13 @@ func (s *Shell) runTTY(ctx context.Context, fd int) (err error) {
 			s.p.Hint("cancelled")
 			continue
 		}
+		if isClearLine(line) {
+			// `clear` is what a person types at any prompt to wipe the
+			// screen; it is no task for the agent.
+			hist.add(line, false)
+			s.p.clearScreen(true)
+			continue
+		}
 		// Recorded after it ran: only then is it known whether the line
 		// typed into a password field.
 		lctx, mark := withLineMark(ctx)
@@ -65,6 +73,13 @@ func (s *Shell) runTTY(ctx context.Context, fd int) (err error) {
 		hist.add(line, mark.typedSecret(line))
 	}
 	return nil
+}
+
+// isClearLine reports whether line is the `clear` (or `cls`) a person
+// types to wipe the screen.
+func isClearLine(line string) bool {
+	w := strings.ToLower(strings.TrimSpace(line))
+	return w == "clear" || w == "cls"
 }
 
 // watchTermination ends the shell on SIGTERM, SIGHUP or ctx: the running
@@ -111,6 +126,9 @@ func (s *Shell) newPrompt(history []string) (pr *prompt.Prompt, err error) {
 			ASCIICode: redrawKey,
 			Fn:        func(b *prompt.Buffer) { s.p.drawAbove(b, s.prefix(), s.tty.cols()) },
 		}),
+		// go-prompt's own Ctrl-L (emacs bindings) clears the screen; the
+		// printer hears of it, since its status line went with it.
+		prompt.OptionAddKeyBind(prompt.KeyBind{Key: prompt.ControlL, Fn: func(*prompt.Buffer) { s.p.screenCleared() }}),
 		prompt.OptionSetExitCheckerOnInput(func(string, bool) bool { return s.isExiting() }),
 	}
 	if !s.p.color {

@@ -273,3 +273,51 @@ func TestTerminalPanic(t *testing.T) {
 		t.Errorf("terminal settings changed:\nbefore:\n%s\nafter:\n%s", b, a)
 	}
 }
+
+// TestTerminalClear: `clear` at the prompt wipes the screen instead of
+// going to the agent as a task, and so does Ctrl-L, keeping the line being
+// typed.
+func TestTerminalClear(t *testing.T) {
+	testutil.Parallel(t)
+	needTool(t, "tmux")
+	dir := t.TempDir()
+	bin := buildTestShell(t, dir)
+	tm := newTmux(t, dir)
+	tm.keys(bin+"; echo done-$?", "Enter")
+	tm.waitFor("browseragent[no browser|no model]>")
+
+	tm.keys("/mode", "Enter")
+	tm.waitFor("no browser")
+	tm.keys("clear", "Enter")
+	tm.waitVisible(func(sc string) bool {
+		return sc == "browseragent[no browser|no model]>\n"
+	}, "only the prompt, at the top, after clear")
+	if sc := tm.screen(); strings.Contains(sc, "no LLM configured") || strings.Contains(sc, "/mode") {
+		t.Errorf("after clear the screen (or its scrollback) still shows what was before, or clear went to the agent:\n%s", sc)
+	}
+
+	tm.keys("/mode", "Enter")
+	tm.waitFor("/mode")
+	tm.keys("half typed")
+	tm.waitFor("half typed")
+	tm.keys("C-l")
+	tm.waitVisible(func(sc string) bool {
+		return strings.HasPrefix(sc, "browseragent[no browser|no model]> half typed\n")
+	}, "the prompt and the half-typed line, at the top, after Ctrl-L")
+	tm.keys("C-u", "C-d")
+	tm.waitFor("done-0")
+}
+
+// waitVisible waits until ok holds for the visible screen (no scrollback),
+// its trailing blank lines trimmed to one newline.
+func (tm *tmuxSession) waitVisible(ok func(string) bool, what string) {
+	tm.t.Helper()
+	var sc string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		sc = strings.TrimRight(tm.run("capture-pane", "-p", "-t", "t"), "\n") + "\n"
+		if ok(sc) {
+			return
+		}
+	}
+	tm.t.Fatalf("the screen never showed %s:\n%s", what, sc)
+}
