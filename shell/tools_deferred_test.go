@@ -39,7 +39,8 @@ func TestToolsSaysDeferred(t *testing.T) {
 
 // TestOpenRefusesNonAddress: /open and /fetch of a bare word say it is not
 // a web address and call no tool (it used to open https://notaurl, an
-// empty tab); a bare domain, localhost and an IP with a port still open.
+// empty tab); a bare domain, localhost and an IP with a port still open (this machine
+// as http://, as a browser's address bar does).
 func TestOpenRefusesNonAddress(t *testing.T) {
 	toolList := newFakeTools()
 	out, errs, failed := runScriptResult(t, &Options{Tools: toolList}, "/open notaurl\n/fetch notaurl\n/open example.com/a\n/open localhost:8080/x\n/open 127.0.0.1:9/y\n")
@@ -53,7 +54,7 @@ func TestOpenRefusesNonAddress(t *testing.T) {
 		json.Unmarshal([]byte(c.Args), &a)
 		urls = append(urls, c.Name+" "+a.URL)
 	}
-	wantCalls := []string{"browser_open https://example.com/a", "browser_open https://localhost:8080/x", "browser_open https://127.0.0.1:9/y"}
+	wantCalls := []string{"browser_open https://example.com/a", "browser_open http://localhost:8080/x", "browser_open http://127.0.0.1:9/y"}
 	if strings.Join(urls, "\n") != strings.Join(wantCalls, "\n") {
 		t.Errorf("tool calls:\n%s\nwant:\n%s", strings.Join(urls, "\n"), strings.Join(wantCalls, "\n"))
 	}
