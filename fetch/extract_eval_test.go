@@ -176,9 +176,10 @@ func TestExtractionEval(t *testing.T) {
 			t.Logf("%s: %v", p.File, err)
 			cnt = evalCounts{fn: len(p.With), tn: len(p.Without)}
 		} else {
-			cnt = scoreSegments(p, res.Text())
+			text := printedText(res)
+			cnt = scoreSegments(p, text)
 			if dump != nil && !p.heldOut {
-				dumpPage(dump, p, res.Text())
+				dumpPage(dump, p, text)
 			}
 		}
 		rows = append(rows, row{p, cnt})

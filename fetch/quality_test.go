@@ -39,7 +39,7 @@ func TestExtractionQuality(t *testing.T) {
 		if res.JSShell {
 			t.Errorf("%s: a server-rendered article flagged as a JavaScript shell: %s", p.name, res.Hint)
 		}
-		prec, rec, f1 := wordF1(words(htmlText(p.expectedHTML)), words(res.Text()))
+		prec, rec, f1 := wordF1(words(htmlText(p.expectedHTML)), words(printedText(res)))
 		sumF1 += f1
 		titleOK := normSpace(res.Title) == normSpace(p.expectedTitle)
 		mark := "ok"

@@ -63,7 +63,7 @@ func (r *Result) Render(f Format) ([]byte, error) {
 	case FormatJSON:
 		return r.JSON(FormatMarkdown)
 	case FormatText:
-		return withNewline(r.titledText()), nil
+		return withNewline(r.Text()), nil
 	case FormatHTML:
 		return withNewline(r.HTML()), nil
 	}
@@ -85,7 +85,10 @@ func (r *Result) Markdown() string {
 	}
 	heading := b.Len()
 	for _, n := range r.nodes {
-		out, err := markdownConverter().ConvertNode(n, converter.WithDomain(r.FinalURL))
+		// The converter changes the tree it is given (it collapses the
+		// whitespace between blocks into nothing), so it gets a copy: Text
+		// and HTML, rendered after it, would read "abc.Next" for "abc. Next".
+		out, err := markdownConverter().ConvertNode(cloneTree(n), converter.WithDomain(r.FinalURL))
 		if err != nil {
 			// The converter fails only on a broken tree; text still helps.
 			out = []byte(render.InnerText(n))
@@ -110,7 +113,10 @@ func (r *Result) Markdown() string {
 	return md
 }
 
-// Text is the content as plain text, paragraphs separated by blank lines.
+// Text is the content as plain text, paragraphs separated by blank lines:
+// the main content only, what `-f text` prints. The title, byline and date
+// are Result fields (-f json), never put in front of it, as every
+// main-content tool's text output and every benchmark's truth is the body.
 func (r *Result) Text() string {
 	if r.Kind != KindHTML {
 		return r.body
@@ -129,24 +135,6 @@ func (r *Result) Text() string {
 	txt := tidyBlankLines(strings.Join(parts, "\n\n"))
 	r.txt = &txt
 	return txt
-}
-
-// titledText is Text under the title line, as Markdown puts its title
-// heading first: what `-f text` prints. A --select result has no title line,
-// nor an article whose text already starts with its title.
-func (r *Result) titledText() string {
-	txt := r.Text()
-	if r.Kind != KindHTML || r.selected || r.Title == "" {
-		return txt
-	}
-	first, _, _ := strings.Cut(txt, "\n")
-	if strings.TrimSpace(first) == strings.TrimSpace(r.Title) {
-		return txt
-	}
-	if txt == "" {
-		return r.Title
-	}
-	return r.Title + "\n\n" + txt
 }
 
 // HTML is the outer HTML of the content nodes, one after another.
@@ -229,7 +217,7 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 		j.Format = content
 		switch content {
 		case FormatText:
-			j.Content = r.titledText()
+			j.Content = r.Text()
 		case FormatHTML:
 			j.Content = r.HTML()
 		default:

@@ -110,7 +110,7 @@ func parityViews(t *testing.T, stdout string) []parityView {
 // TestRenderParity: `fetch --render` answers like plain `fetch` on the
 // same local pages: the same JSON fields and values (status, content type,
 // kind, metadata, byte counts, truncation), non-HTML answered by kind,
-// --max-bytes and --select honoured, -f text under its title line, and a
+// --max-bytes and --select honoured, -f text the body only (no title line), and a
 // malformed URL or an unsupported scheme refused in the same words. The
 // cases are the binary, run in parallel, each with its own browser.
 func TestRenderParity(t *testing.T) {
@@ -128,7 +128,7 @@ func TestRenderParity(t *testing.T) {
 		{"every kind as json", []string{"-f", "json", u("/article"), u("/data.json"), u("/notes.txt"), u("/pic.png"), u("/doc.pdf")}},
 		{"cut at max-bytes", []string{"-f", "json", "--max-bytes", "20k", u("/big")}},
 		{"select keeps the metadata", []string{"-f", "json", "--select", "ul.prices", u("/article")}},
-		{"text keeps the title line", []string{"-f", "text", u("/article")}},
+		{"text is the body only", []string{"-f", "text", u("/article")}},
 		{"404", []string{u("/missing")}},
 		{"unsupported scheme", []string{"ftp://127.0.0.1/x"}},
 		{"malformed URL", []string{"http//127.0.0.1/x"}},
@@ -177,9 +177,9 @@ func TestRenderParity(t *testing.T) {
 				if a := plain.Views[0]; a.Title != "Valley Notes" || a.Byline != "Ada Lovelace" || a.Published == "" {
 					t.Errorf("--select dropped metadata: %+v", a)
 				}
-			case "text keeps the title line":
-				if !strings.HasPrefix(plain.Text, "Valley Notes\n\n") {
-					t.Errorf("-f text does not start with the title line:\n%s", plain.Text)
+			case "text is the body only":
+				if !strings.HasPrefix(plain.Text, "The first paragraph") {
+					t.Errorf("-f text does not start with the article's first paragraph:\n%s", plain.Text)
 				}
 			case "unsupported scheme", "malformed URL":
 				if plain.Code != 2 {

