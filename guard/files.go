@@ -36,6 +36,11 @@ type Places struct {
 	// StateHome is $XDG_STATE_HOME (default Home/.local/state), where
 	// browseragent keeps its audit log and history.
 	StateHome string
+	// Outputs are the folders the person chose for what tools save
+	// (default: xdg.OutputDir, $BROWSERAGENT_OUTPUT_DIR or the
+	// browseragent folder in their downloads). A write anywhere else asks
+	// every time.
+	Outputs []string
 }
 
 func (pl Places) withDefaults() Places {
@@ -61,6 +66,15 @@ func (pl Places) withDefaults() Places {
 	if pl.StateHome == "" {
 		pl.StateHome = xdg.StateHome(env)
 	}
+	if pl.Outputs == nil {
+		if d := xdg.OutputDir(env); d != "" {
+			pl.Outputs = []string{d}
+		}
+	}
+	pl.Outputs = slices.Clone(pl.Outputs)
+	for i, d := range pl.Outputs {
+		pl.Outputs[i] = ResolvePath(d, "")
+	}
 	for _, d := range []*string{&pl.WorkDir, &pl.TempDir, &pl.Home, &pl.ConfigHome, &pl.StateHome} {
 		if *d != "" {
 			*d = ResolvePath(*d, "")
@@ -69,37 +83,10 @@ func (pl Places) withDefaults() Places {
 	return pl
 }
 
-// startupFiles are files a shell, a login or direnv runs as commands.
-var startupFiles = []string{
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
-	".zprofile", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout",
-	".envrc", ".xprofile", ".xsession", ".xinitrc",
-}
-
-// forbidden says why writing path is never allowed, or "".
-func (pl Places) forbidden(path string) string {
-	base := filepath.Base(path)
-	switch {
-	case strings.EqualFold(base, ".mcp.json"):
-		return "an MCP server list: the commands in it run when browseragent (or another MCP host) starts"
-	case slices.Contains(startupFiles, base):
-		return "a shell start-up file: what is written there runs as the person's commands"
-	case within(path, filepath.Join(pl.StateHome, "browseragent")):
-		return "browseragent's own audit log and history"
-	case within(path, filepath.Join(pl.ConfigHome, "browseragent")):
-		return "browseragent's own configuration"
-	case pl.ConfigHome != "" && within(path, pl.ConfigHome):
-		return "under " + pl.ConfigHome + ", where programs read their settings (some of them run commands)"
-	case pl.Home != "" && within(path, filepath.Join(pl.Home, ".ssh")):
-		return "the person's SSH keys and settings"
-	}
-	return ""
-}
-
-// ordinary reports whether path is inside the working or temporary
-// directory, where the person may allow a tool's files for good.
-func (pl Places) ordinary(path string) bool {
-	return within(path, pl.WorkDir) || within(path, pl.TempDir)
+// output reports whether path is inside an output folder the person
+// chose, where a tool's writes may be approved for good.
+func (pl Places) output(path string) bool {
+	return slices.ContainsFunc(pl.Outputs, func(d string) bool { return within(path, d) })
 }
 
 func within(path, dir string) bool {
@@ -203,26 +190,28 @@ func writtenPath(f catalog.File, p string, args map[string]any, dir string) stri
 	return p
 }
 
-// judgeFiles judges the local files c touches: writing a forbidden place is
-// denied; anything else asks, in every mode, with "always" on offer only
-// when every file is inside the working or temporary directory.
+// judgeFiles judges the local files c touches: writing a protected place
+// is refused; reading any file asks every time (it hands the file to a page
+// or a server: no "always" and no --yes covers it); writing asks, with
+// "always" (and --yes) on offer only inside an output folder the person
+// chose, and every time anywhere else.
 func (p *Policy) judgeFiles(c Call, files []File) Decision {
 	d := Decision{Verdict: Allow, DecidedBy: ByPolicy}
 	var reads, writes []string
-	ordinary := true
+	output := true
 	for _, f := range files {
-		if f.Write {
-			if why := p.places.forbidden(f.Path); why != "" {
-				d.Verdict, d.Sensitive = Deny, true
-				d.Reason = fmt.Sprintf("Refused: %s would write %s (%s = %s), which is %s. Nobody can approve that; save to a file in the working directory instead.",
-					c.Tool, f.Path, f.Param, f.Path, why)
-				return d
-			}
-			writes = append(writes, f.Path)
-		} else {
+		if !f.Write {
 			reads = append(reads, f.Path)
+			continue
 		}
-		ordinary = ordinary && p.places.ordinary(f.Path)
+		if why := p.places.forbidden(f.Path); why != "" {
+			d.Verdict, d.Sensitive = Deny, true
+			d.Reason = fmt.Sprintf("Refused: %s would write %s (%s = %s), which is %s. Nobody can approve that; save to a file in the output folder (%s) instead.",
+				c.Tool, f.Path, f.Param, f.Path, why, p.places.outputName())
+			return d
+		}
+		writes = append(writes, f.Path)
+		output = output && p.places.output(f.Path)
 	}
 	var what []string
 	if len(reads) > 0 {
@@ -232,17 +221,28 @@ func (p *Policy) judgeFiles(c Call, files []File) Decision {
 		what = append(what, "writes "+strings.Join(writes, ", "))
 	}
 	desc := c.Tool + " " + strings.Join(what, " and ") + " on this computer"
-	if ordinary && p.toolGrants[c.Tool] {
+	switch {
+	case len(reads) > 0:
+		d.Verdict, d.Scopes, d.Sensitive = Ask, []Scope{Once}, true
+		d.Reason = desc + ": a file a tool reads goes to the page or server it talks to, so it needs the person's approval, each time; no \"always\" and no --yes covers it."
+	case !output:
+		d.Verdict, d.Scopes, d.Sensitive = Ask, []Scope{Once}, true
+		d.Reason = desc + ", outside the output folder (" + p.places.outputName() + "): it needs the person's approval, each time."
+	case p.toolGrants[c.Tool]:
 		d.DecidedBy, d.Reason = ByGrant, desc+"; allowed by the person's earlier \"always\" approval"
-		return d
-	}
-	d.Verdict, d.Scopes = Ask, []Scope{Once, ToolAlways}
-	d.Reason = desc + ": every local file a tool touches needs the person's approval."
-	if !ordinary {
-		d.Scopes, d.Sensitive = []Scope{Once}, true
-		d.Reason = desc + ", outside the working and temporary directories: it needs the person's approval, each time."
+	default:
+		d.Verdict, d.Scopes = Ask, []Scope{Once, ToolAlways}
+		d.Reason = desc + ": every local file a tool writes needs the person's approval."
 	}
 	return d
+}
+
+// outputName names the output folders for a message.
+func (pl Places) outputName() string {
+	if len(pl.Outputs) == 0 {
+		return "none is set: BROWSERAGENT_OUTPUT_DIR chooses one"
+	}
+	return strings.Join(pl.Outputs, ", ")
 }
 
 // combine is the stricter of the page's decision and the files': a denial

@@ -65,8 +65,10 @@ type Decision struct {
 	// Rule, Category and RuleSource describe the matching sensitive-site
 	// rule, if any ("file:line" in RuleSource).
 	Rule, Category, RuleSource string
-	// Sensitive is set when a sensitive-site rule (or an unknown page)
-	// is involved: then no "always" grant and no --yes can approve it.
+	// Sensitive is set when the call needs a fresh approval each time: a
+	// sensitive-site rule or an unknown page is involved, it reads a local
+	// file, writes outside the output folder, or acts in the person's own
+	// tab. Then no "always" grant and no --yes can approve it.
 	Sensitive bool
 	// DecidedBy is ByRule, ByGrant, ByPolicy or ByPerson.
 	DecidedBy string
@@ -173,7 +175,7 @@ func (d Decision) Unattended(yes bool) Decision {
 	d.Verdict, d.DecidedBy = Deny, ByNoAnswer
 	why := " Nobody is at a terminal to approve it: pass --yes to allow writes on ordinary pages."
 	if d.Sensitive {
-		why = " Nobody is at a terminal to approve it, and --yes never covers sensitive pages: do this in the interactive shell."
+		why = " Nobody is at a terminal to approve it, and --yes never covers a call that needs a fresh approval each time (a sensitive page, a file read, a write outside the output folder): do this in the interactive shell."
 	}
 	d.Reason += why
 	if d.Person != "" {

@@ -280,7 +280,7 @@ func TestUnattended(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("unattended decisions (-want +got):\n%s", diff)
 	}
-	if u := bank.Unattended(true); !strings.Contains(u.Reason, "--yes never covers sensitive pages") {
+	if u := bank.Unattended(true); !strings.Contains(u.Reason, "--yes never covers a call that needs a fresh approval each time") {
 		t.Errorf("reason does not explain --yes: %s", u.Reason)
 	}
 }

