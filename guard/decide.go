@@ -349,7 +349,7 @@ func destructive(c Call) string {
 
 // askGrantable asks unless an "always" grant covers the tool or server.
 func (p *Policy) askGrantable(j judged, d Decision, what string) Decision {
-	if p.toolGrants[j.c.Tool] || j.c.Server != "" && p.serverGrants[j.c.Server] {
+	if p.toolGrants[grantKey{j.c.Grantee, j.c.Tool}] || j.c.Server != "" && p.serverGrants[grantKey{j.c.Grantee, j.c.Server}] {
 		d.Verdict, d.DecidedBy = Allow, ByGrant
 		d.Reason = what + "; allowed by the person's earlier \"always\" approval"
 		return d

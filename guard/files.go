@@ -228,7 +228,7 @@ func (p *Policy) judgeFiles(c Call, files []File) Decision {
 	case !output:
 		d.Verdict, d.Scopes, d.Sensitive = Ask, []Scope{Once}, true
 		d.Reason = desc + ", outside the output folder (" + p.places.outputName() + "): it needs the person's approval, each time."
-	case p.toolGrants[c.Tool]:
+	case p.toolGrants[grantKey{c.Grantee, c.Tool}]:
 		d.DecidedBy, d.Reason = ByGrant, desc+"; allowed by the person's earlier \"always\" approval"
 	default:
 		d.Verdict, d.Scopes = Ask, []Scope{Once, ToolAlways}

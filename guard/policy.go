@@ -49,7 +49,16 @@ type Call struct {
 	// TabID identifies the tab acted on (the CDP target ID), for tab
 	// ownership: closing, and navigating away in shared mode.
 	TabID string
+	// Grantee is whose "always" grants and once approvals apply to the
+	// call, and whom a Grant of it is for: the MCP session that made it
+	// through `mcp serve` (one host's "always" is not another's), "" for
+	// the shell and scripts.
+	Grantee string
 }
+
+// grantKey is one "always" grant: a tool's or a server's name, for the
+// grantee that gave it.
+type grantKey struct{ grantee, name string }
 
 // Decision is the guard's answer for one call.
 type Decision struct {
@@ -215,8 +224,8 @@ type Policy struct {
 	ttl    time.Duration
 	now    func() time.Time
 
-	toolGrants   map[string]bool
-	serverGrants map[string]bool
+	toolGrants   map[grantKey]bool
+	serverGrants map[grantKey]bool
 	trusted      map[string]bool      // Options.TrustedServers
 	once         map[string]time.Time // call fingerprint → expiry
 	owned        map[string]bool      // tab IDs the agent opened
@@ -244,7 +253,7 @@ func NewPolicy(rules *Rules, opts *Options) *Policy {
 
 func (p *Policy) reset() int {
 	n := len(p.toolGrants) + len(p.serverGrants)
-	p.toolGrants, p.serverGrants = map[string]bool{}, map[string]bool{}
+	p.toolGrants, p.serverGrants = map[grantKey]bool{}, map[grantKey]bool{}
 	p.once, p.owned = map[string]time.Time{}, map[string]bool{}
 	return n
 }
@@ -341,9 +350,9 @@ func (p *Policy) Grant(c Call, s Scope) error {
 	case Once:
 		p.once[p.fingerprint(c)] = p.now().Add(p.ttl)
 	case ToolAlways:
-		p.toolGrants[c.Tool] = true
+		p.toolGrants[grantKey{c.Grantee, c.Tool}] = true
 	case ServerAlways:
-		p.serverGrants[c.Server] = true
+		p.serverGrants[grantKey{c.Grantee, c.Server}] = true
 	}
 	return nil
 }
@@ -363,11 +372,19 @@ func (p *Policy) takeOnce(c Call) bool {
 	return false
 }
 
-// fingerprint identifies a call for a Once approval: tool, normalised page
-// and target, and the arguments.
+// fingerprint identifies a call for a Once approval: grantee, tool,
+// normalised page and target, and the arguments.
 func (p *Policy) fingerprint(c Call) string {
 	args, _ := json.Marshal(c.Args) // map keys are sorted
-	return strings.Join([]string{c.Tool, normString(c.PageURL), normString(c.TargetURL), c.TabID, string(args)}, "\x00")
+	return strings.Join([]string{c.Grantee, c.Tool, normString(c.PageURL), normString(c.TargetURL), c.TabID, string(args)}, "\x00")
+}
+
+// of names the grantee in a grant's line: "" for the shell's own.
+func (k grantKey) of() string {
+	if k.grantee == "" {
+		return ""
+	}
+	return " (MCP session " + k.grantee + ")"
 }
 
 func normString(raw string) string {
@@ -378,16 +395,17 @@ func normString(raw string) string {
 }
 
 // Grants lists the "always allow" grants in force, one readable line each,
-// sorted: "tool browser_click", "server github".
+// sorted: "tool browser_click", "server github", "tool browser_type (MCP
+// session 3F2…)" for one an MCP host gave.
 func (p *Policy) Grants() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]string, 0, len(p.toolGrants)+len(p.serverGrants))
-	for t := range p.toolGrants {
-		out = append(out, "tool "+t)
+	for k := range p.toolGrants {
+		out = append(out, "tool "+k.name+k.of())
 	}
-	for s := range p.serverGrants {
-		out = append(out, "server "+s)
+	for k := range p.serverGrants {
+		out = append(out, "server "+k.name+k.of())
 	}
 	slices.Sort(out)
 	return out
@@ -400,7 +418,7 @@ func (p *Policy) ResetTrust() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.toolGrants) + len(p.serverGrants)
-	p.toolGrants, p.serverGrants = map[string]bool{}, map[string]bool{}
+	p.toolGrants, p.serverGrants = map[grantKey]bool{}, map[grantKey]bool{}
 	p.once = map[string]time.Time{}
 	return n
 }

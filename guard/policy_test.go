@@ -360,3 +360,34 @@ func TestPolicyGrantsAndResetTrust(t *testing.T) {
 func closeTab(id string) Call {
 	return Call{Tool: "browser_close", TabID: id, Args: map[string]any{}}
 }
+
+// TestGrantsBelongToTheirGrantee: an "always" or once approval one MCP
+// session gave covers that session's calls only, not another's and not the
+// shell's; Grants names whose each is.
+func TestGrantsBelongToTheirGrantee(t *testing.T) {
+	p := NewPolicy(nil, &Options{Mode: Shared})
+	p.OwnTab("t")
+	click := func(grantee string) Call {
+		return Call{Tool: "browser_click", Args: map[string]any{"ref": "e1"}, PageURL: "https://example.com/", TabID: "t", Grantee: grantee}
+	}
+	if err := p.Grant(click("A"), ToolAlways); err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ A, B, Shell Verdict }
+	got := row{p.Check(click("A")).Verdict, p.Check(click("B")).Verdict, p.Check(click("")).Verdict}
+	if diff := cmp.Diff(row{Allow, Ask, Ask}, got); diff != "" {
+		t.Errorf("after A's always (-want +got):\n%s", diff)
+	}
+	if err := p.Grant(click("B"), Once); err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Check(click("")); d.Verdict != Ask {
+		t.Errorf("B's once approval was used by the shell: %v", d.Verdict)
+	}
+	if d := p.Check(click("B")); d.Verdict != Allow {
+		t.Errorf("B's once approval: %v", d.Verdict)
+	}
+	if diff := cmp.Diff([]string{"tool browser_click (MCP session A)"}, p.Grants()); diff != "" {
+		t.Errorf("Grants (-want +got):\n%s", diff)
+	}
+}

@@ -344,7 +344,7 @@ func TestSessionsCloseOnlyTheirTabs(t *testing.T) {
 		t.Fatalf("no tab of b's in:\n%s", text)
 	}
 	text, isErr = callTool(t, a, "browser_close", map[string]any{"tab": bTab})
-	if !isErr || !strings.Contains(text, "did not open") {
+	if !isErr || !strings.Contains(text, "another MCP session") {
 		t.Fatalf("a closing b's tab: isError=%v %q", isErr, text)
 	}
 	if text, isErr := callTool(t, b, "browser_close", nil); isErr {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -161,7 +162,7 @@ func (s *Server) handler(d tools.ToolDef) mcp.ToolHandler {
 		if err != nil {
 			return errorResult(err.Error()), nil
 		}
-		ctx = tools.WithClient(ctx, c.identity())
+		ctx = tools.WithClient(ctx, s.identity(c))
 		ctx = withClient(ctx, c)
 		stop := s.progress(ctx, req, d.Name)
 		start := time.Now()
@@ -201,6 +202,24 @@ func (s *Server) currentTab() string {
 		return ""
 	}
 	return s.opts.Tabs.CurrentTab()
+}
+
+// identity is c as the registry sees it (client.identity), held out of the
+// tabs the server's other sessions opened.
+func (s *Server) identity(c *client) *tools.Client {
+	id := c.identity()
+	id.Others = func(tab string) bool {
+		s.mu.Lock()
+		others := make([]*client, 0, len(s.clients))
+		for _, o := range s.clients {
+			if o != c {
+				others = append(others, o)
+			}
+		}
+		s.mu.Unlock()
+		return slices.ContainsFunc(others, func(o *client) bool { return o.owns(tab) })
+	}
+	return id
 }
 
 // client returns the state of ss, made on its first call.

@@ -3,15 +3,19 @@ package tools
 import "context"
 
 // Client is the MCP client a call came from through `browseragent mcp
-// serve`. The registry records it in the audit log and, where Owns is set,
-// lets the client close only the tabs it opened itself: several clients
-// share one browser, and none may close another's tab or the person's.
+// serve`. The registry records it in the audit log, applies the "always"
+// grants it gave (its Session's) and no one else's, and, where Owns and
+// Others are set, lets the client close only the tabs it opened itself and
+// act in none another client opened: several clients share one browser.
 type Client struct {
 	Name    string // the client's clientInfo name ("claude-code")
 	Session string // its MCP session id ("stdio" over stdio)
 	// Owns reports whether this client opened the tab (by the id the
 	// locator reports); nil puts no limit beyond the guard's.
 	Owns func(tabID string) bool
+	// Others reports whether another client of the same server opened
+	// the tab: every call on it is refused. Nil: none.
+	Others func(tabID string) bool
 }
 
 type clientKey struct{}

@@ -268,7 +268,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	gc := call.GuardCall()
+	gc := guardCall(ctx, call)
 	d := r.check(ctx, gc, call.Page.Alias)
 	if d.Verdict != guard.Ask {
 		return d, nil
@@ -316,7 +316,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d = r.check(ctx, call.GuardCall(), call.Page.Alias)
+	d = r.check(ctx, guardCall(ctx, call), call.Page.Alias)
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
 		d.Reason = "The page changed after the person approved (now " + call.Page.URL + "); the approval does not carry over. " + d.Reason
@@ -327,11 +327,27 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	return d, nil
 }
 
-// check asks the guard, then holds an MCP client to the tabs it opened: a
-// close of any other tab (another client's, the person's) is refused.
+// guardCall is the call the guard judges, with the MCP session that made
+// it as its grantee: one host's grants are not another's.
+func guardCall(ctx context.Context, call *ResolvedCall) guard.Call {
+	gc := call.GuardCall()
+	if c := ClientFrom(ctx); c != nil {
+		gc.Grantee = c.Session
+	}
+	return gc
+}
+
+// check asks the guard, then holds an MCP client to its own tabs: any call
+// on a tab another client opened is refused, and a close of any tab it did
+// not open (another client's, the person's).
 func (r *Registry) check(ctx context.Context, call guard.Call, alias string) guard.Decision {
 	d := r.policy.Check(call)
 	c := ClientFrom(ctx)
+	if d.Verdict != guard.Deny && c != nil && c.Others != nil && call.TabID != "" && (c.Others(call.TabID) || alias != "" && c.Others(alias)) {
+		d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
+		d.Reason = fmt.Sprintf("Refused: %s would act on a tab another MCP session opened; a session reads and acts only in its own tabs (and the person's). Open one of your own with browser_open.", call.Tool)
+		return d
+	}
 	if d.Verdict == guard.Deny || d.Effect != guard.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) || alias != "" && c.Owns(alias) {
 		return d
 	}
