@@ -34,21 +34,44 @@ var ErrNotDebuggable = errors.New(`no Chrome with remote debugging found: in Chr
 // ResolveEndpoint turns t into the websocket URL of the browser, checking
 // that something answers there.
 func ResolveEndpoint(ctx context.Context, t Target) (string, error) {
+	return resolveEndpoint(ctx, t, nil)
+}
+
+// resolveEndpoint is ResolveEndpoint asking allow (when not nil) about
+// every address before it is reached: the browser URL before its
+// /json/version, each websocket URL before it is dialled.
+func resolveEndpoint(ctx context.Context, t Target, allow func(string) error) (string, error) {
+	if allow == nil {
+		allow = func(string) error { return nil }
+	}
 	switch {
 	case t.WSEndpoint != "":
+		if err := allow(t.WSEndpoint); err != nil {
+			return "", err
+		}
 		return t.WSEndpoint, nil
 	case t.BrowserURL != "":
-		return versionEndpoint(ctx, t.BrowserURL)
+		if err := allow(t.BrowserURL); err != nil {
+			return "", err
+		}
+		ws, err := versionEndpoint(ctx, t.BrowserURL)
+		if err != nil {
+			return "", err
+		}
+		return ws, allow(ws)
 	case t.UserDataDir != "":
 		ws, err := readActivePort(t.UserDataDir)
 		if err != nil {
 			return "", fmt.Errorf("profile %s: %w", t.UserDataDir, ErrNotDebuggable)
 		}
+		if err := allow(ws); err != nil {
+			return "", fmt.Errorf("profile %s: %w", t.UserDataDir, err)
+		}
 		return checkListening(ctx, ws)
 	}
 	for _, dir := range profileDirs(os.Getenv, runtime.GOOS) {
 		ws, err := readActivePort(dir)
-		if err != nil {
+		if err != nil || allow(ws) != nil {
 			continue
 		}
 		if ws, err := checkListening(ctx, ws); err == nil {

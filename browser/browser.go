@@ -78,6 +78,17 @@ type Options struct {
 	// accepted automatically, as every other dialog is; when it says no,
 	// the dialog is dismissed. Nil accepts every one.
 	AutoConfirm func(url string) bool
+	// OnEndpoint is called with the DevTools websocket URLs of the
+	// browsers the Browser holds whenever they change (the isolated one
+	// launched, the person's attached to, an isolated one set aside or
+	// brought back), so the guard can keep every tool away from them. It
+	// runs with the Browser's lock held and must not call the Browser.
+	OnEndpoint func(ws []string)
+	// AllowEndpoint, when set, judges every address Connect is about to
+	// reach for the DevTools protocol (a websocket URL, a browser URL, the
+	// endpoint a profile's DevToolsActivePort names) before any byte goes
+	// there; an error refuses the connection.
+	AllowEndpoint func(endpoint string) error
 }
 
 func (o *Options) withDefaults() Options {
@@ -200,6 +211,7 @@ func (b *Browser) markLost(s *session) {
 		return
 	}
 	b.s, b.mode, b.lost = b.takeParkedLocked(), ModeIsolated, s
+	b.endpointsLocked()
 	b.mu.Unlock()
 	s.close()
 	if b.opts.OnLost != nil {
@@ -238,7 +250,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		var proxy *dialProxy
 		if b.opts.Launch.DialControl != nil && !envProxy() {
 			var err error
-			if proxy, err = startDialProxy(b.opts.Launch.DialControl); err != nil {
+			if proxy, err = startDialProxy(b.opts.Launch.DialControl, b.opts.Launch.RequestControl); err != nil {
 				return nil, err
 			}
 		}
@@ -247,6 +259,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 			return nil, fmt.Errorf("isolated browser in %s: %w", host, err)
 		}
 		b.s = s
+		b.endpointsLocked()
 		return s, nil
 	}
 	p, err := launch(ctx, b.opts.Launch)
@@ -259,14 +272,31 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	b.s = s
+	b.endpointsLocked()
 	return s, nil
+}
+
+// endpointsLocked reports the DevTools endpoints of the browsers the
+// Browser holds now (the one driven, and an isolated one set aside); b.mu
+// is held, or b.s is not yet shared with other goroutines.
+func (b *Browser) endpointsLocked() {
+	if b.opts.OnEndpoint == nil {
+		return
+	}
+	var ws []string
+	for _, s := range []*session{b.s, b.parked} {
+		if s != nil {
+			ws = append(ws, s.ws)
+		}
+	}
+	b.opts.OnEndpoint(ws)
 }
 
 // Connect attaches to the person's running browser and switches to shared
 // mode, stopping an isolated browser if one runs. It never launches or closes
 // the person's browser.
 func (b *Browser) Connect(ctx context.Context, t Target) error {
-	ws, err := ResolveEndpoint(ctx, t)
+	ws, err := resolveEndpoint(ctx, t, b.opts.AllowEndpoint)
 	if err != nil {
 		return err
 	}
@@ -281,6 +311,7 @@ func (b *Browser) Connect(ctx context.Context, t Target) error {
 		b.parked, old = old, nil
 	}
 	b.s, b.mode, b.lost = s, ModeShared, nil
+	b.endpointsLocked()
 	b.mu.Unlock()
 	go b.watch(s)
 	if old != nil {
@@ -314,6 +345,7 @@ func (b *Browser) Disconnect() error {
 	}
 	old := b.s
 	b.s, b.mode = b.takeParkedLocked(), ModeIsolated
+	b.endpointsLocked()
 	if old != nil {
 		return old.close()
 	}

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,9 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +21,11 @@ import (
 // DialControl judges the address a connection is about to be made to, once
 // DNS has answered (guard.Policy.DialControl): an error refuses it.
 type DialControl func(ctx context.Context, network, address string, c syscall.RawConn) error
+
+// RequestControl judges one request at the connection it goes out on: the
+// connection's resolved "ip:port" and the request's URL (guard.Rules'
+// CheckRequest); an error refuses it before a byte of it is written.
+type RequestControl func(address string, u *url.URL) error
 
 // dialProxy is the isolated browser's one way out: an HTTP proxy on
 // loopback that makes every connection the browser asks for (pages,
@@ -31,19 +39,20 @@ type dialProxy struct {
 	dialer  *net.Dialer
 	tr      *http.Transport
 	forward *httputil.ReverseProxy
+	check   RequestControl // nil: requests are not judged, only connections
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{} // tunnels, closed with the proxy
 }
 
 // startDialProxy listens on 127.0.0.1 and serves until close.
-func startDialProxy(control DialControl) (*dialProxy, error) {
+func startDialProxy(control DialControl, check RequestControl) (*dialProxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("browser proxy: %w", err)
 	}
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, ControlContext: control}
-	p := &dialProxy{ln: ln, dialer: d, conns: map[net.Conn]struct{}{}}
+	p := &dialProxy{ln: ln, dialer: d, check: check, conns: map[net.Conn]struct{}{}}
 	p.tr = &http.Transport{
 		Proxy: nil, DialContext: d.DialContext, ForceAttemptHTTP2: false,
 		MaxIdleConnsPerHost: 8, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: 0,
@@ -62,7 +71,7 @@ func startDialProxy(control DialControl) (*dialProxy, error) {
 				}
 			}
 		},
-		Transport:     p.tr,
+		Transport:     checkedTransport{p.tr, check},
 		FlushInterval: -1,
 		ErrorHandler:  func(w http.ResponseWriter, r *http.Request, err error) { refuse(w, r.Host, err) },
 		ErrorLog:      log.New(io.Discard, "", 0), // a body cut short is the browser's to see, not a line on the terminal
@@ -137,6 +146,10 @@ func (p *dialProxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}
+	if err := p.checkTunnel(buf.Reader, up.RemoteAddr().String(), r.Host); err != nil {
+		refuseTunnel(down, r.Host, err)
+		return
+	}
 	done := make(chan struct{}, 2)
 	go func() {
 		if n := buf.Reader.Buffered(); n > 0 {
@@ -176,4 +189,89 @@ func refuse(w http.ResponseWriter, host string, err error) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)
 	fmt.Fprintf(w, "browseragent did not connect to %s: %s\n", host, msg)
+}
+
+// checkedTransport asks check about each request once the transport has
+// picked the connection for it (httptrace's GotConn comes before the
+// request is written): a refused request has its connection closed
+// unwritten, and fails with check's error.
+type checkedTransport struct {
+	base  http.RoundTripper
+	check RequestControl
+}
+
+func (t checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.check == nil {
+		return t.base.RoundTrip(req)
+	}
+	var mu sync.Mutex
+	var refused error
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if err := t.check(info.Conn.RemoteAddr().String(), req.URL); err != nil {
+			mu.Lock()
+			refused = err
+			mu.Unlock()
+			info.Conn.Close()
+		}
+	}}
+	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	mu.Lock()
+	defer mu.Unlock()
+	if refused != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, refused
+	}
+	return resp, err
+}
+
+// checkTunnel judges what the browser sends first through a CONNECT
+// tunnel to address before any of it goes on. TLS (wss:, https:) is
+// encrypted and only its connection was judged; anything else is a ws://
+// upgrade (Chromium tunnels WebSockets, and sends plain http requests to
+// the proxy as they are), judged by its request line's path.
+func (p *dialProxy) checkTunnel(br *bufio.Reader, address, host string) error {
+	if p.check == nil {
+		return nil
+	}
+	first, err := br.Peek(1)
+	if err != nil || first[0] == 0x16 { // a TLS handshake record
+		return nil
+	}
+	line, err := peekLine(br)
+	if err != nil {
+		return fmt.Errorf("the request through the tunnel to %s cannot be read: %w", host, err)
+	}
+	_, target, _ := strings.Cut(line, " ")
+	target, _, _ = strings.Cut(target, " ")
+	if !strings.HasPrefix(target, "/") {
+		return fmt.Errorf("the request through the tunnel to %s is not a WebSocket upgrade", host)
+	}
+	u, err := url.Parse("ws://" + host + target)
+	if err != nil {
+		return fmt.Errorf("the request through the tunnel to %s: %w", host, err)
+	}
+	return p.check(address, u)
+}
+
+// peekLine returns the first line br holds, without consuming it.
+func peekLine(br *bufio.Reader) (string, error) {
+	for n := 1; n <= br.Size(); n++ {
+		b, err := br.Peek(n)
+		if err != nil {
+			return "", err
+		}
+		if b[n-1] == '\n' {
+			return strings.TrimRight(string(b), "\r\n"), nil
+		}
+	}
+	return "", errors.New("its first line is too long")
+}
+
+// refuseTunnel answers a refused request inside a tunnel, as refuse does
+// outside one.
+func refuseTunnel(down net.Conn, host string, err error) {
+	msg := fmt.Sprintf("browseragent did not connect to %s: %s\n", host, err)
+	fmt.Fprintf(down, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(msg), msg)
 }

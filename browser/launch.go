@@ -58,6 +58,16 @@ type LaunchOptions struct {
 	// address: the browser reaches the network only through a loopback
 	// proxy of ours that dials with it (see dialProxy).
 	DialControl DialControl
+	// RequestControl, when set with DialControl, judges every request the
+	// browser sends through that proxy at the connection it goes out on
+	// (its resolved "ip:port") with its URL, before a byte of it is
+	// written: a plain http request (page, image, a script's fetch) and a
+	// ws:// upgrade alike; an error refuses it. The guard applies rules
+	// with paths here (a deny rule for an address's /admin, the browser's
+	// DevTools paths on loopback), which a connection alone cannot be
+	// judged by. An https or wss request is encrypted: only its connection
+	// is judged.
+	RequestControl RequestControl
 }
 
 // LaunchArgs is the command line browseragent launches an isolated
@@ -130,7 +140,7 @@ func launch(ctx context.Context, o LaunchOptions) (*process, error) {
 	p := &process{dir: dir, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
 	proxy := ""
 	if o.DialControl != nil && !envProxy() {
-		if p.proxy, err = startDialProxy(o.DialControl); err != nil {
+		if p.proxy, err = startDialProxy(o.DialControl, o.RequestControl); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}

@@ -113,7 +113,7 @@ func (p *Policy) judge(c Call) (j judged, bad string) {
 	for _, param := range j.e.Connects {
 		if raw := argString(c.Args, param); raw != "" && j.cr == nil {
 			if u, err := Normalize(raw); err == nil {
-				if r := p.rules.Match(u); r != nil && r.Action == ActionDeny {
+				if r := p.rules.matchConnect(u); r != nil {
 					j.cr, j.crS = r, u.String()
 				}
 			}

@@ -217,12 +217,13 @@ type Options struct {
 // agent owns, and judges calls. It is safe for concurrent use; Check takes
 // one short lock.
 type Policy struct {
-	mu     sync.Mutex
-	rules  *Rules
-	mode   Mode
-	places Places
-	ttl    time.Duration
-	now    func() time.Time
+	mu        sync.Mutex
+	rules     *Rules
+	baseRules *Rules // the rules without the browser endpoint (SetBrowserEndpoints); nil until one is set
+	mode      Mode
+	places    Places
+	ttl       time.Duration
+	now       func() time.Time
 
 	toolGrants   map[grantKey]bool
 	serverGrants map[grantKey]bool

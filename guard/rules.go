@@ -69,10 +69,17 @@ type Rule struct {
 
 	order    int
 	patterns []string // lower-cased Paths
+	devtools bool     // a fixed rule for the browser's DevTools endpoint (devtools.go)
 }
 
 // Where returns "file:line" for messages.
-func (r *Rule) Where() string { return fmt.Sprintf("%s:%d", r.Source, r.Line) }
+// A fixed rule (FixedSource), in no file, has no line.
+func (r *Rule) Where() string {
+	if r.Line == 0 {
+		return r.Source
+	}
+	return fmt.Sprintf("%s:%d", r.Source, r.Line)
+}
 
 var defaultSchemes = []string{"http", "https", "ws", "wss"}
 
@@ -113,14 +120,18 @@ func (rs *Rules) Len() int { return len(rs.list) }
 
 // Match returns the strictest rule matching u (deny before ask, then the
 // earliest), or nil. Opaque URLs match nothing: judge them by their page.
-func (rs *Rules) Match(u URL) *Rule {
+func (rs *Rules) Match(u URL) *Rule { return rs.match(u, false) }
+
+// match is Match, leaving the fixed DevTools rules out when connect is set
+// (judging an endpoint to connect to: see matchConnect).
+func (rs *Rules) match(u URL, connect bool) *Rule {
 	if rs == nil || u.Opaque {
 		return nil
 	}
 	var best *Rule
 	consider := func(cands []*Rule) {
 		for _, r := range cands {
-			if stricter(r, best) && r.matches(u) {
+			if stricter(r, best) && !(connect && r.devtools) && r.matches(u) {
 				best = r
 			}
 		}
@@ -343,6 +354,7 @@ func build(all []*Rule) *Rules {
 		nhosts += len(r.Hosts)
 	}
 	rs := &Rules{exact: make(map[string][]*Rule, nhosts), wild: make(map[string][]*Rule, nhosts/4), anyPort: map[string][]*Rule{}}
+	rs.addFixed()
 	rs.list = make([]*Rule, 0, len(all))
 	for _, r := range all {
 		if r.Action == 0 { // disabled

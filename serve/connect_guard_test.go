@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -69,5 +70,63 @@ func TestConnectEndpointDenied(t *testing.T) {
 				t.Errorf("the denied address received %d requests", n)
 			}
 		})
+	}
+}
+
+// countingListener is a loopback listener that counts the connections made
+// to it and closes each at once.
+func countingListener(t *testing.T) (port string, conns *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	conns = &atomic.Int32{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	_, port, _ = net.SplitHostPort(ln.Addr().String())
+	return port, conns
+}
+
+// TestConnectProfileEndpointDenied: browser_connect with user_data_dir
+// reads the endpoint from the profile's DevToolsActivePort; when a deny
+// rule names it, the connection is refused before it is dialled (before,
+// only ws_endpoint and browser_url were judged, and the profile's address
+// was connected to).
+func TestConnectProfileEndpointDenied(t *testing.T) {
+	port, conns := countingListener(t)
+	profile := t.TempDir()
+	if err := os.WriteFile(filepath.Join(profile, "DevToolsActivePort"), []byte(port+"\n/devtools/browser/x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := guard.ParseRules([]byte("version: 1\nrules:\n  - name: local-admin\n    category: admin console\n    hosts: [\"127.0.0.1:"+port+"\"]\n    action: deny\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl"), Approver: Approver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	srv := New(sess.Registry, &Options{Version: "test", Modes: sess, Tabs: sess.Browser})
+	defer srv.Close()
+	f := &fixture{sess: sess, srv: srv}
+	host := &answering{answers: []string{"once"}} // the person says yes to the switch itself
+	cs := f.connect(t, "connector", &mcp.ClientOptions{ElicitationHandler: host.handle})
+	text, isErr := callTool(t, cs, "browser_connect", map[string]any{"user_data_dir": profile})
+	if !isErr || !strings.Contains(text, `rule "local-admin"`) {
+		t.Errorf("browser_connect: want refused by the deny rule, got isError=%v %q", isErr, text)
+	}
+	if n := conns.Load(); n != 0 {
+		t.Errorf("the denied address was connected to %d times", n)
 	}
 }

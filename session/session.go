@@ -135,6 +135,18 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		// address is refused whatever in the page asked for it.
 		bo.Launch.DialControl = s.Policy.DialControl
 	}
+	if bo.Launch.RequestControl == nil {
+		// And each request at the connection it goes out on, as web_fetch's
+		// are: deny rules with paths (the browser's DevTools paths on
+		// loopback among them) hold for a page's own requests too.
+		bo.Launch.RequestControl = func(address string, u *url.URL) error {
+			return s.Policy.Rules().CheckRequest(address, u.Scheme, u.EscapedPath())
+		}
+	}
+	// The browser's own DevTools endpoint is out of every tool's reach
+	// once it is known, and an endpoint a deny rule names is never dialled.
+	bo.OnEndpoint = s.Policy.SetBrowserEndpoints
+	bo.AllowEndpoint = s.Policy.CheckEndpoint
 	s.Browser = browser.New(&bo)
 	s.Registry = tools.NewRegistry(s.Policy, ro)
 	fo := fetch.Options{}

@@ -172,7 +172,7 @@ func newCheckResult(raw string, c guard.Call, d guard.Decision, rules *guard.Rul
 	for _, sc := range d.Scopes {
 		res.Approvals = append(res.Approvals, sc.String())
 	}
-	for _, r := range rules.List() {
+	for _, r := range append(rules.List(), rules.Fixed()...) {
 		if r.Name == d.Rule {
 			res.Rule = ruleJSON(r)
 		}
