@@ -75,6 +75,9 @@ type Event struct {
 	Call   ToolCallInfo
 	Result *tools.ToolResult // EventToolResult: the tool's result, nil when Err is set
 	Err    error             // EventToolResult: the call failed in the infrastructure
+	// Refused (EventToolResult): the guard refused the call (a deny rule,
+	// the person said no, nobody to ask); Result carries the reason.
+	Refused bool
 }
 
 // Events receives a turn's events, in order, on the goroutine running Turn.
@@ -274,8 +277,13 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 			return "", err
 		}
 	}
-	msg := fmt.Sprintf("stopped after %d steps without a final answer; say \"continue\" to go on, or raise the limit (--max-steps, max_steps in config.yaml)", a.s.MaxSteps)
-	return "", fmt.Errorf("%w: %s", ErrStepLimit, msg)
+	// What to do next is the caller's to say: the shell and `run` name
+	// different ways on.
+	steps := "1 step"
+	if a.s.MaxSteps != 1 {
+		steps = fmt.Sprintf("%d steps", a.s.MaxSteps)
+	}
+	return "", fmt.Errorf("%w: stopped after %s without a final answer", ErrStepLimit, steps)
 }
 
 // ask makes one streamed request and records the model's answer.
@@ -370,11 +378,17 @@ func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall,
 		}
 		out.Event(Event{Kind: EventToolCall, Step: step, Call: info})
 		res, err := a.call(ctx, info)
+		refused := errors.Is(err, guard.ErrDenied)
+		if refused {
+			// A refusal is an answer for the model, not a broken call: the
+			// result's text is the reason and what to do instead.
+			err = nil
+		}
 		if err != nil && ctx.Err() != nil {
 			a.cancelCalls(calls[i:])
 			return ctx.Err()
 		}
-		out.Event(Event{Kind: EventToolResult, Step: step, Call: info, Result: res, Err: err})
+		out.Event(Event{Kind: EventToolResult, Step: step, Call: info, Result: res, Err: err, Refused: refused})
 		text, parts := a.resultForModel(info, res, err, maxImagesPerStep-sent)
 		sent += max(len(parts)-1, 0)
 		a.msgs = append(a.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: text})
@@ -395,13 +409,7 @@ func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*tools.ToolResult, er
 		// nothing (no page, file or server), so it needs no guard.
 		return a.shelf.search(c.Args), nil
 	}
-	res, err := a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), tools.OriginAgent)
-	if errors.Is(err, guard.ErrDenied) {
-		// A refusal is an answer for the model, not a broken call: the
-		// result's text is the reason and what to do instead.
-		return res, nil
-	}
-	return res, err
+	return a.caller.Call(ctx, c.Name, json.RawMessage(c.Args), tools.OriginAgent)
 }
 
 // cancelCalls answers calls that will not run, so no tool call is left

@@ -166,6 +166,7 @@ func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *ExtractOption
 	if err != nil {
 		return nil, err
 	}
+	limit := effectiveLimit(ctx, c.opts.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -175,12 +176,12 @@ func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *ExtractOption
 	c.setHeaders(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, c.classify(err, u)
+		return nil, c.classify(err, u, limit)
 	}
 	defer resp.Body.Close()
 	body, truncated, err := readBody(resp, c.opts.MaxBytes)
 	if err != nil {
-		return nil, c.classifyBody(err, u)
+		return nil, c.classifyBody(err, u, limit)
 	}
 	res := newResult(rawURL, resp, body, truncated, c.opts.MaxBytes)
 	if err := res.fill(body, bodyType(resp), ex); err != nil {
@@ -302,8 +303,27 @@ func chain(via []*http.Request, last string) string {
 	return strings.Join(append(parts, last), " -> ")
 }
 
-// classify turns a transport error into one sentence with its kind.
-func (c *Client) classify(err error, u *url.URL) error {
+// effectiveLimit is the time a fetch has: the client's Timeout, or what is
+// left of ctx when that ends sooner (a caller's own limit, such as run
+// --timeout), rounded so that it reads as the limit that was set.
+func effectiveLimit(ctx context.Context, own time.Duration) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return own
+	}
+	left := time.Until(dl)
+	if left >= own {
+		return own
+	}
+	if left >= time.Second {
+		return left.Round(time.Second)
+	}
+	return left.Round(10 * time.Millisecond)
+}
+
+// classify turns a transport error into one sentence with its kind; limit
+// is the time the fetch had.
+func (c *Client) classify(err error, u *url.URL, limit time.Duration) error {
 	var fe *Error
 	if errors.As(err, &fe) {
 		return fe
@@ -324,7 +344,7 @@ func (c *Client) classify(err error, u *url.URL) error {
 	case errors.As(err, &refused):
 		return newError(ErrAddressRefused, raw, err, "refused to connect to %s at %s: %v", u.Hostname(), refused.address, refused.err)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return newError(ErrTimeout, raw, err, "timed out fetching %s (limit %s)", raw, c.opts.Timeout)
+		return newError(ErrTimeout, raw, err, "timed out fetching %s (limit %s)", raw, limit)
 	case errors.Is(err, context.Canceled):
 		return newError(ErrTimeout, raw, err, "fetching %s was cancelled", raw)
 	case errors.As(err, &dnsErr):
@@ -343,13 +363,13 @@ func (c *Client) classify(err error, u *url.URL) error {
 	return newError(ErrUnreachable, raw, err, "fetching %s failed: %s", raw, lastPart(err))
 }
 
-func (c *Client) classifyBody(err error, u *url.URL) error {
+func (c *Client) classifyBody(err error, u *url.URL, limit time.Duration) error {
 	var fe *Error
 	if errors.As(err, &fe) {
 		return fe
 	}
 	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
-		return newError(ErrTimeout, u.String(), err, "timed out reading the body of %s (limit %s)", u, c.opts.Timeout)
+		return newError(ErrTimeout, u.String(), err, "timed out reading the body of %s (limit %s)", u, limit)
 	}
 	return newError(ErrBody, u.String(), err, "reading the body of %s failed: %s", u, lastPart(err))
 }

@@ -313,7 +313,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := c.classify(tc.err, u)
+			err := c.classify(tc.err, u, 5*time.Second)
 			if !errors.Is(err, tc.wantErr) {
 				t.Errorf("kind: got %v, want %v", err, tc.wantErr)
 			}

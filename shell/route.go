@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -181,6 +182,9 @@ func (s *Shell) sendAgent(ctx context.Context, text string) error {
 	_, err := s.opts.Agent.Turn(ctx, text, agent.EventsFunc(s.agentEvent))
 	s.p.SpinStop()
 	s.p.EndStream()
+	if errors.Is(err, agent.ErrStepLimit) {
+		return &hintError{msg: err.Error(), hint: `say "continue" to go on, or raise max_steps in config.yaml (--max-steps at start)`}
+	}
 	return err
 }
 

@@ -27,5 +27,6 @@ const (
 	exitRunUsage       = exitUsage // bad flag or no task
 	exitRunStepLimit   = 3         // the model did not answer within --max-steps
 	exitRunNoLLM       = 4         // no LLM configured
+	exitRunRefused     = 5         // the guard refused what the task needed and nothing was changed
 	exitRunInterrupted = 130       // Ctrl-C
 )

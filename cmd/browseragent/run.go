@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,9 +16,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
 )
 
 type runFlags struct {
@@ -55,7 +59,8 @@ so a script needs --yes for writes on ordinary pages). The tabs it opened
 there are closed at the end; --keep-tabs leaves them.
 
 Exit codes: 0 answered; 1 failed; 2 bad usage; 3 step limit reached without
-an answer; 4 no LLM configured; 130 interrupted.`,
+an answer; 4 no LLM configured; 5 refused: the guard refused a call and the
+task changed nothing (status "refused" in --json); 130 interrupted.`,
 		Example: `  OPENAI_API_KEY=sk-... browseragent run "what is the title of https://example.com/"
   OPENAI_BASE_URL=http://127.0.0.1:11434/v1 BROWSERAGENT_MODEL=qwen3 browseragent run --no-mcp "summarise https://go.dev/blog"
   browseragent run --json --max-steps 10 "find the price on http://127.0.0.1:8080/shop" > result.json
@@ -127,7 +132,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 
 	sess, err := openRunSession(ctx, s, f, task)
 	if err != nil {
-		return err
+		return exitCode(exitFailed, forRun(textutil.FirstLine(words.Error(err), 0)))
 	}
 	defer func() {
 		if err := sess.Close(); err != nil {
@@ -138,7 +143,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 	if err != nil {
 		return exitCode(exitRunNoLLM, err.Error())
 	}
-	p := &runPrinter{w: s.err, tr: &transcript{Task: task, Model: settings.Model, BaseURL: settings.BaseURL}}
+	p := &runPrinter{w: s.err, tr: &transcript{Task: task, Model: settings.Model, BaseURL: settings.BaseURL}, effect: toolEffects(sess.Registry.Tools)}
 	answer, err := ag.Turn(ctx, task, p)
 	if err == nil && strings.TrimSpace(answer) == "" {
 		err = errors.New("the model gave an empty answer")
@@ -229,8 +234,13 @@ func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer s
 	tr.Requests = ag.Stats().Requests
 	code := 0
 	switch {
-	case err == nil:
+	case err == nil && (p.refused == 0 || p.changed > 0):
 		tr.Status = "answered"
+	case err == nil:
+		// The model answered, but only to say what it could not do: a
+		// script must not take that for the task done.
+		tr.Status, code = "refused", exitRunRefused
+		err = fmt.Errorf("nothing was changed: the guard refused %s (%s)", plural(p.refused, "call"), refusedHint(f))
 	case errors.Is(err, context.DeadlineExceeded):
 		tr.Status, code = "timeout", 1
 		err = fmt.Errorf("gave up after --timeout %s", f.timeout)
@@ -238,6 +248,7 @@ func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer s
 		tr.Status, code = "interrupted", exitRunInterrupted
 	case errors.Is(err, agent.ErrStepLimit):
 		tr.Status, code = "step_limit", exitRunStepLimit
+		err = fmt.Errorf("%w: raise --max-steps (it was %d), or split the task", err, ag.Settings().MaxSteps)
 	default:
 		tr.Status, code = "error", 1
 	}
@@ -251,13 +262,13 @@ func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer s
 		if werr := enc.Encode(tr); werr != nil {
 			return werr
 		}
-	} else if err == nil {
-		fmt.Fprintln(s.out, strings.TrimSpace(answer))
+	} else if strings.TrimSpace(answer) != "" && (err == nil || tr.Status == "refused") {
+		fmt.Fprintln(s.out, strings.TrimSpace(answer)) // a refusal's answer says what was not done
 	}
 	if code == 0 {
 		return nil
 	}
-	msg := tr.Error
+	msg := forRun(tr.Error)
 	if code == exitRunInterrupted {
 		msg = "interrupted"
 	}
@@ -269,7 +280,7 @@ type transcript struct {
 	Task         string            `json:"task"`
 	Model        string            `json:"model"`
 	BaseURL      string            `json:"base_url"`
-	Status       string            `json:"status"` // answered, step_limit, timeout, interrupted, error
+	Status       string            `json:"status"` // answered, refused, step_limit, timeout, interrupted, error
 	Answer       string            `json:"answer"`
 	Error        string            `json:"error,omitempty"`
 	Steps        int               `json:"steps"`
@@ -295,6 +306,11 @@ type runPrinter struct {
 	w    io.Writer
 	tr   *transcript
 	text strings.Builder
+	// effect says what a tool does; refused counts the calls the guard
+	// refused and changed the calls that changed something (a write or a
+	// script) and succeeded.
+	effect           func(name string) catalog.Effect
+	refused, changed int
 }
 
 func (p *runPrinter) Event(e agent.Event) {
@@ -338,14 +354,44 @@ func (p *runPrinter) result(e agent.Event) {
 		ev.IsError, ev.Text = true, e.Err.Error()
 	case e.Result != nil:
 		size = len(e.Result.Text)
-		ev.IsError, ev.Text, ev.Images = e.Result.IsError, shorten(e.Result.Full(), 2000), len(e.Result.Images)
+		ev.IsError, ev.Text, ev.Images = e.Result.IsError, textutil.Cut(e.Result.Full(), 2000), len(e.Result.Images) // its own lines, as the model read it
+	}
+	switch {
+	case e.Refused:
+		p.refused++
+	case !ev.IsError && p.effect != nil:
+		if eff := p.effect(e.Call.Name); eff == catalog.Write || eff == catalog.Script {
+			p.changed++
+		}
 	}
 	if ev.IsError {
-		fmt.Fprintf(p.w, "  ✗ %s: %s\n", e.Call.Name, shorten(personText(e), 200))
+		// Wrapped, not cut: the reason's end is what says how to go on.
+		io.WriteString(p.w, textutil.Wrap(forRun(personText(e)), termWidth(), "  ✗ "+e.Call.Name+": ", "    "))
 	} else {
 		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", e.Call.Name, size, ev.Images)
 	}
 	p.tr.Events = append(p.tr.Events, ev)
+}
+
+// toolEffects returns what each tool of list does, by its catalogue entry
+// (an unknown tool is a write).
+func toolEffects(list func() []tools.ToolDef) func(string) catalog.Effect {
+	return func(name string) catalog.Effect {
+		for _, d := range list() {
+			if d.Name == name {
+				return catalog.Describe(d.Server, d.RawName, catalog.Hints{ReadOnly: d.ReadOnlyHint, Destructive: d.DestructiveHint}, d.Parameters).Effect
+			}
+		}
+		return catalog.UnknownTool(name).Effect
+	}
+}
+
+// refusedHint says what lets a refused call run next time.
+func refusedHint(f *runFlags) string {
+	if f.yes {
+		return "--yes never covers sensitive pages or deny rules: do that step yourself, or in the shell with a person to approve it"
+	}
+	return "nobody was there to approve it: --yes approves writes on ordinary pages; sensitive pages need the shell, with a person"
 }
 
 // personText is a failed call as the person reads it (the transcript keeps
@@ -367,4 +413,20 @@ func shorten(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// plural is "1 call" or "3 calls".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// termWidth is the width progress lines wrap at: $COLUMNS, else 100.
+func termWidth() int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n >= 40 {
+		return n
+	}
+	return 100
 }

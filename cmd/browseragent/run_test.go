@@ -143,6 +143,92 @@ func TestRunJSONTranscript(t *testing.T) {
 	if tr.ToolDefBytes == 0 || !strings.Contains(tr.Events[1].Text, "fishing fleet") {
 		t.Errorf("transcript lacks tool bytes or the result text: %+v", tr)
 	}
+	// The result's text is the model's, line for line: a script splitting
+	// it at newlines gets the page's paragraphs.
+	if res := tr.Events[1].Text; !strings.Contains(res, "# Quiet Harbour Gazette\n\nThe harbour was quiet") {
+		t.Errorf("tool_result text lost its newlines: %q", res)
+	}
+}
+
+// TestRunRefusedAndWords: a task whose only call the guard refused ends
+// with its own status and exit code, not "answered"; the progress line
+// carries the whole reason, wrapped at $COLUMNS between words, not cut.
+func TestRunRefusedAndWords(t *testing.T) {
+	base, sites := wordsSite(t)
+	srv := llmtest.New(t,
+		llmtest.Rule{When: llmtest.LastUser("vault"), Reply: llmtest.Call("web_fetch", `{"url":"`+base+`/vault"}`)},
+		llmtest.Rule{When: llmtest.AfterCall("web_fetch"), Reply: llmtest.Text("I could not read the vault: it is refused.")},
+	)
+	runEnv(t, srv)
+	t.Setenv("COLUMNS", "72")
+	code, stdout, stderr := runMain("run", "--no-mcp", "--sites", sites, "--json", "read the vault at "+base+"/vault")
+	if code != exitRunRefused {
+		t.Fatalf("exit %d, want %d; stdout %s\nstderr:\n%s", code, exitRunRefused, stdout, stderr)
+	}
+	var tr transcript
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	if tr.Status != "refused" || tr.Answer != "I could not read the vault: it is refused." {
+		t.Errorf("status %q, answer %q; want refused with the model's answer", tr.Status, tr.Answer)
+	}
+	reason := `Refused: web_fetch would load ` + base + `/vault, which matches the deny rule "local-vault" (password-manager): browseragent never acts there, and nobody can approve it; do this step yourself, in your own browser.`
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "  ✗ web_fetch:") || (len(lines) > 0 && strings.HasPrefix(l, "    ")) {
+			lines = append(lines, l)
+		} else if len(lines) > 0 {
+			break
+		}
+	}
+	if len(lines) < 2 {
+		t.Fatalf("the reason is not wrapped over lines:\n%s", stderr)
+	}
+	for _, l := range lines {
+		if n := len([]rune(l)); n > 72 {
+			t.Errorf("a %d-character progress line at COLUMNS=72: %q", n, l)
+		}
+	}
+	if got := strings.Join(strings.Fields(strings.TrimPrefix(strings.Join(lines, " "), "  ✗ web_fetch:")), " "); got != reason {
+		t.Errorf("the progress line does not carry the whole reason:\n got %q\nwant %q", got, reason)
+	}
+}
+
+// TestRunTimeoutNamesItsLimit: a fetch cut short by --timeout says that
+// limit, not web_fetch's own 30 s.
+func TestRunTimeoutNamesItsLimit(t *testing.T) {
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) })
+	srv := llmtest.New(t, llmtest.Rule{When: llmtest.LastUser("slow"), Reply: llmtest.Call("web_fetch", `{"url":"`+hang.URL+`/"}`)})
+	runEnv(t, srv)
+	code, stdout, stderr := runMain("run", "--no-mcp", "--timeout", "3s", "--json", "read the slow page")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	var tr transcript
+	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	var text string
+	for _, e := range tr.Events {
+		if e.Type == "tool_result" {
+			text = e.Text
+		}
+	}
+	m := regexp.MustCompile(`\(limit ([0-9.]+m?s)\)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("the web_fetch result names no limit: %q (status %s)", text, tr.Status)
+	}
+	if d, err := time.ParseDuration(m[1]); err != nil || d > 3*time.Second {
+		t.Errorf("the fetch says its limit was %s; the limit that applied was --timeout 3s: %q", m[1], text)
+	}
 }
 
 func TestRunTaskFromStdin(t *testing.T) {
@@ -153,6 +239,9 @@ func TestRunTaskFromStdin(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// shellCommand finds a slash command of the shell in what `run` prints.
+var shellCommand = regexp.MustCompile(`(^|[\s(])/(snapshot|tabs|tab|connect|disconnect|open|close|navigate|call|mcp)\b`)
 
 func TestRunFailures(t *testing.T) {
 	tests := []struct {
@@ -179,7 +268,18 @@ func TestRunFailures(t *testing.T) {
 			name:     "step limit",
 			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1:1/"}`)}},
 			args:     []string{"run", "--no-mcp", "--max-steps", "2", "loop"},
-			wantCode: exitRunStepLimit, wantErr: "stopped after 2 steps",
+			wantCode: exitRunStepLimit, wantErr: "stopped after 2 steps without a final answer: raise --max-steps (it was 2), or split the task\n",
+		},
+		{
+			name:     "step limit of one",
+			rules:    []llmtest.Rule{{When: llmtest.Any(), Reply: llmtest.Call("web_fetch", `{"url":"http://127.0.0.1:1/"}`)}},
+			args:     []string{"run", "--no-mcp", "--max-steps", "1", "loop"},
+			wantCode: exitRunStepLimit, wantErr: "browseragent: step limit reached: stopped after 1 step without a final answer: raise --max-steps (it was 1), or split the task\n",
+		},
+		{
+			name:     "connect fails",
+			args:     []string{"run", "--no-mcp", "--browser-url", "http://127.0.0.1:1", "hello"},
+			wantCode: 1, wantErr: "allow remote debugging, then run again with --connect; or start Chrome",
 		},
 		{
 			name:  "no LLM configured",
@@ -220,6 +320,9 @@ func TestRunFailures(t *testing.T) {
 			}
 			if stdout != "" {
 				t.Errorf("stdout = %q, want nothing on failure", stdout)
+			}
+			if strings.Contains(stderr, `say "continue"`) || strings.Contains(stderr, "config.yaml)") || shellCommand.MatchString(stderr) {
+				t.Errorf("run gives the shell's advice:\n%s", stderr)
 			}
 		})
 	}
@@ -376,12 +479,19 @@ func TestRunSensitivePageRefusesWrite(t *testing.T) {
 	)
 	e := runBinEnv(t, srv)
 	code, stdout, stderr := e.run(t, "", "run", "--no-mcp", "--yes", "--sites", rules, "--json", "send 1000 at "+ts.URL+"/bank")
-	if code != 0 {
-		t.Fatalf("exit %d, stdout %s, stderr:\n%s", code, stdout, stderr)
+	// Nothing was done: a script must not read that as the task answered.
+	if code != exitRunRefused {
+		t.Fatalf("exit %d, want %d (refused), stdout %s, stderr:\n%s", code, exitRunRefused, stdout, stderr)
 	}
 	var tr transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatal(err)
+	}
+	if tr.Status != "refused" || !strings.HasPrefix(tr.Error, "nothing was changed: the guard refused 1 call") {
+		t.Errorf("status %q, error %q; want refused, saying what was refused", tr.Status, tr.Error)
+	}
+	if want := "browseragent: nothing was changed: the guard refused 1 call (--yes never covers sensitive pages"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	var typed *transcriptEvent
 	for i, e := range tr.Events {

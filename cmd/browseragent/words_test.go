@@ -126,7 +126,8 @@ func TestShellWordsForPeople(t *testing.T) {
 }
 
 // TestRunWordsForPeople: run's progress lines show a failed call in the
-// person's words while the model, in the same run, gets its own. The run
+// person's words, with run's ways on (tools and flags, not the shell's
+// slash commands), while the model, in the same run, gets its own. The run
 // is the binary, beside the other parallel tests.
 func TestRunWordsForPeople(t *testing.T) {
 	t.Parallel()
@@ -140,8 +141,9 @@ func TestRunWordsForPeople(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, `✗ browser_select_tab: no tab "t9": /tabs lists them`) {
-		t.Errorf("the progress line is not in the person's words:\n%s", stderr)
+	// In run's words: the tool that lists tabs, not the shell's /tabs.
+	if !strings.Contains(stderr, `✗ browser_select_tab: no tab "t9": browser_tabs lists them`) {
+		t.Errorf("the progress line is not in the person's words for run:\n%s", stderr)
 	}
 	reqs := srv.Requests()
 	last := reqs[len(reqs)-1].Messages

@@ -54,3 +54,30 @@ func EditDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Wrap breaks s into lines of at most width characters, at spaces (a
+// word longer than width stands on a line of its own, whole); the first
+// line gets first before it, the others indent. Newlines in s start new
+// lines. Nothing of s is dropped.
+func Wrap(s string, width int, first, indent string) string {
+	var b strings.Builder
+	prefix := first
+	for _, para := range strings.Split(strings.TrimSpace(s), "\n") {
+		line := prefix
+		empty := true
+		for _, w := range strings.Fields(para) {
+			if !empty && len([]rune(line))+1+len([]rune(w)) > width {
+				b.WriteString(line + "\n")
+				line, empty = indent, true
+			}
+			if !empty {
+				line += " "
+			}
+			line += w
+			empty = false
+		}
+		b.WriteString(line + "\n")
+		prefix = indent
+	}
+	return b.String()
+}
