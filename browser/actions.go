@@ -49,9 +49,21 @@ func eval[T any](ctx context.Context, expr string) (T, error) {
 	return chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
-// onRef runs body as a function of the element behind ref.
-func onRef[T any](ctx context.Context, ref, body string) (T, error) {
-	return eval[T](ctx, fmt.Sprintf("(function(el){%s})((%s)(%s))", body, refsJS, jsArg(ref)))
+// onRef runs body as a function of the element behind ref, in the
+// document it is in (refDoc).
+func onRef[T any](d docCtx, ref, body string) (T, error) {
+	return evalDoc[T](d, fmt.Sprintf("(function(el){%s})((%s)(%s))", body, refsJS, jsArg(ref)))
+}
+
+// refDoc returns the document the call's ref names an element of: the
+// tab's top document, or one of its frames (f2e7).
+func (c *call) refDoc(ctx context.Context, ref string) (docCtx, *Result) {
+	d, release, err := c.s.refDoc(ctx, c.ctx, c.t, ref)
+	if err != nil {
+		return docCtx{}, failErr(err).say("%s", jsWords.Replace(err.Error()))
+	}
+	c.release = append(c.release, release)
+	return d, nil
 }
 
 // jsFail turns a page-side exception into a result the model can act on.
@@ -241,12 +253,30 @@ func toolClick(ctx context.Context, c *call) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	p, err := onRef[point](pctx, c.a.Ref, pointJS)
+	d, r := c.refDoc(ctx, c.a.Ref)
+	if r != nil {
+		return r, nil
+	}
+	if d.frame != nil {
+		// The frame's element on screen first, then the field in it.
+		if _, _, err := c.s.frameOffset(ctx, pctx, c.t, d.frame, true); err != nil {
+			return failErr(err), nil
+		}
+	}
+	p, err := onRef[point](d, c.a.Ref, pointJS)
 	if err != nil {
 		return jsFail(err)
 	}
 	if p.Err != "" {
 		return failf("%s %s", c.a.Ref, p.Err).say("%s %s", c.a.Ref, jsWords.Replace(p.Err)), nil
+	}
+	if d.frame != nil {
+		// The mouse is the tab's: the point in its viewport.
+		x, y, err := c.s.frameOffset(ctx, pctx, c.t, d.frame, false)
+		if err != nil {
+			return failErr(err), nil
+		}
+		p.X, p.Y = p.X+x, p.Y+y
 	}
 	before := c.s.tabIDs()
 	if err := chromedp.Do(pctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
@@ -316,7 +346,15 @@ func toolType(ctx context.Context, c *call) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	ok, err := onRef[bool](pctx, c.a.Ref, focusJS)
+	d, r := c.refDoc(ctx, c.a.Ref)
+	if r != nil {
+		return r, nil
+	}
+	if d.frame != nil {
+		// Focus moves into another frame only as a person's act would.
+		d.gesture = true
+	}
+	ok, err := onRef[bool](d, c.a.Ref, focusJS)
 	if err != nil {
 		return jsFail(err)
 	}
@@ -332,7 +370,7 @@ func toolType(ctx context.Context, c *call) (*Result, error) {
 	if err != nil {
 		return jsFail(err)
 	}
-	if ok, err := onRef[bool](pctx, c.a.Ref, fmt.Sprintf(setValueJS, jsArg(c.a.Text))); err != nil {
+	if ok, err := onRef[bool](d, c.a.Ref, fmt.Sprintf(setValueJS, jsArg(c.a.Text))); err != nil {
 		return jsFail(err)
 	} else if !ok {
 		return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", c.a.Ref), nil
@@ -357,11 +395,14 @@ el.dispatchEvent(new Event('change', {bubbles: true}));
 return o.label.trim();`
 
 func toolSelect(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
-	if r != nil || err != nil {
+	if _, r, err := c.page(ctx, c.a.Tab); r != nil || err != nil {
 		return r, err
 	}
-	label, err := onRef[string](pctx, c.a.Ref, fmt.Sprintf(selectJS, jsArg(c.a.Value)))
+	d, r := c.refDoc(ctx, c.a.Ref)
+	if r != nil {
+		return r, nil
+	}
+	label, err := onRef[string](d, c.a.Ref, fmt.Sprintf(selectJS, jsArg(c.a.Value)))
 	if err != nil {
 		return jsFail(err)
 	}
@@ -435,7 +476,16 @@ func toolScroll(ctx context.Context, c *call) (*Result, error) {
 		return r, err
 	}
 	if c.a.Ref != "" {
-		if _, err := onRef[bool](pctx, c.a.Ref, `el.scrollIntoView({block: 'center', behavior: 'instant'}); return true;`); err != nil {
+		d, r := c.refDoc(ctx, c.a.Ref)
+		if r != nil {
+			return r, nil
+		}
+		if d.frame != nil {
+			if _, _, err := c.s.frameOffset(ctx, pctx, c.t, d.frame, true); err != nil {
+				return failErr(err), nil
+			}
+		}
+		if _, err := onRef[bool](d, c.a.Ref, `el.scrollIntoView({block: 'center', behavior: 'instant'}); return true;`); err != nil {
 			return jsFail(err)
 		}
 		return &Result{Text: "Scrolled " + c.a.Ref + " into view."}, nil

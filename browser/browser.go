@@ -89,6 +89,11 @@ type Options struct {
 	// endpoint a profile's DevToolsActivePort names) before any byte goes
 	// there; an error refuses the connection.
 	AllowEndpoint func(endpoint string) error
+	// FrameWithheld says why the content of a frame whose document is at
+	// url (served from addr, "" unknown) must not show in a snapshot or
+	// in browser_extract's text, "" when it may: a frame of a page a deny
+	// rule names. Nil shows every frame.
+	FrameWithheld func(url, addr string) string
 }
 
 func (o *Options) withDefaults() Options {

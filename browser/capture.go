@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/browseragent/browseragent/fetch"
@@ -87,9 +88,9 @@ func toolScreenshot(ctx context.Context, c *call) (*Result, error) {
 		Images: []media.Image{{MIME: mime, Data: data}}, Path: path}, nil
 }
 
-// renderedHTML returns the live DOM of the page and its URL.
-func renderedHTML(ctx context.Context) (string, string, error) {
-	v, err := eval[[]string](ctx, "[document.documentElement.outerHTML, location.href]")
+// renderedHTML returns the live DOM of the document and its URL.
+func renderedHTML(d docCtx) (string, string, error) {
+	v, err := evalDoc[[]string](d, "[document.documentElement.outerHTML, location.href]")
 	if err != nil {
 		return "", "", err
 	}
@@ -111,17 +112,17 @@ func ExtractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Re
 	return r, err
 }
 
-// extract runs the extractor over the rendered DOM of the page behind pctx:
+// extract runs the extractor over the rendered DOM of the document d:
 // Options.Extract (given the caller's ctx, whose values it may use) when
 // set, else ExtractDOM. It returns the page title, URL and markdown.
-func (b *Browser) extract(ctx, pctx context.Context, selector string) (title, url, md string, err error) {
-	html, url, err := renderedHTML(pctx)
+func (b *Browser) extract(ctx context.Context, d docCtx, selector string) (title, url, md string, err error) {
+	html, url, err := renderedHTML(d)
 	if err != nil {
 		return "", "", "", err
 	}
 	if b.opts.Extract != nil {
 		md, err = b.opts.Extract(ctx, []byte(html), url, selector)
-		title, _ = eval[string](pctx, "document.title")
+		title, _ = evalDoc[string](d, "document.title")
 		return title, url, md, err
 	}
 	r, err := ExtractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector})
@@ -136,12 +137,44 @@ func toolExtract(ctx context.Context, c *call) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	title, url, md, err := c.b.extract(ctx, pctx, c.a.Select)
+	title, url, md, err := c.b.extract(ctx, docCtx{ctx: pctx}, c.a.Select)
 	if err != nil {
 		if url == "" {
 			return jsFail(err)
 		}
 		return failf("extract %s: %v", url, err), nil
 	}
-	return &Result{Text: fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, md)}, nil
+	text := fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, md)
+	if c.a.Select == "" {
+		text += c.frameTexts(ctx)
+	}
+	return &Result{Text: text}, nil
+}
+
+// frameTexts is the main content of each frame of the call's tab that
+// shows any, same-origin or not, each under a line naming the frame.
+func (c *call) frameTexts(ctx context.Context) string {
+	frames, release, err := c.s.listFrames(ctx, c.ctx, c.t)
+	defer release()
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range frames {
+		d, release, err := c.s.frameDoc(ctx, c.ctx, c.t, f)
+		if err != nil {
+			continue
+		}
+		_, url, md, err := c.b.extract(ctx, d, "")
+		release()
+		if err != nil || strings.TrimSpace(md) == "" {
+			continue
+		}
+		if why := c.frameWithheld(f, url); why != "" {
+			fmt.Fprintf(&b, "\n\n--- frame %s: (%s)", f.key, why)
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n--- frame %s: %s\n\n%s", f.key, url, strings.TrimSpace(md))
+	}
+	return b.String()
 }

@@ -148,6 +148,11 @@ func (s *session) frameTreeOf(ctx context.Context, id target.ID) (*page.FrameTre
 // onTab runs fn on the tab's attachment, serialised with its tool calls
 // and bounded like the guard's other questions to a page.
 func (b *Browser) onTab(ctx context.Context, tabID string, fn func(context.Context) error) error {
+	return b.withTab(ctx, tabID, func(_ *session, _ *tab, pctx context.Context) error { return fn(pctx) })
+}
+
+// withTab is onTab that also hands fn the session and the tab.
+func (b *Browser) withTab(ctx context.Context, tabID string, fn func(*session, *tab, context.Context) error) error {
 	b.mu.Lock()
 	s := b.s
 	b.mu.Unlock()
@@ -167,11 +172,13 @@ func (b *Browser) onTab(ctx context.Context, tabID string, fn func(context.Conte
 	if err != nil {
 		return err
 	}
+	// Derived from the tab's context so chromedp finds the target; ended
+	// with ctx, and cancelling it never closes the tab.
 	cctx, cancel := context.WithTimeout(pctx, secretAskTimeout)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	if err := fn(cctx); err != nil {
+	if err := fn(s, t, cctx); err != nil {
 		return fmt.Errorf("tab %s: %w", t.short, err)
 	}
 	return nil
@@ -207,14 +214,16 @@ return !!el && el.matches('iframe, frame, object, embed, fencedframe');
 // RefInFrame reports whether the element behind a snapshot ref (ref ""
 // means the focused element, where a key press lands) is or holds a frame,
 // so that a click, typing or key press on it can act inside that frame's
-// document rather than the tab's own. Snapshot refs name elements of the
-// top document only; a caller that gets true judges the write by the
-// frames' URLs (FrameURLs) as well as the page's. An error means the page
-// could not answer; callers should then judge by the frames too.
+// document rather than the one it is in. A ref of an element inside a
+// frame (f2e7) is asked in that frame's document, and a caller judges its
+// write by that frame first (RefFrameURL). A caller that gets true judges
+// the write by the frames' URLs (FrameURLs) as well as the page's. An
+// error means the page could not answer; callers should then judge by the
+// frames too.
 func (b *Browser) RefInFrame(ctx context.Context, tabID, ref string) (bool, error) {
 	expr := focusedFrameJS
 	if ref != "" {
 		expr = fmt.Sprintf("(function(el){%s\nreturn __baFrame(el);})((%s)(%s))", frameOwnerJS, refsJS, jsArg(ref))
 	}
-	return askPage[bool](b, ctx, tabID, expr)
+	return askRef[bool](b, ctx, tabID, ref, expr)
 }

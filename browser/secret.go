@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -73,41 +74,36 @@ func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, e
 	return b.framesHaveSecret(ctx, tabID, false)
 }
 
-// askPage evaluates an expression in the tab, serialised with the tab's
-// tool calls, and decodes its value.
+// askPage evaluates an expression in the tab's top document, serialised
+// with the tab's tool calls, and decodes its value.
 func askPage[T any](b *Browser, ctx context.Context, tabID, expr string) (T, error) {
-	var zero T
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil || s.dead() {
-		return zero, ErrNoTab
-	}
-	t, err := s.lookup(tabID)
-	if err != nil {
-		return zero, err
-	}
-	if t.isCrashed() {
-		return zero, fmt.Errorf("tab %s crashed", t.short)
-	}
-	t.busy.Lock()
-	defer t.busy.Unlock()
-	pctx, err := s.attach(t)
-	if err != nil {
-		return zero, err
-	}
-	// Derived from the tab's context so chromedp finds the target; ended
-	// with ctx, and cancelling it never closes the tab.
-	cctx, cancel := context.WithTimeout(pctx, secretAskTimeout)
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	v, err := eval[T](cctx, expr)
-	if err != nil {
-		if r, ferr := jsFail(err); ferr == nil && r != nil {
-			return zero, fmt.Errorf("tab %s: %s", t.short, r.Text)
+	return askRef[T](b, ctx, tabID, "", expr)
+}
+
+// askRef is askPage in the document whose element ref names: the top
+// document for "" and e7, the frame's for f2e7.
+func askRef[T any](b *Browser, ctx context.Context, tabID, ref, expr string) (T, error) {
+	var v T
+	err := b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {
+		d, release, err := s.refDoc(ctx, tctx, t, ref)
+		if err != nil {
+			return err
 		}
-		return zero, fmt.Errorf("tab %s: %w", t.short, err)
-	}
-	return v, nil
+		defer release()
+		if d.frame != nil {
+			// bounded as the tab's context is
+			dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
+			defer cancel()
+			d.ctx = dctx
+		}
+		v, err = evalDoc[T](d, expr)
+		if err != nil {
+			if r, ferr := jsFail(err); ferr == nil && r != nil {
+				return errors.New(r.Text)
+			}
+			return err
+		}
+		return nil
+	})
+	return v, err
 }

@@ -3,7 +3,9 @@ package browser
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -25,13 +27,13 @@ type Snapshot struct {
 	Error     string   `json:"error"`
 }
 
-// takeSnapshot outlines the page behind ctx (selector "" means the whole
-// body).
-func takeSnapshot(ctx context.Context, selector string, base int) (*Snapshot, error) {
+// snapshotDoc outlines one document of the tab (selector "" means the
+// whole body), numbering new refs from base with prefix (a frame's key).
+func snapshotDoc(d docCtx, selector string, base int, prefix string) (*Snapshot, error) {
 	// The values of secret fields (passwords, card numbers, one-time
 	// codes: secretFieldJS, the guard's one definition) show as ••••.
-	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d)})()", secretFieldJS, snapshotJS, jsArg(selector), maxSnapshotLines, base)
-	s, err := eval[*Snapshot](ctx, expr)
+	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d, %s)})()", secretFieldJS, snapshotJS, jsArg(selector), maxSnapshotLines, base, jsArg(prefix))
+	s, err := evalDoc[*Snapshot](d, expr)
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +41,99 @@ func takeSnapshot(ctx context.Context, selector string, base int) (*Snapshot, er
 		return nil, fmt.Errorf("empty snapshot")
 	}
 	return s, nil
+}
+
+// snapshot outlines the call's tab: its top document (within selector),
+// and in place of each <iframe> shown the outline of the frame's own
+// document, same-origin or not, in-process or not, nested frames too.
+func (c *call) snapshot(ctx context.Context, selector string) (*Snapshot, error) {
+	frames, release, err := c.s.listFrames(ctx, c.ctx, c.t)
+	defer release()
+	if err != nil {
+		frames = nil // the top document is outlined all the same
+	}
+	top, err := snapshotDoc(docCtx{ctx: c.ctx}, selector, c.t.refBase(), "")
+	if err != nil {
+		return nil, err
+	}
+	c.t.noteRefs(top.Next)
+	if top.Error != "" || len(frames) == 0 {
+		top.Lines = dropFramePlaceholders(top.Lines)
+		return top, nil
+	}
+	byKey := map[string]*docFrame{}
+	for _, f := range frames {
+		byKey[f.key] = f
+	}
+	top.Lines = c.spliceFrames(ctx, top, top.Lines, byKey, 0)
+	return top, nil
+}
+
+// spliceFrames replaces each frame placeholder of lines ("\0key\0name",
+// indented) by a line naming the frame and, below it, the outline of the
+// frame's document, whose own frames are spliced in turn. depth bounds the
+// nesting.
+func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, frames map[string]*docFrame, depth int) []string {
+	out := make([]string, 0, len(lines))
+	for _, line := range lines {
+		indent, rest, ok := strings.Cut(line, "\x00")
+		if !ok {
+			out = append(out, line)
+			continue
+		}
+		key, name, _ := strings.Cut(rest, "\x00")
+		f := frames[key]
+		if f == nil || depth > 8 {
+			continue
+		}
+		head := indent + "- iframe"
+		if name != "" {
+			head += " " + jsArg(name)
+		}
+		head += " [frame=" + key + "]"
+		s, err := c.frameSnapshot(ctx, f)
+		if err != nil {
+			out = append(out, head+": (its content could not be read: "+err.Error()+")")
+			continue
+		}
+		if why := c.frameWithheld(f, s.URL); why != "" {
+			out = append(out, head+": ("+why+")")
+			continue
+		}
+		if s.URL != "" {
+			head += " -> " + s.URL
+		}
+		out = append(out, head)
+		top.Refs += s.Refs
+		top.Truncated = top.Truncated || s.Truncated
+		for _, l := range c.spliceFrames(ctx, top, s.Lines, frames, depth+1) {
+			out = append(out, indent+"  "+l)
+		}
+	}
+	return out
+}
+
+// frameSnapshot outlines the whole document of frame f.
+func (c *call) frameSnapshot(ctx context.Context, f *docFrame) (*Snapshot, error) {
+	d, release, err := c.s.frameDoc(ctx, c.ctx, c.t, f)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	s, err := snapshotDoc(d, "", c.t.refBase(), f.key)
+	if err != nil {
+		return nil, err
+	}
+	c.t.noteRefs(s.Next)
+	if s.Error != "" {
+		return nil, errors.New(s.Error)
+	}
+	return s, nil
+}
+
+// dropFramePlaceholders removes the placeholders of frames nobody outlined.
+func dropFramePlaceholders(lines []string) []string {
+	return slices.DeleteFunc(lines, func(l string) bool { return strings.Contains(l, "\x00") })
 }
 
 // format renders the snapshot from line from (1-based) within limit
@@ -104,15 +199,13 @@ func (s *Snapshot) render(from, limit int, notes snapshotNotes) string {
 }
 
 func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
-	if r != nil || err != nil {
+	if _, r, err := c.page(ctx, c.a.Tab); r != nil || err != nil {
 		return r, err
 	}
-	s, err := takeSnapshot(pctx, c.a.Selector, c.t.refBase())
+	s, err := c.snapshot(ctx, c.a.Selector)
 	if err != nil {
 		return jsFail(err)
 	}
-	c.t.noteRefs(s.Next)
 	if s.Error != "" {
 		return failf("%s", s.Error), nil
 	}

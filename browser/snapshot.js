@@ -2,8 +2,11 @@
 // elements get refs (e1, e2, ...) that stay the same for the same element
 // across snapshots of one document. It runs in the page as one function call.
 // Numbering starts at base, the highest ref the tab ever handed out, so a ref
-// from a previous page can never name an element of this one.
-(function (rootSelector, maxLines, base) {
+// from a previous page can never name an element of this one. In a frame,
+// prefix is the frame's key (f2): its refs read f2e7. An <iframe> the
+// caller marked with its key (__baFrameKey) becomes a placeholder line,
+// "\0key\0name", where the caller puts the frame's own outline.
+(function (rootSelector, maxLines, base, prefix) {
   const KEY = '__browseragent';
   let st = window[KEY];
   if (!st) {
@@ -20,6 +23,7 @@
   const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
     'slider', 'spinbutton', 'switch', 'heading', 'img', 'option', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'treeitem']);
+  const HAS_CONTROL = 'a[href], button, input, select, textarea, [role=link], [role=button], [contenteditable=""], [contenteditable=true], [onclick], [tabindex]';
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'svg', 'SVG']);
   const INPUT_ROLE = { button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox',
     radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox', hidden: null, file: 'button' };
@@ -83,7 +87,7 @@
   function ref(el) {
     let id = st.ids.get(el);
     if (!id) {
-      id = 'e' + (++st.n);
+      id = prefix + 'e' + (++st.n);
       st.ids.set(el, id);
     }
     st.refs.set(id, new WeakRef(el));
@@ -146,8 +150,25 @@
       if (c.checkVisibility && !c.checkVisibility({ checkVisibilityCSS: true }) && c.tagName !== 'OPTION') {
         if (getComputedStyle(c).display !== 'contents') continue;
       }
+      if (c.tagName === 'IFRAME' || c.tagName === 'FRAME') {
+        if (c.__baFrameKey && lines.length < maxLines)
+          lines.push('  '.repeat(depth) + '\0' + c.__baFrameKey + '\0' + clean(c.getAttribute('aria-label') || c.title || c.name, 100));
+        continue;
+      }
       const r = role(c);
       if (!r || r === 'presentation' || r === 'none' || r === 'generic') { walk(c, depth); continue; }
+      if (r === 'heading' && c.querySelector(HAS_CONTROL)) {
+        // A heading that holds a link (<h2><a>) is a container: the link
+        // keeps its ref. With one line inside, it reads on one line.
+        const before = lines.length;
+        emit(depth, 'heading [level=' + (c.getAttribute('aria-level') || c.tagName.slice(1)) + ']');
+        walk(c, depth + 1);
+        if (lines.length === before + 2) {
+          lines[before] += ': ' + lines[before + 1].slice(2 * (depth + 1) + 2);
+          lines.pop();
+        }
+        continue;
+      }
       if (c.tagName === 'SELECT') { emit(depth, describe(c, r)); continue; }
       if (LEAF.has(r)) { emit(depth, describe(c, r)); continue; }
       const before = lines.length;

@@ -69,6 +69,16 @@ type tab struct {
 	crashed    bool          // the renderer died; guarded by dmu
 	crashCh    chan struct{} // closed when the renderer dies; guarded by dmu
 	refs       int           // highest snapshot ref handed out in this tab; guarded by dmu
+	// frames are the frames snapshots of the tab outlined, by key, and
+	// frameKeys their keys by frame id; worlds the main worlds of the
+	// frames of the tab's own target, for the current attachment. Guarded
+	// by dmu.
+	frames    map[string]*docFrame
+	frameKeys map[cdp.FrameID]string
+	worlds    *worlds
+	// oopifs are our attachments to the tab's out-of-process frames, by
+	// target; children of ctx. Guarded by the session's mu.
+	oopifs map[target.ID]*frameTarget
 
 	// busy serialises tool calls on the tab: actions of one chromedp
 	// context must not race.
@@ -232,9 +242,14 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	s.mu.Unlock()
 	var ctx context.Context
 	var cancel context.CancelFunc
+	w := newWorlds()
+	t.dmu.Lock()
+	t.worlds = w
+	t.dmu.Unlock()
 	ctx, cancel = chromedp.NewContext(s.root,
 		chromedp.WithTargetID(t.id),
 		chromedp.WithDetachOnCancel(),
+		chromedp.WithListener(w.note),
 		chromedp.WithListener(func(ev any) { onPageEvent(ctx, s, t, ev) }))
 	errc := make(chan error, 1)
 	// The first Run binds the attachment to ctx itself, so it must not carry

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/tools"
@@ -73,36 +74,55 @@ func named(v any) bool {
 // the URL of a frame the call's element may be in when the guard is
 // stricter there (deny before a sensitive ask before an ask before allow),
 // so a click or a fill inside a bank's iframe on an ordinary page is
-// judged as a write on the bank. The frames are asked from the live page;
+// judged as a write on the bank. A native ref of an element inside a frame
+// (f2e7) names its frame: the call is judged by that frame, or by the page
+// when the page is stricter. The frames are asked from the live page;
 // when it cannot say which frame holds the element, every frame counts.
 func (l locator) judgedURL(ctx context.Context, c *tools.ResolvedCall, page tools.Page) string {
 	b := l.s.Browser
 	how := l.elementOf(c)
-	args := c.Args
 	if how == elemNone || b == nil || page.TabID == "" || strings.HasPrefix(page.TabID, "mcp:") {
 		return page.URL
 	}
+	call := c.GuardCall()
+	call.TabID, call.Files = page.TabID, []guard.File{} // the page's part: the files are judged apart
+	best, bestRank, addr0 := page.URL, -1, call.PageAddr
+	judge := func(u, addr string) {
+		if !hasOwnAddress(u) {
+			return // about:blank, srcdoc, data: frames: the page's own content
+		}
+		call.PageURL, call.PageAddr = u, addr
+		if r := strictness(l.s.Policy.Peek(call)); r > bestRank {
+			best, bestRank = u, r
+		}
+	}
+	ref, _ := c.Args[c.Entry.Element].(string)
+	if c.Def.Source == tools.SourceBrowser && browser.RefFrame(ref) != "" {
+		u, addr, _, err := b.RefFrameURL(ctx, page.TabID, ref)
+		if err != nil {
+			how = elemAny // the frame cannot be found: every frame counts
+		} else {
+			judge(u, addr) // first: it wins a tie
+			judge(page.URL, page.Addr)
+		}
+	}
 	if how == elemRef {
-		ref, _ := args["ref"].(string)
 		if in, err := b.RefInFrame(ctx, page.TabID, ref); err == nil && !in {
-			return page.URL
+			if bestRank < 0 {
+				return page.URL
+			}
+			return best
 		}
 	}
 	frames, err := b.FrameURLs(ctx, page.TabID)
 	if err != nil {
+		if bestRank >= 0 {
+			return best
+		}
 		return page.URL // the call's own check still judges the page
 	}
-	call := c.GuardCall()
-	call.TabID, call.Files = page.TabID, []guard.File{} // the page's part: the files are judged apart
-	best, bestRank := page.URL, -1
 	for _, u := range append([]string{page.URL}, frames...) {
-		if !hasOwnAddress(u) {
-			continue // about:blank, srcdoc, data: frames: the page's own content
-		}
-		call.PageURL = u
-		if r := strictness(l.s.Policy.Peek(call)); r > bestRank {
-			best, bestRank = u, r
-		}
+		judge(u, addr0)
 	}
 	return best
 }

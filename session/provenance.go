@@ -152,8 +152,11 @@ func (s *Session) screenTabList(text string) string {
 // showsFrames reports whether a result can show what the page's frames
 // hold, as the catalogue says (ForeignFrames): a screenshot, a script's
 // answer, chrome-devtools-mcp's snapshots (its text snapshot covers every
-// frame) and console messages. Native snapshots, text and waits see the
-// top document only, and the other results name the top page.
+// frame) and console messages. Native snapshots and browser_extract's
+// text cover frames too, but leave out a denied frame's content themselves
+// (browser.Options.FrameWithheld, frameWithheld), so the rest of the page
+// still reads; waits see the top document only, and the other results
+// name the top page.
 func showsFrames(def tools.ToolDef, args map[string]any) bool {
 	e := tools.EntryOf(def)
 	return e.Foreign&catalog.ForeignFrames != 0 && e.ForeignResult(args)

@@ -129,6 +129,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	}
 	bo.OnLaunch = s.browserLaunching
 	bo.AutoConfirm = s.autoConfirm
+	bo.FrameWithheld = s.frameWithheld
 	if bo.Launch.DialControl == nil {
 		// The isolated browser's connections are judged at the resolved
 		// address, as web_fetch's are: a name resolving to a metadata
@@ -414,6 +415,20 @@ func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserSe
 func (s *Session) autoConfirm(url string) bool {
 	d := s.Policy.Peek(guard.Call{Tool: "browser_click", Name: "browser_click", PageURL: url})
 	return d.Verdict != guard.Deny && !d.Sensitive
+}
+
+// frameWithheld says why a snapshot or browser_extract must leave out the
+// content of a frame at url served from addr: a page a deny rule names,
+// by its address or by where its document came from.
+func (s *Session) frameWithheld(url, addr string) string {
+	d := s.deniedRead(url)
+	if d == nil && addr != "" {
+		d = s.deniedAt(url, addr)
+	}
+	if d == nil {
+		return ""
+	}
+	return fmt.Sprintf("browseragent withheld this frame: it shows %s, which the sensitive-site rule %q denies (%s)", guard.RedactURL(url), d.Rule, d.Category)
 }
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,

@@ -108,3 +108,118 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 		t.Errorf("the declined click paid:\n%s", after)
 	}
 }
+
+// frameForms serves an ordinary shop on 127.0.0.1 whose order form is an
+// iframe of another site (localhost: another origin and another renderer
+// process), and an ordinary page holding the bank's transfer form as an
+// iframe, which a sensitive-site rule names. got receives each order the
+// form's server saw.
+func frameForms(t *testing.T) (shop, transfer string, got chan string) {
+	t.Helper()
+	got = make(chan string, 4)
+	mux := http.NewServeMux()
+	var other string
+	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Shop</title><h1>Shop</h1><iframe title="Order" src="%s/order" width="400" height="200"></iframe>`, other)
+	})
+	mux.HandleFunc("/order", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><form method="post" action="/ordered"><label>Name <input name="name"></label>
+<label>Size <select name="size"><option>S</option><option>L</option></select></label><button>Send order</button></form>`)
+	})
+	mux.HandleFunc("/ordered", func(w http.ResponseWriter, r *http.Request) {
+		got <- r.FormValue("name") + "/" + r.FormValue("size")
+		fmt.Fprintf(w, `<!doctype html><p>Thanks %s</p>`, r.FormValue("name"))
+	})
+	mux.HandleFunc("/news", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>News</title><h1>News</h1><iframe title="Bank" src="%s/bank/transfer" width="400" height="200"></iframe>`, other)
+	})
+	mux.HandleFunc("/bank/transfer", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><label>From <select><option>Savings</option><option>Checking</option></select></label>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	return srv.URL + "/shop", srv.URL + "/news", got
+}
+
+// TestSessionFrameRefs: the native snapshot outlines a cross-site iframe
+// with refs that name it (f1e3), and a form there is filled, chosen and
+// sent through them on the registry path; a write by a ref inside a
+// sensitive frame of an ordinary page is judged by that frame: a
+// sensitive question naming it, and nothing done when declined.
+func TestSessionFrameRefs(t *testing.T) {
+	testutil.Parallel(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	shop, transfer, got := frameForms(t)
+	person := &personAtTerminal{}
+	s := openSession(t, false, bankRules, person)
+
+	if res := call(t, s, "browser_open", map[string]any{"url": shop}); res.IsError {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	snap := waitSnapshot(t, s, "Send order")
+	frameRef := regexp.MustCompile(`ref=(f\d+e\d+)`)
+	refOf := func(snap, name string) string {
+		t.Helper()
+		for _, line := range strings.Split(snap, "\n") {
+			if m := frameRef.FindStringSubmatch(line); m != nil && strings.Contains(line, name) {
+				return m[1]
+			}
+		}
+		t.Fatalf("no frame ref for %q in:\n%s", name, snap)
+		return ""
+	}
+	for _, step := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_type", map[string]any{"ref": refOf(snap, `"Name"`), "text": "Ada"}},
+		{"browser_select", map[string]any{"ref": refOf(snap, `"Size"`), "value": "L"}},
+		{"browser_click", map[string]any{"ref": refOf(snap, `"Send order"`)}},
+	} {
+		if res := call(t, s, step.tool, step.args); res.IsError {
+			t.Fatalf("%s %v: %s", step.tool, step.args, res.Text)
+		}
+	}
+	select {
+	case order := <-got:
+		if order != "Ada/L" {
+			t.Errorf("the frame's server got the order %q, want Ada/L", order)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the form in the frame was never sent; page now:\n%s", call(t, s, "browser_snapshot", nil).Text)
+	}
+	if q := person.questions(); len(q) != 0 {
+		t.Errorf("writes in an ordinary frame asked %+v", q)
+	}
+	waitSnapshot(t, s, "Thanks Ada")
+
+	if res := call(t, s, "browser_navigate", map[string]any{"url": transfer}); res.IsError {
+		t.Fatalf("browser_navigate: %s", res.Text)
+	}
+	snap = waitSnapshot(t, s, "Savings")
+	res := call(t, s, "browser_select", map[string]any{"ref": refOf(snap, `"From"`), "value": "Checking"})
+	q := person.questions()
+	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" || !strings.Contains(q[0].PageURL, "/bank/transfer") {
+		t.Fatalf("a select by a ref in the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
+	}
+	if after := call(t, s, "browser_snapshot", nil).Text; !strings.Contains(after, `*Savings`) {
+		t.Errorf("the declined select changed the bank's form:\n%s", after)
+	}
+}
+
+// waitSnapshot takes snapshots until one shows want (frames load after
+// the page) and returns it.
+func waitSnapshot(t *testing.T, s *Session, want string) string {
+	t.Helper()
+	var snap string
+	for range 100 {
+		if snap = call(t, s, "browser_snapshot", nil).Text; strings.Contains(snap, want) {
+			return snap
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no snapshot shows %q; the last:\n%s", want, snap)
+	return ""
+}
