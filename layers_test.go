@@ -50,7 +50,7 @@ func TestOnePackageImportsTheLLMClient(t *testing.T) {
 	if diff := cmp.Diff([]string{"github.com/browseragent/browseragent/agent"}, importers); diff != "" {
 		t.Errorf("packages importing %s (-want +got):\n%s", openaiModule, diff)
 	}
-	for _, pkg := range []string{"./tools", "./serve", "./session"} {
+	for _, pkg := range []string{"./tools", "./serve", "./session", "./browsercli"} {
 		for _, dep := range goList(t, "-deps", pkg) {
 			if strings.HasPrefix(dep, openaiModule) || dep == "github.com/browseragent/browseragent/agent" {
 				t.Errorf("%s depends on %s: the tool path must not link the LLM client", pkg, dep)

@@ -2,8 +2,9 @@ package tools
 
 import "context"
 
-// Client is the MCP client a call came from through `browseragent mcp
-// serve`. The registry records it in the audit log, applies the "always"
+// Client is the client a call came from: an MCP client of `browseragent
+// mcp serve`, or a `browseragent browser` command served by its daemon
+// (Session is then the session's name). The registry records it in the audit log, applies the "always"
 // grants it gave (its Session's) and no one else's, and, where Owns and
 // Others are set, lets the client close only the tabs it opened itself and
 // act in none another client opened: several clients share one browser.
@@ -16,6 +17,10 @@ type Client struct {
 	// Others reports whether another client of the same server opened
 	// the tab: every call on it is refused. Nil: none.
 	Others func(tabID string) bool
+	// Yes is the caller's own --yes (a `browseragent browser` command run
+	// by its daemon): it approves what RegistryOptions.Yes approves, for
+	// this call only, and never a sensitive page.
+	Yes bool
 }
 
 type clientKey struct{}

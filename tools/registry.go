@@ -274,6 +274,9 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return d, nil
 	}
 	approver, yes := r.opts.Approver, r.opts.Yes // fixed at NewRegistry
+	if c := ClientFrom(ctx); c != nil && c.Yes {
+		yes = true // this caller's own --yes, for this call
+	}
 	if approver == nil {
 		return d.Unattended(yes), nil
 	}

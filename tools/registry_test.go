@@ -404,3 +404,42 @@ func TestRegistryWordsForPeople(t *testing.T) {
 		})
 	}
 }
+
+// cannotAskApprover has nobody to ask, as the browser CLI's daemon when a
+// command came with --yes.
+type cannotAskApprover struct{}
+
+func (cannotAskApprover) Approve(context.Context, ApprovalRequest) (Answer, error) {
+	return AnswerNone, &CannotAsk{}
+}
+
+// TestRegistryCallersOwnYes: a caller's own --yes (Client.Yes, a browser
+// CLI command served by a daemon whose registry was made without Yes)
+// approves a write on an ordinary page for that call, as run --yes does,
+// and never one on a sensitive page; a call without it is refused.
+func TestRegistryCallersOwnYes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		url     string
+		yes     bool
+		wantRan bool
+		wantBy  string
+	}{
+		{"ordinary page, --yes", "https://example.test/", true, true, guard.ByFlag},
+		{"ordinary page, no --yes", "https://example.test/", false, false, guard.ByCannotAsk},
+		{"sensitive page, --yes", "https://bank.test/pay", true, false, guard.ByCannotAsk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := newPageTool(tc.url)
+			r, entries := newTestRegistry(t, guard.Shared, tool, &RegistryOptions{Approver: cannotAskApprover{}})
+			ctx := WithClient(context.Background(), &Client{Name: "browseragent-browser", Session: "s", Yes: tc.yes})
+			_, err := r.Call(ctx, "browser_click", nil, OriginScript)
+			if ran := len(tool.calls()) == 1; ran != tc.wantRan || (err == nil) != tc.wantRan {
+				t.Errorf("ran = %v (err %v), want %v", ran, err, tc.wantRan)
+			}
+			if got := (*entries)[0].DecidedBy; got != tc.wantBy {
+				t.Errorf("decided by %q, want %q", got, tc.wantBy)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/browsercli"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/render"
 )
@@ -137,28 +138,46 @@ func shotPath(path string, i, n int) string {
 func newBrowserCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "browser",
-		Short: "Look at the browser browseragent drives (your own Chrome with --connect)",
+		Short: "Drive a persistent, guarded browser one command at a time (your own Chrome with --connect)",
+		Long: `Drive a browser one command at a time, from a script or a coding agent:
+open a page, take a snapshot whose interactive elements carry refs (e3),
+act on a ref. The first command starts the session's daemon, which keeps
+the browser (and its tabs and refs) until its idle timeout or close --all.
+Every command is a tool call through the same guard as the shell: a call
+that needs approval is asked at the terminal, or waits for
+'browseragent browser confirm ID'. See docs/browser-cli.md.`,
+		Example: `  browseragent browser open https://example.com
+  browseragent browser snapshot -i
+  browseragent browser click @e3
+  browseragent browser fill e5 "ada@example.com"
+  browseragent browser close --all`,
 	}
-	cmd.AddCommand(newBrowserTabsCmd(s))
+	var f browserCLIFlags
+	addBrowserCLI(cmd, s, &f)
+	cmd.AddCommand(newBrowserTabsCmd(s, &f))
 	return cmd
 }
 
-func newBrowserTabsCmd(s *streams) *cobra.Command {
-	var conn connectFlags
-	var asJSON bool
+func newBrowserTabsCmd(s *streams, f *browserCLIFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tabs",
-		Short: "List the tabs of your running Chrome (read-only: nothing is opened or closed)",
-		Long: `List the tabs of your running Chrome. browseragent finds it through the
-DevToolsActivePort file of your profile (allow remote debugging at
-chrome://inspect/#remote-debugging first), or through --ws-endpoint,
---browser-url or --user-data-dir. It attaches, lists and detaches: no tab is
-opened, changed or closed.`,
+		Short: "List the session's tabs; with --connect, --user-data-dir, --browser-url or --ws-endpoint, your Chrome's (read-only)",
+		Long: `List the session's tabs. With --connect, --user-data-dir, --browser-url or
+--ws-endpoint it lists the tabs of your running Chrome instead, without a
+session: browseragent finds Chrome through the DevToolsActivePort file of
+your profile (allow remote debugging at chrome://inspect/#remote-debugging
+first), attaches, lists and detaches: no tab is opened, changed or closed.`,
 		Example: `  browseragent browser tabs
+  browseragent browser tabs --connect
   browseragent browser tabs --user-data-dir ~/.config/chrome-work
   browseragent browser tabs --browser-url http://127.0.0.1:9222 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !f.conn.on() {
+				c, _ := browsercli.Lookup("tabs")
+				return runBrowserCLI(cmd, s, f, c, args)
+			}
+			conn := f.conn
 			conn.connect = true
 			b, err := conn.openBrowser(cmd.Context(), false)
 			if err != nil {
@@ -166,7 +185,7 @@ opened, changed or closed.`,
 			}
 			defer b.Close()
 			tabs := b.Tabs()
-			if asJSON {
+			if f.json {
 				enc := json.NewEncoder(s.out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(tabs)
@@ -175,7 +194,5 @@ opened, changed or closed.`,
 			return nil
 		},
 	}
-	conn.addFlags(cmd.Flags())
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tabs as JSON")
 	return cmd
 }

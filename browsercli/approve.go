@@ -1,0 +1,168 @@
+package browsercli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/browseragent/browseragent/tools"
+)
+
+// PendingTTL is how long a parked call waits for `browser confirm` before
+// it is dropped as unanswered.
+const PendingTTL = 10 * time.Minute
+
+// client is the command being run, as the approver sees it.
+type client struct {
+	w      *wire
+	req    *Request
+	parked *parked // set once the call was parked: the client has left
+}
+
+type clientKey struct{}
+
+func clientFrom(ctx context.Context) *client {
+	c, _ := ctx.Value(clientKey{}).(*client)
+	return c
+}
+
+// parked is a call waiting for `browser confirm ID` or `browser deny ID`.
+type parked struct {
+	info   Pending
+	answer chan tools.Answer // one answer
+	done   chan *Response    // the command's outcome once answered
+}
+
+// approver is the registry's approver in a daemon: it asks at the
+// command's terminal when there is one; otherwise --yes decides what it
+// covers (by the registry's own unattended rule) and everything else is
+// parked until the person confirms or denies it.
+type approver struct{ d *daemon }
+
+func (a approver) Approve(ctx context.Context, req tools.ApprovalRequest) (tools.Answer, error) {
+	cl := clientFrom(ctx)
+	switch {
+	case cl == nil || cl.parked != nil:
+		// Nobody left to ask: a second question in a parked command.
+		return tools.AnswerNone, &tools.CannotAsk{Why: "Run the step again as its own command."}
+	case cl.req.Ask:
+		return cl.ask(req)
+	case cl.req.Yes && !req.Sensitive:
+		return tools.AnswerNone, &tools.CannotAsk{} // --yes, judged by the registry as in `run`
+	}
+	return a.d.park(ctx, cl, req)
+}
+
+// ask puts the question to the command's terminal and waits for the
+// answer; a client that went away answered nothing.
+func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
+	q := &Ask{Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args, Sensitive: !req.Offers(tools.AnswerTool)}
+	if err := cl.w.send(message{Type: "ask", Ask: q}); err != nil {
+		return tools.AnswerNone, nil
+	}
+	m, err := cl.w.recv()
+	if err != nil || m.Type != "answer" {
+		return tools.AnswerNone, nil
+	}
+	switch m.Answer {
+	case "once":
+		return tools.AnswerOnce, nil
+	case "always":
+		if req.Offers(tools.AnswerTool) {
+			return tools.AnswerTool, nil
+		}
+		return tools.AnswerOnce, nil
+	}
+	return tools.AnswerDeny, nil
+}
+
+// park tells the client the call waits for approval under a new id, lets
+// other commands run meanwhile, and waits for `browser confirm` or `browser
+// deny` (PendingTTL at most).
+func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest) (tools.Answer, error) {
+	p := &parked{answer: make(chan tools.Answer, 1), done: make(chan *Response, 1), info: Pending{
+		ID: newID(), Command: commandLine(cl.req), Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args,
+		Sensitive: !req.Offers(tools.AnswerTool)}}
+	d.mu.Lock()
+	d.pending[p.info.ID] = p
+	d.mu.Unlock()
+	cl.parked = p
+	_ = cl.w.send(message{Type: "pending", Pending: &p.info})
+	d.busy.Unlock()
+	defer d.busy.Lock()
+	timer := time.NewTimer(PendingTTL)
+	defer timer.Stop()
+	select {
+	case a := <-p.answer:
+		return a, nil
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	d.mu.Lock()
+	delete(d.pending, p.info.ID)
+	d.mu.Unlock()
+	return tools.AnswerNone, nil
+}
+
+// resolve answers a parked call: confirm runs it and returns what it did,
+// deny drops it.
+func (d *daemon) resolve(ctx context.Context, req *Request) *Response {
+	d.mu.Lock()
+	p := d.pending[req.ID]
+	delete(d.pending, req.ID)
+	d.mu.Unlock()
+	if p == nil {
+		return &Response{Exit: ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", req.ID, d.p.name, PendingTTL)}
+	}
+	if req.Command == "deny" {
+		p.answer <- tools.AnswerDeny
+		<-p.done // the call ends refused; nothing ran
+		return &Response{Text: fmt.Sprintf("Dropped %s: `%s` did not run.", p.info.ID, p.info.Command),
+			Data: map[string]any{"id": p.info.ID, "command": p.info.Command, "ran": false}}
+	}
+	p.answer <- tools.AnswerOnce
+	select {
+	case resp := <-p.done:
+		return resp
+	case <-ctx.Done():
+		return &Response{Exit: ExitLost, Error: "the session ended before the confirmed command finished"}
+	}
+}
+
+// listPending is `browser pending`.
+func (d *daemon) listPending() *Response {
+	d.mu.Lock()
+	ids := slices.Sorted(maps.Keys(d.pending))
+	list := make([]Pending, 0, len(ids))
+	for _, id := range ids {
+		list = append(list, d.pending[id].info)
+	}
+	d.mu.Unlock()
+	resp := &Response{Data: map[string]any{"pending": list}}
+	if len(list) == 0 {
+		resp.Text = "No command waits for approval."
+	}
+	for _, p := range list {
+		resp.Text += describePending(p) + "\n"
+	}
+	return resp
+}
+
+// describePending is a parked call as the person reads it.
+func describePending(p Pending) string {
+	s := fmt.Sprintf("%s: `%s` waits for approval: %s", p.ID, p.Command, p.Reason)
+	if p.Args != "" {
+		s += " (" + p.Args + ")"
+	}
+	return s
+}
+
+func newID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return "p" + hex.EncodeToString(b)
+}

@@ -1,0 +1,117 @@
+package browsercli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCheckName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"default", true}, {"shop-2", true}, {"a.b_c", true},
+		{"", false}, {"..", false}, {"a/b", false}, {"../x", false}, {"a..b", false},
+		{".hidden", false}, {"-flag", false}, {"sp ace", false},
+	} {
+		if err := CheckName(tc.name); (err == nil) != tc.ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+func TestRefArg(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"e3", "e3"}, {"@e3", "e3"}, {" e12 ", "e12"}, {"Log in", ""}, {"@", ""}, {"e3;", ""},
+	} {
+		got, fail := refArg(tc.in)
+		if tc.want == "" {
+			if fail == nil || fail.Exit != ExitUsage {
+				t.Errorf("refArg(%q) = %q, want a usage error", tc.in, got)
+			}
+			continue
+		}
+		if fail != nil || got != tc.want {
+			t.Errorf("refArg(%q) = %q %+v, want %q", tc.in, got, fail, tc.want)
+		}
+	}
+}
+
+// TestFailureCode pins the browser's wordings the exit codes are told by:
+// a change of words there must fail here, not silently turn a stale ref
+// into a plain failure.
+func TestFailureCode(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"ref e9 is not on the page any more (the page changed or navigated): take a new browser_snapshot", ExitStale},
+		{"no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab", ExitNoTab},
+		{`no tab "t2": list tabs with browser_tabs`, ExitNoTab},
+		{"the tab browser_click acts on closed after it was checked; nothing was done.", ExitNoTab},
+		{`text "x" did not appear within 10s`, ExitFailed},
+	} {
+		if got := failureCode(tc.text); got != tc.want {
+			t.Errorf("failureCode(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestSnapshotElements(t *testing.T) {
+	lines := []string{
+		"Page: Shop", "URL: http://127.0.0.1/",
+		`- heading "Shop" [level=1]`,
+		`  - textbox "User" [required, ref=e4] value="ada"`,
+		`  - checkbox "Gift wrap" [checked, ref=e5]`,
+		`  - link "Cart \"now\"" [ref=e6] -> /cart`,
+		`  - button [ref=e7]`,
+		`  - text: Signed in`,
+	}
+	want := []Element{
+		{Ref: "e4", Role: "textbox", Name: "User", Value: "ada"},
+		{Ref: "e5", Role: "checkbox", Name: "Gift wrap", Checked: true},
+		{Ref: "e6", Role: "link", Name: `Cart "now"`, URL: "/cart"},
+		{Ref: "e7", Role: "button"},
+	}
+	if diff := cmp.Diff(want, elements(lines)); diff != "" {
+		t.Errorf("elements (-want +got):\n%s", diff)
+	}
+	wantI := []string{"Page: Shop", "URL: http://127.0.0.1/", `- textbox "User" [required, ref=e4] value="ada"`,
+		`- checkbox "Gift wrap" [checked, ref=e5]`, `- link "Cart \"now\"" [ref=e6] -> /cart`, `- button [ref=e7]`}
+	if diff := cmp.Diff(wantI, interactiveOnly(lines)); diff != "" {
+		t.Errorf("interactiveOnly (-want +got):\n%s", diff)
+	}
+}
+
+func TestCurrentTab(t *testing.T) {
+	list := "2 tabs (isolated browser):\nt1 [agent] \"Home\" http://a/\nt2 [current, agent] \"Say \\\"hi\\\"\" http://b/x?y=1"
+	id, title, url, ok := currentTab(list)
+	if diff := cmp.Diff([]any{"t2", `Say "hi"`, "http://b/x?y=1", true}, []any{id, title, url, ok}); diff != "" {
+		t.Errorf("currentTab (-want +got):\n%s", diff)
+	}
+	if _, _, _, ok := currentTab("No tabs open."); ok {
+		t.Error("currentTab found a tab in an empty list")
+	}
+}
+
+// TestDirRefusesOthersFolder: the sessions' folder must be the person's
+// own and closed to others, or no socket is made in it.
+func TestDirRefusesOthersFolder(t *testing.T) {
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	dir, err := Dir()
+	if err != nil || dir != filepath.Join(rt, "browseragent") {
+		t.Fatalf("Dir() = %q, %v", dir, err)
+	}
+	fi, _ := os.Stat(dir)
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("sessions folder mode %v, want 0700", fi.Mode().Perm())
+	}
+	os.Chmod(dir, 0o755)
+	if _, err := Dir(); err == nil {
+		t.Error("Dir() accepted a folder others may enter")
+	}
+}

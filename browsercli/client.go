@@ -1,0 +1,250 @@
+package browsercli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ClientOptions configure Do.
+type ClientOptions struct {
+	// Session names the session (DefaultSession when "").
+	Session string
+	// Daemon is the command line that starts the session's daemon when
+	// none runs: the binary, then its arguments. Its output goes to the
+	// session's log file.
+	Daemon []string
+	// Ask puts an approval question to the person at the terminal and
+	// returns "once", "always" or "deny"; nil when there is no terminal
+	// (the call is then parked for `browser confirm`).
+	Ask func(ctx context.Context, q Ask) (string, error)
+}
+
+// startTimeout bounds a daemon's start (rules, the socket; the browser
+// starts on its first use).
+const startTimeout = 30 * time.Second
+
+// Do runs req in its session's daemon, starting the daemon first when it
+// is not running. A daemon found dead is reported (ExitLost) and replaced
+// by a fresh one, and req is not run: its tabs and refs are gone.
+func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) {
+	p, err := pathsOf(sessionOf(o))
+	if err != nil {
+		return nil, err
+	}
+	req.Ask = o.Ask != nil
+	conn, lost, err := connect(ctx, p, o, req.Command)
+	if err != nil {
+		return nil, err
+	}
+	if conn == nil {
+		return &Response{Exit: ExitOK, Text: fmt.Sprintf("Session %s is not running.", p.name), Data: map[string]any{"session": p.name, "running": false}}, nil
+	}
+	defer conn.Close()
+	if lost != "" {
+		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.name}}, nil
+	}
+	context.AfterFunc(ctx, func() { conn.Close() })
+	return exchange(ctx, newWire(conn), req, o)
+}
+
+func sessionOf(o *ClientOptions) string {
+	if o.Session != "" {
+		return o.Session
+	}
+	return DefaultSession
+}
+
+// needsNoDaemon are the commands that are answered "not running" rather
+// than starting a session for nothing.
+var needsNoDaemon = map[string]bool{"confirm": true, "deny": true, "pending": true, "shutdown": true}
+
+// connect dials the session's socket, starting its daemon when none holds
+// the session's lock. lost says a daemon had died (its state file stayed).
+func connect(ctx context.Context, p paths, o *ClientOptions, command string) (conn net.Conn, lost string, err error) {
+	if c, err := dial(p); err == nil {
+		return c, "", nil
+	}
+	if p.running() {
+		// Starting, or busy accepting: wait for its socket.
+		c, err := waitDial(ctx, p, startTimeout)
+		return c, "", err
+	}
+	if st, err := readState(p); err == nil {
+		lost = fmt.Sprintf("session %s had ended unexpectedly (its daemon, pid %d, died): started a fresh one; run the command again (its tabs and refs are gone)", p.name, st.PID)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", err
+	}
+	p.removeFiles()
+	if needsNoDaemon[command] && lost == "" {
+		return nil, "", nil
+	}
+	if err := startDaemon(ctx, p, o.Daemon); err != nil {
+		return nil, "", err
+	}
+	c, err := waitDial(ctx, p, startTimeout)
+	return c, lost, err
+}
+
+func dial(p paths) (net.Conn, error) {
+	return net.DialTimeout("unix", p.sock, 2*time.Second)
+}
+
+func waitDial(ctx context.Context, p paths, limit time.Duration) (net.Conn, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		c, err := dial(p)
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("session %s does not answer on %s: %v (its log: %s)", p.name, p.sock, err, p.log)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// startDaemon starts the session's daemon in a session of its own (so a
+// closed terminal does not end it) and waits for its "ok" on a pipe.
+func startDaemon(ctx context.Context, p paths, argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("no daemon command to start the session with")
+	}
+	logf, err := os.OpenFile(p.log, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("session log: %w", err)
+	}
+	defer logf.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.ExtraFiles = []*os.File{w} // fd 3: the daemon's ready line
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return fmt.Errorf("start session %s: %w", p.name, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }() // reaped if it fails; once it runs it outlives us
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case s := <-line:
+		if s == "ok" || strings.Contains(s, ErrRunning.Error()) {
+			return nil
+		}
+		if s == "" {
+			s = "it exited at once (its log: " + p.log + ")"
+		}
+		return fmt.Errorf("start session %s: %s", p.name, s)
+	case <-time.After(startTimeout):
+		return fmt.Errorf("start session %s: no answer within %s (its log: %s)", p.name, startTimeout, p.log)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// exchange sends req and follows the daemon's messages to the outcome:
+// questions are put to the person, a parked call ends the command with
+// its pending id.
+func exchange(ctx context.Context, w *wire, req *Request, o *ClientOptions) (*Response, error) {
+	if err := w.send(message{Type: "request", Request: req}); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	for {
+		m, err := w.recv()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
+		}
+		switch m.Type {
+		case "ask":
+			answer := "deny"
+			if o.Ask != nil && m.Ask != nil {
+				if a, err := o.Ask(ctx, *m.Ask); err == nil {
+					answer = a
+				}
+			}
+			if err := w.send(message{Type: "answer", Answer: answer}); err != nil {
+				return nil, fmt.Errorf("session: %w", err)
+			}
+		case "pending":
+			pd := m.Pending
+			return &Response{Exit: ExitPending, Pending: pd, Error: describePending(*pd) +
+				fmt.Sprintf(". Approve with `browseragent browser confirm %s`, or drop it with `browseragent browser deny %s`", pd.ID, pd.ID),
+				Data: map[string]any{"pending": pd}}, nil
+		case "done":
+			if m.Done == nil {
+				return nil, errors.New("session: empty answer")
+			}
+			return m.Done, nil
+		}
+	}
+}
+
+// CloseAll ends every running session (`close --all`): each daemon closes
+// its browser and exits; CloseAll returns once their processes are gone.
+func CloseAll(ctx context.Context) (*Response, error) {
+	list, err := Sessions()
+	if err != nil {
+		return nil, err
+	}
+	var ended []string
+	for _, st := range list {
+		p, err := pathsOf(st.Name)
+		if err != nil {
+			continue
+		}
+		if !st.Alive {
+			p.removeFiles()
+			continue
+		}
+		if c, err := dial(p); err == nil {
+			_, _ = exchange(ctx, newWire(c), &Request{Command: "shutdown"}, &ClientOptions{})
+			c.Close()
+		}
+		if waitGone(ctx, st.PID, 20*time.Second) {
+			ended = append(ended, st.Name)
+			continue
+		}
+		return nil, fmt.Errorf("session %s (pid %d) did not end within 20 s", st.Name, st.PID)
+	}
+	text := "No session was running."
+	if len(ended) > 0 {
+		text = fmt.Sprintf("Ended %d session(s): %s.", len(ended), strings.Join(ended, ", "))
+	}
+	return &Response{Text: text, Data: map[string]any{"ended": append([]string{}, ended...)}}, nil
+}
+
+func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for alive(pid) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}

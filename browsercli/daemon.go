@@ -1,0 +1,237 @@
+package browsercli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
+)
+
+// DefaultIdle is how long a session's daemon waits for its next command
+// before it ends, closing its browser.
+const DefaultIdle = time.Hour
+
+// ServeOptions configure Serve; zero fields mean defaults.
+type ServeOptions struct {
+	Name string // the session (DefaultSession when "")
+	// Open opens the daemon's session with its approver (the one that asks
+	// at the command's terminal or parks the call). Serve closes it.
+	Open func(ctx context.Context, approver tools.Approver) (*session.Session, error)
+	// Idle ends the daemon after this long without a command (DefaultIdle).
+	Idle time.Duration
+	// Ready hears "ok\n" once the daemon listens, or the one-line reason it
+	// cannot start: the pipe the starting command waits on.
+	Ready io.Writer
+}
+
+// daemon is one running session and its socket.
+type daemon struct {
+	p    paths
+	s    *session.Session
+	idle time.Duration
+	stop context.CancelFunc
+
+	busy sync.Mutex // one command at a time
+
+	mu      sync.Mutex
+	running string    // the command holding busy, for "busy with …"
+	since   time.Time // when it began
+	pending map[string]*parked
+	last    time.Time // the last command's end, for the idle timeout
+}
+
+// Serve runs a session's daemon until its idle timeout, `close --all`, a
+// signal in ctx, or a fatal error. It removes its socket and state file
+// when it ends and closes the session, which stops the browser it
+// launched (the person's is only detached).
+func Serve(ctx context.Context, o ServeOptions) (err error) {
+	ready := func(msg string) {
+		if o.Ready != nil {
+			fmt.Fprintln(o.Ready, msg)
+			o.Ready = nil
+		}
+	}
+	defer func() {
+		if err != nil {
+			ready(err.Error())
+		}
+	}()
+	if o.Name == "" {
+		o.Name = DefaultSession
+	}
+	p, err := pathsOf(o.Name)
+	if err != nil {
+		return err
+	}
+	ln, lock, err := listen(p)
+	if err != nil {
+		return err
+	}
+	defer lock.Close() // last: the next daemon may start once this one is gone
+	defer ln.Close()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	d := &daemon{p: p, idle: o.Idle, stop: stop, pending: map[string]*parked{}, last: time.Now()}
+	if d.idle <= 0 {
+		d.idle = DefaultIdle
+	}
+	d.s, err = o.Open(ctx, approver{d})
+	if err != nil {
+		p.removeFiles()
+		return err
+	}
+	defer func() {
+		p.removeFiles()
+		err = errors.Join(err, d.s.Close())
+	}()
+	if err := d.saveState(); err != nil {
+		return fmt.Errorf("session state: %w", err)
+	}
+	ready("ok")
+	go d.watchIdle(ctx)
+	context.AfterFunc(ctx, func() { ln.Close() })
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("session socket: %w", err)
+		}
+		conns.Go(func() { d.serveConn(ctx, c) })
+	}
+}
+
+// ErrRunning is Serve's answer when the session's daemon runs already.
+var ErrRunning = errors.New("the session is already running")
+
+// listen takes the session's lock and makes its socket, mode 0600 from
+// its first moment. A socket left by a daemon that died is replaced.
+func listen(p paths) (net.Listener, *os.File, error) {
+	lock, ok, err := p.takeLock()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, fmt.Errorf("session %q: %w", p.name, ErrRunning)
+	}
+	_ = os.Remove(p.sock)
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", p.sock)
+	syscall.Umask(old)
+	if err != nil {
+		lock.Close()
+		return nil, nil, fmt.Errorf("session socket: %w", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // removeFiles does it, after the state file
+	if err := os.Chmod(p.sock, 0o600); err != nil {
+		ln.Close()
+		lock.Close()
+		return nil, nil, err
+	}
+	return ln, lock, nil
+}
+
+func (d *daemon) saveState() error {
+	return writeState(d.p, State{Name: d.p.name, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
+		Mode: d.s.Mode().String(), Idle: d.idle.String(), Alive: true})
+}
+
+// watchIdle ends the daemon once no command came for d.idle and none is
+// running or waiting for approval.
+func (d *daemon) watchIdle(ctx context.Context) {
+	tick := time.NewTicker(min(d.idle/4, 30*time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		d.mu.Lock()
+		quiet := time.Since(d.last) >= d.idle && len(d.pending) == 0 && d.running == ""
+		d.mu.Unlock()
+		if quiet {
+			d.stop()
+			return
+		}
+	}
+}
+
+// serveConn answers one command on one connection.
+func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
+	defer c.Close()
+	w := newWire(c)
+	if err := checkPeer(c); err != nil {
+		_ = w.send(message{Type: "done", Done: &Response{Exit: ExitDenied, Error: err.Error()}})
+		return
+	}
+	m, err := w.recv()
+	if err != nil || m.Request == nil {
+		return
+	}
+	d.touch()
+	defer d.touch()
+	req := m.Request
+	var resp *Response
+	switch req.Command {
+	case "confirm", "deny":
+		resp = d.resolve(ctx, req)
+	case "pending":
+		resp = d.listPending()
+	case "shutdown":
+		resp = &Response{Text: fmt.Sprintf("Session %s ended.", d.p.name), Data: map[string]any{"session": d.p.name}}
+		_ = w.send(message{Type: "done", Done: resp})
+		d.stop()
+		return
+	default:
+		resp = d.run(ctx, w, req)
+	}
+	if resp != nil {
+		_ = w.send(message{Type: "done", Done: resp})
+	}
+}
+
+func (d *daemon) touch() {
+	d.mu.Lock()
+	d.last = time.Now()
+	d.mu.Unlock()
+}
+
+// run runs one browser command, refusing it while another one runs.
+func (d *daemon) run(ctx context.Context, w *wire, req *Request) *Response {
+	if !d.busy.TryLock() {
+		d.mu.Lock()
+		what, since := d.running, time.Since(d.since)
+		d.mu.Unlock()
+		return &Response{Exit: ExitBusy, Error: fmt.Sprintf("session %s is busy with `%s` (for %.1f s): run one command at a time per session, or use another --session", d.p.name, what, since.Seconds())}
+	}
+	defer d.busy.Unlock()
+	d.setRunning(commandLine(req))
+	defer d.setRunning("")
+	cl := &client{w: w, req: req}
+	ctx = context.WithValue(ctx, clientKey{}, cl)
+	ctx = tools.WithClient(ctx, &tools.Client{Name: "browseragent-browser", Session: d.p.name, Yes: req.Yes})
+	resp := d.execute(ctx, req)
+	if cl.parked != nil {
+		cl.parked.done <- resp // to `browser confirm`: the command's own client has gone
+		return nil
+	}
+	return resp
+}
+
+func (d *daemon) setRunning(what string) {
+	d.mu.Lock()
+	d.running, d.since = what, time.Now()
+	d.mu.Unlock()
+}

@@ -1,0 +1,115 @@
+package browsercli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+)
+
+// Request is one command as the client sends it to the daemon.
+type Request struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
+	Flags   map[string]string `json:"flags,omitempty"` // the command's own flags, as given ("true" for a bool)
+	Yes     bool              `json:"yes,omitempty"`   // --yes: approve ordinary writes, never sensitive pages
+	// Ask: the client has a terminal to ask the person at; otherwise a
+	// call that needs approval is parked as a pending one.
+	Ask bool `json:"ask,omitempty"`
+	// Connect is the person's Chrome to attach to (--connect and its
+	// target flags); nil keeps the session's browser as it is.
+	Connect *Target `json:"connect,omitempty"`
+	// ID names the pending approval of confirm and deny.
+	ID string `json:"id,omitempty"`
+}
+
+// Target is the person's browser, as browser.Target.
+type Target struct {
+	WSEndpoint  string `json:"ws_endpoint,omitempty"`
+	BrowserURL  string `json:"browser_url,omitempty"`
+	UserDataDir string `json:"user_data_dir,omitempty"`
+}
+
+func (r *Request) flag(name string) string { return r.Flags[name] }
+func (r *Request) on(name string) bool     { return r.Flags[name] == "true" }
+
+// Response is what a command did, for the command line to print.
+type Response struct {
+	Exit int `json:"exit"`
+	// Text is the output for the person (stdout); Error the one-line
+	// failure (stderr).
+	Text  string `json:"text,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Data is the command's JSON payload for --json.
+	Data map[string]any `json:"data,omitempty"`
+	// File is content the command line writes where the person said
+	// (a screenshot), so the daemon writes nothing of the person's.
+	File *File `json:"file,omitempty"`
+	// Pending is set when the command waits for approval (ExitPending).
+	Pending *Pending `json:"pending,omitempty"`
+	// Notice is a line about the session itself (it was started, its
+	// browser was lost) for stderr.
+	Notice string `json:"notice,omitempty"`
+}
+
+// File is bytes to save at Path.
+type File struct {
+	Path string `json:"path"`
+	Data []byte `json:"data"`
+}
+
+// Pending is a call parked until the person confirms or denies it.
+type Pending struct {
+	ID      string `json:"id"`
+	Command string `json:"command"` // the command line as given
+	Tool    string `json:"tool"`
+	Page    string `json:"page,omitempty"`
+	Reason  string `json:"reason"`
+	Args    string `json:"args,omitempty"`
+	// Sensitive: only a confirm for this one call is possible.
+	Sensitive bool `json:"sensitive,omitempty"`
+}
+
+// Ask is an approval question the daemon puts to the client's terminal.
+type Ask struct {
+	Tool      string `json:"tool"`
+	Page      string `json:"page,omitempty"`
+	Reason    string `json:"reason"`
+	Args      string `json:"args,omitempty"`
+	Sensitive bool   `json:"sensitive,omitempty"` // "always" is not on offer
+}
+
+// message is one line on the socket.
+type message struct {
+	Type    string    `json:"type"` // request, ask, answer, pending, done
+	Request *Request  `json:"request,omitempty"`
+	Ask     *Ask      `json:"ask,omitempty"`
+	Answer  string    `json:"answer,omitempty"` // once, always, deny
+	Pending *Pending  `json:"pending,omitempty"`
+	Done    *Response `json:"done,omitempty"`
+}
+
+// wire is one connection's framing: a JSON object per line.
+type wire struct {
+	c   net.Conn
+	r   *bufio.Reader
+	enc *json.Encoder
+}
+
+func newWire(c net.Conn) *wire {
+	return &wire{c: c, r: bufio.NewReaderSize(c, 64<<10), enc: json.NewEncoder(c)}
+}
+
+func (w *wire) send(m message) error { return w.enc.Encode(m) }
+
+func (w *wire) recv() (message, error) {
+	line, err := w.r.ReadBytes('\n')
+	if err != nil {
+		return message{}, err
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return message{}, fmt.Errorf("bad message from the session: %w", err)
+	}
+	return m, nil
+}

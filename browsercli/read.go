@@ -1,0 +1,173 @@
+package browsercli
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// cmdSnapshot is browser_snapshot, cut down for the command line: -i
+// keeps the lines with refs (and the page's title and URL), --max caps
+// the lines printed.
+func cmdSnapshot(x *execution) *Response {
+	a := map[string]any{}
+	if s := x.req.flag("selector"); s != "" {
+		a["selector"] = s
+	}
+	max := 0
+	if m := x.req.flag("max"); m != "" {
+		n, err := strconv.Atoi(m)
+		if err != nil || n <= 0 {
+			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("--max %q: give a number of lines", m)}
+		}
+		max = n
+	}
+	res, fail := x.call("browser_snapshot", a)
+	if fail != nil {
+		return fail
+	}
+	lines := strings.Split(strings.TrimRight(cliWords(res.ForPerson()), "\n"), "\n")
+	if x.req.on("interactive") {
+		lines = interactiveOnly(lines)
+	}
+	if max > 0 && len(lines) > max {
+		n := len(lines)
+		lines = append(lines[:max], fmt.Sprintf("[cut at %d of %d lines: -s SELECTOR outlines one part]", max, n))
+	}
+	text := strings.Join(lines, "\n")
+	return &Response{Text: text, Data: map[string]any{"snapshot": text, "elements": elements(lines), "tab": res.Tab}}
+}
+
+// interactiveOnly keeps the header and the elements that carry a ref,
+// unindented: what -i asks for is the list of things to act on.
+func interactiveOnly(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Page: ") || strings.HasPrefix(l, "URL: ") || strings.Contains(t, "ref=") || strings.HasPrefix(t, "[") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Element is one element of a snapshot with a ref, for --json.
+type Element struct {
+	Ref     string `json:"ref"`
+	Role    string `json:"role"`
+	Name    string `json:"name,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Checked bool   `json:"checked,omitempty"`
+	URL     string `json:"url,omitempty"`
+}
+
+var (
+	lineRE  = regexp.MustCompile(`^\s*-?\s*([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?(?: \[([^\]]*)\])?(?: -> (\S+))?(?: value=("(?:[^"\\]|\\.)*"))?`)
+	refAttr = regexp.MustCompile(`(?:^|, )ref=([a-z]*[0-9]+)`)
+)
+
+// elements reads the elements with refs out of the snapshot's lines.
+func elements(lines []string) []Element {
+	out := []Element{}
+	for _, l := range lines {
+		m := lineRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		r := refAttr.FindStringSubmatch(m[3])
+		if r == nil {
+			continue
+		}
+		e := Element{Ref: r[1], Role: m[1], URL: m[4]}
+		e.Name, _ = strconv.Unquote(m[2])
+		e.Value, _ = strconv.Unquote(m[5])
+		for _, attr := range strings.Split(m[3], ", ") {
+			e.Checked = e.Checked || attr == "checked"
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// cmdGet reads the page: its text (browser_extract), or its URL and title
+// from the tab list.
+func cmdGet(x *execution) *Response {
+	what := x.req.Args[0]
+	if len(x.req.Args) > 1 {
+		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s REF is not available yet: `browser snapshot` shows each element's name and value", what)}
+	}
+	switch what {
+	case "text":
+		res, fail := x.call("browser_extract", map[string]any{})
+		if fail != nil {
+			return fail
+		}
+		text := strings.TrimSpace(res.ForPerson())
+		return &Response{Text: text, Data: map[string]any{"text": text, "tab": res.Tab}}
+	case "url", "title":
+		res, fail := x.call("browser_tabs", map[string]any{})
+		if fail != nil {
+			return fail
+		}
+		id, title, url, ok := currentTab(res.Text)
+		if !ok {
+			return &Response{Exit: ExitNoTab, Error: "no current tab: browseragent browser open URL opens one"}
+		}
+		v := url
+		if what == "title" {
+			v = title
+		}
+		return &Response{Text: v, Data: map[string]any{what: v, "tab": id}}
+	}
+	return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %q: say text, url or title", what)}
+}
+
+// currentTab reads the current tab's line of browser_tabs:
+// `t1 [current, agent] "Title" https://…`.
+func currentTab(list string) (id, title, url string, ok bool) {
+	for _, l := range strings.Split(list, "\n") {
+		i := strings.Index(l, "] ")
+		if i < 0 || !strings.Contains(l[:i], "[current") {
+			continue
+		}
+		id = strings.Fields(l)[0]
+		q, err := strconv.QuotedPrefix(l[i+2:])
+		if err != nil {
+			continue
+		}
+		title, _ = strconv.Unquote(q)
+		return id, title, strings.TrimSpace(l[i+2+len(q):]), true
+	}
+	return "", "", "", false
+}
+
+// cmdScreenshot is browser_screenshot; with FILE the command line saves
+// the image there (the daemon writes nothing of the person's).
+func cmdScreenshot(x *execution) *Response {
+	a := map[string]any{}
+	if x.req.on("full") {
+		a["full_page"] = true
+	}
+	file := ""
+	if len(x.req.Args) == 1 {
+		file = x.req.Args[0]
+		switch strings.ToLower(filepath.Ext(file)) {
+		case ".png":
+			a["format"] = "png"
+		case ".jpg", ".jpeg":
+		default:
+			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("screenshot %s: name a .png or .jpg file", file)}
+		}
+	}
+	res, fail := x.call("browser_screenshot", a)
+	if fail != nil {
+		return fail
+	}
+	if file == "" || len(res.Images) == 0 {
+		return &Response{Text: res.Path, Data: map[string]any{"path": res.Path, "tab": res.Tab}}
+	}
+	return &Response{Text: file, Data: map[string]any{"path": file, "tab": res.Tab},
+		File: &File{Path: file, Data: res.Images[0].Data}}
+}

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/internal/testutil"
+)
+
+// shop is a local shop on 127.0.0.1 that keeps its own records: who
+// logged in, what each cart holds. A test checks what the browser did by
+// asking it, never the browser.
+type shop struct {
+	mu     sync.Mutex
+	logins []string
+	carts  map[string][]string
+}
+
+func newShop(t *testing.T) (*shop, *httptest.Server) {
+	sh := &shop{carts: map[string][]string{}}
+	mux := http.NewServeMux()
+	page := func(w http.ResponseWriter, title, body string) {
+		fmt.Fprintf(w, "<!doctype html><title>%s</title><h1>%s</h1>%s", title, title, body)
+	}
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		page(w, "Tea Shop", `<form method=post action=/login><label>User <input name=user></label>
+<label>Password <input type=password name=password></label><button>Log in</button></form>`)
+	})
+	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
+		if r.FormValue("password") != "sencha" {
+			page(w, "Wrong password", `<a href="/">Try again</a>`)
+			return
+		}
+		user := r.FormValue("user")
+		sh.mu.Lock()
+		sh.logins = append(sh.logins, user)
+		sh.mu.Unlock()
+		http.SetCookie(w, &http.Cookie{Name: "user", Value: user, Path: "/"})
+		http.Redirect(w, r, "/shop", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /shop", func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie("user")
+		if err != nil {
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
+		sh.mu.Lock()
+		n := len(sh.carts[c.Value])
+		sh.mu.Unlock()
+		page(w, "Shop", fmt.Sprintf(`<p>Signed in as %s. Cart: %d items.</p>
+<form method=post action=/cart><input type=hidden name=item value=sencha><button>Add Sencha to cart</button></form>
+<form method=post action=/cart><input type=hidden name=item value=matcha><button>Add Matcha to cart</button></form>
+<a href="/cart">View cart</a>`, html.EscapeString(c.Value), n))
+	})
+	mux.HandleFunc("POST /cart", func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie("user")
+		if err != nil {
+			http.Error(w, "not signed in", http.StatusForbidden)
+			return
+		}
+		sh.mu.Lock()
+		sh.carts[c.Value] = append(sh.carts[c.Value], r.FormValue("item"))
+		sh.mu.Unlock()
+		http.Redirect(w, r, "/shop", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /cart", func(w http.ResponseWriter, r *http.Request) {
+		user := ""
+		if c, err := r.Cookie("user"); err == nil {
+			user = c.Value
+		}
+		sh.mu.Lock()
+		items := sh.carts[user]
+		sh.mu.Unlock()
+		page(w, "Cart", "<p>In your cart: "+html.EscapeString(strings.Join(items, ", "))+"</p>")
+	})
+	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
+		page(w, "Slow", `<p id=later></p><script>setTimeout(()=>{document.getElementById('later').textContent='Ready now'}, 3000)</script>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return sh, srv
+}
+
+func (sh *shop) cart(user string) []string {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return append([]string(nil), sh.carts[user]...)
+}
+
+// browserEnv is a binEnv whose sessions live in a folder of the test's
+// own (XDG_RUNTIME_DIR), so tests beside it never see its sessions.
+func browserEnv(t *testing.T) *binEnv {
+	t.Helper()
+	rt, err := os.MkdirTemp("", "bcli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(rt, 0o700)
+	t.Cleanup(func() { os.RemoveAll(rt) })
+	e := newBinEnv(t, "XDG_RUNTIME_DIR="+rt, "BROWSERAGENT_SESSION=")
+	t.Cleanup(func() { e.run(t, "", "browser", "close", "--all") })
+	return e
+}
+
+// refOf finds the ref of the element whose snapshot line holds label.
+func refOf(t *testing.T, snapshot, label string) string {
+	t.Helper()
+	for _, l := range strings.Split(snapshot, "\n") {
+		if strings.Contains(l, label) {
+			if m := regexp.MustCompile(`ref=(e[0-9]+)`).FindStringSubmatch(l); m != nil {
+				return m[1]
+			}
+		}
+	}
+	t.Fatalf("no ref for %q in the snapshot:\n%s", label, snapshot)
+	return ""
+}
+
+// step runs one browser command as its own process and wants exit code want.
+func (e *binEnv) step(t *testing.T, want int, args ...string) string {
+	t.Helper()
+	code, out, errOut := e.run(t, "", append([]string{"browser"}, args...)...)
+	if code != want {
+		t.Fatalf("browser %q: exit %d, want %d\nstdout: %s\nstderr: %s", args, code, want, out, errOut)
+	}
+	if want != 0 {
+		return errOut
+	}
+	return out
+}
+
+// TestBrowserCLIShop: a flow driven by the command line alone, each
+// command its own process against one session's daemon: open a shop, log
+// in, add to the cart; the shop's own records say it happened. close --all
+// leaves no process behind (newBinEnv's check).
+func TestBrowserCLIShop(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	sh, srv := newShop(t)
+	e := browserEnv(t)
+
+	if out := e.step(t, 0, "open", srv.URL+"/"); !strings.Contains(out, "Tea Shop") {
+		t.Fatalf("open: %s", out)
+	}
+	snap := e.step(t, 0, "snapshot", "-i")
+	e.step(t, 0, "fill", "@"+refOf(t, snap, `textbox "User"`), "ada")
+	e.step(t, 0, "fill", refOf(t, snap, `"Password"`), "sencha")
+	e.step(t, 0, "click", refOf(t, snap, `button "Log in"`))
+	if got := strings.TrimSpace(e.step(t, 0, "get", "title")); got != "Shop" {
+		t.Fatalf("after logging in the title is %q, want Shop", got)
+	}
+	snap = e.step(t, 0, "snapshot", "-i")
+	e.step(t, 0, "click", refOf(t, snap, "Add Matcha"))
+	snap = e.step(t, 0, "snapshot", "-i")
+	e.step(t, 0, "click", refOf(t, snap, "Add Sencha"))
+	if diff := cmp.Diff([]string{"matcha", "sencha"}, sh.cart("ada")); diff != "" {
+		t.Errorf("the shop's record of ada's cart (-want +got):\n%s", diff)
+	}
+	var got struct {
+		OK   bool   `json:"ok"`
+		Text string `json:"text"`
+	}
+	e.step(t, 0, "open", srv.URL+"/cart")
+	if err := json.Unmarshal([]byte(e.step(t, 0, "get", "text", "--json")), &got); err != nil || !got.OK || !strings.Contains(got.Text, "matcha, sencha") {
+		t.Errorf("get text --json: %+v (%v)", got, err)
+	}
+	if out := e.step(t, 0, "sessions"); !strings.HasPrefix(out, "default: running, isolated browser") {
+		t.Errorf("sessions: %s", out)
+	}
+	if out := e.step(t, 0, "close", "--all"); !strings.Contains(out, "Ended 1 session(s): default.") {
+		t.Errorf("close --all: %s", out)
+	}
+	if out := e.step(t, 0, "sessions"); out != "No session is running.\n" {
+		t.Errorf("sessions after close --all: %q", out)
+	}
+}
+
+// TestBrowserCLIBadInput: each bad input is one line on stderr with its
+// own exit code, and the session goes on working after it.
+func TestBrowserCLIBadInput(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	_, srv := newShop(t)
+	e := browserEnv(t)
+	e.step(t, 0, "open", srv.URL+"/")
+	snap := e.step(t, 0, "snapshot")
+	user := refOf(t, snap, `textbox "User"`)
+	usable := func(t *testing.T) {
+		t.Helper()
+		if got := strings.TrimSpace(e.step(t, 0, "get", "url")); got == "" {
+			t.Errorf("the session does not answer after the bad input")
+		}
+	}
+	oneLine := func(t *testing.T, stderr, want string) {
+		t.Helper()
+		if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("stderr is not one line holding %q:\n%s", want, stderr)
+		}
+	}
+	t.Run("unknown ref", func(t *testing.T) {
+		oneLine(t, e.step(t, 6, "click", "e999"), "take a new snapshot")
+		usable(t)
+	})
+	t.Run("not a ref", func(t *testing.T) {
+		oneLine(t, e.step(t, 2, "click", "Log in"), "is not a ref")
+		usable(t)
+	})
+	t.Run("stale ref", func(t *testing.T) {
+		e.step(t, 0, "reload")
+		oneLine(t, e.step(t, 6, "fill", user, "ada"), "take a new snapshot")
+		usable(t)
+	})
+	t.Run("closed tab", func(t *testing.T) {
+		e.step(t, 0, "open", "--new-tab", srv.URL+"/cart")
+		e.step(t, 0, "close", "2")
+		oneLine(t, e.step(t, 7, "tab", "2"), "no tab")
+		e.step(t, 0, "close")
+		oneLine(t, e.step(t, 7, "snapshot"), "no current tab")
+		oneLine(t, e.step(t, 7, "get", "title"), "no current tab")
+		e.step(t, 0, "open", srv.URL+"/")
+		usable(t)
+	})
+	t.Run("bad session name", func(t *testing.T) {
+		for _, name := range []string{"../etc", "a/b", "..", ""} {
+			if name == "" {
+				continue
+			}
+			oneLine(t, e.step(t, 2, "--session", name, "get", "url"), "bad session name")
+		}
+		usable(t)
+	})
+	t.Run("two at once", func(t *testing.T) {
+		e.step(t, 0, "open", srv.URL+"/slow")
+		slow := exec.Command(program(t, "."), "browser", "wait", "Ready now")
+		slow.Dir, slow.Env = e.dir, append(os.Environ(), e.env...)
+		var slowErr strings.Builder
+		slow.Stderr = &slowErr
+		if err := slow.Start(); err != nil {
+			t.Fatal(err)
+		}
+		busy := ""
+		time.Sleep(500 * time.Millisecond) // the wait takes the session first (it lasts 3 s)
+		for deadline := time.Now().Add(2500 * time.Millisecond); time.Now().Before(deadline) && busy == ""; {
+			if code, _, errOut := e.run(t, "", "browser", "get", "title"); code == 5 {
+				busy = errOut
+			}
+		}
+		if err := slow.Wait(); err != nil {
+			t.Fatalf("the wait beside it failed: %v\n%s", err, slowErr.String())
+		}
+		oneLine(t, busy, "is busy with `wait \"Ready now\"`")
+		usable(t)
+	})
+	t.Run("dead daemon", func(t *testing.T) {
+		var list struct {
+			Sessions []struct{ PID int } `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(e.step(t, 0, "sessions", "--json")), &list); err != nil || len(list.Sessions) != 1 {
+			t.Fatalf("sessions --json: %+v %v", list, err)
+		}
+		syscall.Kill(list.Sessions[0].PID, syscall.SIGKILL)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			stat, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(list.Sessions[0].PID), "stat"))
+			if err != nil || strings.Contains(string(stat), ") Z ") {
+				break
+			}
+		}
+		oneLine(t, e.step(t, 8, "get", "url"), "had ended unexpectedly")
+		e.step(t, 0, "open", srv.URL+"/")
+		usable(t)
+	})
+}
