@@ -12,6 +12,7 @@ import (
 	runewidth "github.com/mattn/go-runewidth"
 	"golang.org/x/sys/unix"
 
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -33,7 +34,7 @@ func (s *Shell) approve(ctx context.Context, req tools.ApprovalRequest) (tools.A
 	defer approveMu.Unlock()
 	s.p.SpinStop()
 	if s.opts.Yes && !req.Sensitive {
-		s.p.Hint("approved by --yes: %s %s", req.Tool, req.PageURL)
+		s.p.Hint("approved by --yes: %s %s", textutil.VisibleLine(req.Tool), textutil.VisibleLine(req.PageURL))
 		return tools.AnswerOnce, nil
 	}
 	s.p.Hold(true)
@@ -61,14 +62,15 @@ func (s *Shell) approve(ctx context.Context, req tools.ApprovalRequest) (tools.A
 			return a, nil
 		}
 		if req.Sensitive {
-			s.p.Error("sensitive page (rule %s): answer y or n", orNone(req.Rule))
+			s.p.Error("sensitive page (rule %s): answer y or n", textutil.VisibleLine(orNone(req.Rule)))
 		} else {
 			s.p.Error("answer %s", strings.Join(strings.Split(strings.Trim(offered(req), "[] "), "/"), ", "))
 		}
 	}
 }
 
-// approvalBox draws the request.
+// approvalBox draws the request, every value made visible (the page chose
+// its URL and may have put it in the reason; the arguments are already).
 func approvalBox(req tools.ApprovalRequest, p *printer) string {
 	rows := [][2]string{{"tool", req.Tool}}
 	if req.Server != "" {
@@ -100,7 +102,7 @@ func approvalBox(req tools.ApprovalRequest, p *printer) string {
 	var b strings.Builder
 	b.WriteString(p.paint(ansiBold, "╭─ approve this tool call? ") + "\n")
 	for _, r := range rows {
-		for i, part := range wrapWidth(r[1], approvalWidth) {
+		for i, part := range wrapWidth(textutil.VisibleLine(r[1]), approvalWidth) {
 			label := r[0]
 			if i > 0 {
 				label = ""

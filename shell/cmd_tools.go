@@ -118,7 +118,7 @@ func (s *Shell) printResult(res *tools.ToolResult) error {
 	if res.IsError {
 		return errors.New(strings.TrimSpace(res.ForPerson()))
 	}
-	s.p.Text(res.ForPerson())
+	s.p.Text(textutil.Visible(res.ForPerson())) // a page or a server chose it
 	for i, img := range res.Images {
 		path := res.Path
 		if path == "" || i > 0 {

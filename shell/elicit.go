@@ -88,23 +88,25 @@ func finishElicit(s *Shell, action string, content map[string]any, err error) (*
 // elicitBox draws the request: server, message, and the fields or URL.
 func elicitBox(e *mcpclient.Elicitation, p *printer) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", p.paint(ansiBold, "╭─ MCP server "+e.Server+" asks"))
+	// The server chose the message, the URL and the fields: each is shown
+	// visible.
+	fmt.Fprintf(&b, "%s\n", p.paint(ansiBold, "╭─ MCP server "+textutil.VisibleLine(e.Server)+" asks"))
 	for _, l := range strings.Split(strings.TrimSpace(e.Message), "\n") {
-		fmt.Fprintf(&b, "│ %s\n", l)
+		fmt.Fprintf(&b, "│ %s\n", textutil.VisibleLine(l))
 	}
 	if e.Mode == "url" && e.Retry { // the call was refused until the person opens it (-32042)
-		fmt.Fprintf(&b, "│ open     %s\n", e.URL)
+		fmt.Fprintf(&b, "│ open     %s\n", textutil.VisibleLine(e.URL))
 		b.WriteString("│ in your browser (browseragent opens nothing itself); the call is sent again when you are done\n")
 		b.WriteString("╰─ [y] done, send the call again   [n] give up")
 		return b.String()
 	}
 	if e.Mode == "url" {
-		fmt.Fprintf(&b, "│ open     %s\n", e.URL)
+		fmt.Fprintf(&b, "│ open     %s\n", textutil.VisibleLine(e.URL))
 		b.WriteString("╰─ [y] I will open it   [n] decline   [c] cancel")
 		return b.String()
 	}
 	for _, f := range e.Fields {
-		fmt.Fprintf(&b, "│ %-8s %s\n", f.Name, textutil.OneLine(fieldSummary(f), maxFieldLine))
+		fmt.Fprintf(&b, "│ %-8s %s\n", textutil.VisibleLine(f.Name), textutil.VisibleLine(textutil.OneLine(fieldSummary(f), maxFieldLine)))
 	}
 	b.WriteString("╰─ [y] fill in   [n] decline   [c] cancel")
 	return b.String()
@@ -253,7 +255,7 @@ func (s *Shell) askField(ctx context.Context, f mcpclient.ElicitField) (any, err
 		case line == "" && f.Default != nil:
 			return f.Check(f.Default)
 		case line == "" && f.Required:
-			s.p.Error("%s is required", f.Name)
+			s.p.Error("%s is required", textutil.VisibleLine(f.Name))
 			continue
 		case line == "":
 			return nil, nil
@@ -262,7 +264,7 @@ func (s *Shell) askField(ctx context.Context, f mcpclient.ElicitField) (any, err
 		if err == nil {
 			return v, nil
 		}
-		s.p.Error("%s: %s", f.Name, words.Error(err))
+		s.p.Error("%s: %s", textutil.VisibleLine(f.Name), textutil.VisibleLine(words.Error(err)))
 	}
 }
 
@@ -333,7 +335,7 @@ func (s *Shell) approveSampling(ctx context.Context, r *mcpclient.SampleRequest)
 // mcpProgress shows a tool call's progress in the spinner's line
 // (Hooks.HostOptions).
 func (s *Shell) mcpProgress(p mcpclient.Progress) {
-	s.p.SpinLabel("mcp " + p.Server + ": " + p.String())
+	s.p.SpinLabel(textutil.VisibleLine("mcp " + p.Server + ": " + p.String())) // the server chose its message
 }
 
 // sample answers a server's sampling request with st's LLM (configured:

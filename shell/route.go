@@ -208,7 +208,7 @@ func (s *Shell) agentEvent(ev agent.Event) {
 		s.p.Stream(ev.Text)
 	case agent.EventToolCall:
 		s.p.SpinStop()
-		s.p.Hint("→ %s %s", ev.Call.Name, textutil.OneLine(ev.Call.Args, 100))
+		s.p.Hint("→ %s %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(textutil.OneLine(ev.Call.Args, 100)))
 		s.p.SpinStart(ev.Call.Name)
 	case agent.EventToolResult:
 		s.p.SpinStop()
@@ -223,12 +223,12 @@ func (s *Shell) agentEvent(ev agent.Event) {
 func (s *Shell) toolResultLine(ev agent.Event) {
 	switch {
 	case ev.Err != nil:
-		s.p.Error("%s: %s", ev.Call.Name, words.Error(ev.Err))
+		s.p.Error("%s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(words.Error(ev.Err)))
 	case ev.Result == nil:
 	case ev.Result.IsError:
-		s.p.Error("%s: %s", ev.Call.Name, textutil.OneLine(ev.Result.ForPerson(), 200))
+		s.p.Error("%s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(textutil.OneLine(ev.Result.ForPerson(), 200)))
 	default:
-		s.p.Hint("← %s: %s", ev.Call.Name, resultSummary(ev.Result))
+		s.p.Hint("← %s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(resultSummary(ev.Result)))
 	}
 }
 

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // blockOver is the length above which a string argument is shown as a
@@ -34,10 +34,10 @@ func summarizeArgs(c *ResolvedCall) string {
 	for _, k := range keys {
 		str, isStr := red[k].(string)
 		if !isStr {
-			inline = append(inline, k+"="+visible(rawJSON(red[k])))
+			inline = append(inline, k+"="+textutil.Visible(rawJSON(red[k])))
 			continue
 		}
-		str = visible(str)
+		str = textutil.Visible(str)
 		if c.Entry.IsScript(k) || strings.Contains(str, "\n") || utf8.RuneCountInString(str) > blockOver {
 			blocks = append(blocks, block(k, str, c.Entry.IsScript(k)))
 			continue
@@ -74,40 +74,4 @@ func rawJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// visible replaces the characters a terminal would act on or that reorder
-// text (control characters but newline and tab, bidi controls, zero-width
-// ones) with escapes, so the box shows every character that runs.
-func visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if hidden(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !hidden(r):
-			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
-	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u200b' || r == '\u200c' ||
-		r == '\u200d' || r == '\u2060' || r == '\ufeff' || r == utf8.RuneError
 }

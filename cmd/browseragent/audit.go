@@ -73,22 +73,26 @@ func printAuditJSON(w io.Writer, entries []guard.Entry) error {
 func printAudit(w io.Writer, entries []guard.Entry) {
 	for _, e := range entries {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s  %-8s  %-5s %-8s  %s", e.Time.Local().Format("2006-01-02 15:04:05"), e.Mode, e.Decision, "("+e.DecidedBy+")", e.Tool)
+		// The model chose the URLs and arguments, a page or a tool the
+		// error, and anyone who can write the file every field: each is
+		// shown visible.
+		fmt.Fprintf(&b, "%s  %-8s  %-5s %-8s  %s", e.Time.Local().Format("2006-01-02 15:04:05"), textutil.VisibleLine(e.Mode),
+			textutil.VisibleLine(e.Decision), "("+textutil.VisibleLine(e.DecidedBy)+")", textutil.VisibleLine(e.Tool))
 		u := e.PageURL
 		if e.TargetURL != "" {
 			u = "→ " + e.TargetURL
 		}
 		if u != "" {
-			fmt.Fprintf(&b, "  %s", u)
+			fmt.Fprintf(&b, "  %s", textutil.VisibleLine(u))
 		}
 		if e.Rule != "" {
-			fmt.Fprintf(&b, "  rule=%s", e.Rule)
+			fmt.Fprintf(&b, "  rule=%s", textutil.VisibleLine(e.Rule))
 		}
 		if e.Duration > 0 {
 			fmt.Fprintf(&b, "  %s", e.Duration.Round(time.Millisecond))
 		}
 		if e.Error != "" {
-			fmt.Fprintf(&b, "  error: %s", textutil.FirstLine(e.Error, 0))
+			fmt.Fprintf(&b, "  error: %s", textutil.VisibleLine(textutil.FirstLine(e.Error, 0)))
 		}
 		fmt.Fprintln(w, b.String())
 	}

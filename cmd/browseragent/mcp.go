@@ -212,7 +212,7 @@ func withManager(ctx context.Context, s *streams, f *mcpFlags, cfg *mcpclient.Co
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(s.err, "browseragent: warning: %s\n", w)
+		fmt.Fprintf(s.err, "browseragent: warning: %s\n", textutil.VisibleLine(w))
 	}
 	m := mcpclient.NewManager(cfg, f.managerOptions())
 	defer m.Close()
@@ -282,7 +282,7 @@ func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 		if r.State == mcpclient.StateError.String() || r.State == mcpclient.StateDisabled.String() {
 			toolList = "-" // a server in error or disabled offers none
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.State, toolList, r.Transport, r.Source, textutil.FirstLine(r.Error, 0))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textutil.VisibleLine(r.Name), r.State, toolList, textutil.VisibleLine(r.Transport), textutil.VisibleLine(r.Source), textutil.VisibleLine(textutil.FirstLine(r.Error, 0)))
 	}
 	return tw.Flush()
 }
@@ -343,16 +343,16 @@ func printTools(s *streams, m *mcpclient.Manager, asJSON bool) error {
 	}
 	for _, st := range m.Status() {
 		if st.State == mcpclient.StateError {
-			fmt.Fprintf(s.err, "browseragent: mcp server %q: %s\n", st.Name, words.Error(st.Err))
+			fmt.Fprintf(s.err, "browseragent: mcp server %q: %s\n", st.Name, textutil.VisibleLine(words.Error(st.Err)))
 		}
 	}
 	for _, t := range toolList {
-		fmt.Fprintf(s.out, "%s%s\n", t.Name, hints(t))
+		fmt.Fprintf(s.out, "%s%s\n", textutil.VisibleLine(t.Name), hints(t))
 		if d := textutil.FirstLine(t.Description, 0); d != "" {
-			fmt.Fprintf(s.out, "    %s\n", d)
+			fmt.Fprintf(s.out, "    %s\n", textutil.VisibleLine(d))
 		}
 		if p := params(t.InputSchema); p != "" {
-			fmt.Fprintf(s.out, "    args: %s\n", p)
+			fmt.Fprintf(s.out, "    args: %s\n", textutil.VisibleLine(p))
 		}
 	}
 	return nil
@@ -454,7 +454,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 		return err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(s.err, "browseragent: warning: %s\n", w)
+		fmt.Fprintf(s.err, "browseragent: warning: %s\n", textutil.VisibleLine(w))
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -550,7 +550,7 @@ func printResult(s *streams, c *callFlags, text string, isError bool, images []m
 			fmt.Fprintln(s.out, strings.TrimRight(text, "\n"))
 		}
 		for _, p := range paths {
-			fmt.Fprintf(s.out, "[%s image, %d bytes, saved to %s]\n", p.MIME, p.Bytes, p.Path)
+			fmt.Fprintf(s.out, "[%s image, %d bytes, saved to %s]\n", textutil.VisibleLine(p.MIME), p.Bytes, textutil.VisibleLine(p.Path))
 		}
 	}
 	if isError {
@@ -612,10 +612,10 @@ func newMCPResourcesCmd(s *streams, f *mcpFlags) *cobra.Command {
 				}
 				tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 				for _, r := range res {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.URI, r.Name, r.MIMEType)
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", textutil.VisibleLine(r.URI), textutil.VisibleLine(r.Name), textutil.VisibleLine(r.MIMEType))
 				}
 				for _, t := range tmpls {
-					fmt.Fprintf(tw, "%s\t%s\t(template)\n", t.URITemplate, t.Name)
+					fmt.Fprintf(tw, "%s\t%s\t(template)\n", textutil.VisibleLine(t.URITemplate), textutil.VisibleLine(t.Name))
 				}
 				if len(res)+len(tmpls) == 0 {
 					fmt.Fprintf(s.err, "browseragent: server %q lists no resources\n", name)
@@ -688,9 +688,9 @@ func newMCPPromptsCmd(s *streams, f *mcpFlags) *cobra.Command {
 						}
 						as = append(as, n)
 					}
-					fmt.Fprintf(s.out, "%s(%s)", p.Name, strings.Join(as, ", "))
+					fmt.Fprintf(s.out, "%s(%s)", textutil.VisibleLine(p.Name), textutil.VisibleLine(strings.Join(as, ", ")))
 					if d := textutil.FirstLine(p.Description, 0); d != "" {
-						fmt.Fprintf(s.out, "  %s", d)
+						fmt.Fprintf(s.out, "  %s", textutil.VisibleLine(d))
 					}
 					fmt.Fprintln(s.out)
 				}
@@ -748,12 +748,12 @@ func newMCPLogsCmd(s *streams, f *mcpFlags) *cobra.Command {
 					return err
 				}
 				for _, l := range lines {
-					fmt.Fprintln(s.out, l)
+					fmt.Fprintln(s.out, textutil.VisibleLine(l)) // the server wrote it
 				}
 				st, _ := m.ServerStatus(name)
 				fmt.Fprintf(s.err, "browseragent: %s is %s", name, st.State)
 				if st.Err != nil {
-					fmt.Fprintf(s.err, ": %s", words.Error(st.Err))
+					fmt.Fprintf(s.err, ": %s", textutil.VisibleLine(words.Error(st.Err)))
 				}
 				fmt.Fprintln(s.err)
 				return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/xdg"
 	"github.com/browseragent/browseragent/mcpclient"
 )
@@ -110,14 +111,14 @@ func runMCPGet(ctx context.Context, s *streams, f *mcpFlags, name string) error 
 		return err
 	}
 	w := s.out
-	fmt.Fprintf(w, "%s:\n", name)
+	fmt.Fprintf(w, "%s:\n", textutil.VisibleLine(name))
 	fmt.Fprintf(w, "  Scope: %s\n", scopeText(scope, sc, wd))
 	if sc.Source != mcpclient.BuiltInSource {
-		fmt.Fprintf(w, "  File: %s\n", absDir(sc.Source))
+		fmt.Fprintf(w, "  File: %s\n", textutil.VisibleLine(absDir(sc.Source)))
 	}
-	fmt.Fprintf(w, "  Status: %s\n", status)
-	for _, line := range describe(sc, wd) {
-		fmt.Fprintf(w, "  %s\n", line)
+	fmt.Fprintf(w, "  Status: %s\n", textutil.VisibleLine(status))
+	for _, line := range describe(sc, wd) { // the config's author chose its commands
+		fmt.Fprintf(w, "  %s\n", textutil.VisibleLine(line))
 	}
 	if others, err := scopesHaving(name, wd); err == nil {
 		others = slices.DeleteFunc(others, func(o string) bool { return o == scope })
@@ -126,7 +127,7 @@ func runMCPGet(ctx context.Context, s *streams, f *mcpFlags, name string) error 
 		}
 	}
 	if scope != "" {
-		fmt.Fprintf(w, "\nTo remove this server, run: browseragent mcp remove -s %s %s\n", scope, name)
+		fmt.Fprintf(w, "\nTo remove this server, run: browseragent mcp remove -s %s %s\n", scope, textutil.VisibleLine(name))
 	}
 	return nil
 }
@@ -150,13 +151,13 @@ func scopeText(scope string, sc *mcpclient.ServerConfig, wd string) string {
 func getStatus(ctx context.Context, s *streams, f *mcpFlags, sc *mcpclient.ServerConfig, pending bool) (string, error) {
 	switch {
 	case pending:
-		return fmt.Sprintf("pending approval: %s is not trusted, so nothing was started (check it, then run 'browseragent mcp trust', or pass %s)", absDir(sc.Source), mcpclient.TrustFlag), nil
+		return fmt.Sprintf("pending approval: %s is not trusted, so nothing was started (check it, then run 'browseragent mcp trust', or pass %s)", textutil.VisibleLine(absDir(sc.Source)), mcpclient.TrustFlag), nil
 	case sc.Err != nil:
 		return "error: " + sc.Err.Error(), nil
 	case sc.Disabled && sc.Toggled:
-		return fmt.Sprintf("disabled by 'browseragent mcp disable' ('browseragent mcp enable %s' turns it on)", sc.Name), nil
+		return fmt.Sprintf("disabled by 'browseragent mcp disable' ('browseragent mcp enable %s' turns it on)", textutil.VisibleLine(sc.Name)), nil
 	case sc.Disabled:
-		return fmt.Sprintf(`disabled ("disabled": true in its file; 'browseragent mcp enable %s' turns it on)`, sc.Name), nil
+		return fmt.Sprintf(`disabled ("disabled": true in its file; 'browseragent mcp enable %s' turns it on)`, textutil.VisibleLine(sc.Name)), nil
 	}
 	cfg := &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{sc.Name: sc}}
 	var status string
@@ -444,9 +445,9 @@ func chooseServers(s *streams, file string, entries map[string]json.RawMessage, 
 		}
 		return args, nil
 	}
-	fmt.Fprintf(s.out, "MCP servers in %s:\n", file)
+	fmt.Fprintf(s.out, "MCP servers in %s:\n", textutil.VisibleLine(file))
 	for i, n := range names {
-		fmt.Fprintf(s.out, "  %d. %s: %s\n", i+1, n, brief(cfg.Servers[n]))
+		fmt.Fprintf(s.out, "  %d. %s: %s\n", i+1, textutil.VisibleLine(n), textutil.VisibleLine(brief(cfg.Servers[n])))
 	}
 	if !interactive(s) {
 		return nil, exitCode(exitUsage, "name the servers to import, or give --all")

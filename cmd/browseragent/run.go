@@ -120,7 +120,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 		return exitCode(exitRunNoLLM, settings.Why())
 	}
 	if settings.Note != "" {
-		fmt.Fprintf(s.err, "browseragent: %s\n", settings.Note)
+		fmt.Fprintf(s.err, "browseragent: %s\n", textutil.VisibleLine(settings.Note))
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -224,7 +224,7 @@ func (m *mcpFailures) report(name string, st mcpclient.ServerState, err error) {
 		m.told = map[string]bool{}
 	}
 	m.told[name] = true
-	m.notice(fmt.Sprintf("mcp %s: %s: %s (continuing without it)", name, st, words.Error(err)))
+	m.notice(fmt.Sprintf("mcp %s: %s: %s (continuing without it)", textutil.VisibleLine(name), st, textutil.VisibleLine(words.Error(err))))
 }
 
 func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer string, err error) error {
@@ -322,7 +322,7 @@ func (p *runPrinter) Event(e agent.Event) {
 		p.text.WriteString(e.Text)
 	case agent.EventToolCall:
 		p.narrate(e.Step)
-		fmt.Fprintf(p.w, "→ %s %s\n", e.Call.Name, shorten(e.Call.Args, 200))
+		fmt.Fprintf(p.w, "→ %s %s\n", textutil.VisibleLine(e.Call.Name), textutil.VisibleLine(shorten(e.Call.Args, 200)))
 		ev := transcriptEvent{Type: "tool_call", Step: e.Step, Tool: e.Call.Name}
 		if json.Valid([]byte(e.Call.Args)) {
 			ev.Args = json.RawMessage(e.Call.Args)
@@ -366,9 +366,9 @@ func (p *runPrinter) result(e agent.Event) {
 	}
 	if ev.IsError {
 		// Wrapped, not cut: the reason's end is what says how to go on.
-		io.WriteString(p.w, textutil.Wrap(forRun(personText(e)), termWidth(), "  ✗ "+e.Call.Name+": ", "    "))
+		io.WriteString(p.w, textutil.Wrap(textutil.Visible(forRun(personText(e))), termWidth(), "  ✗ "+textutil.VisibleLine(e.Call.Name)+": ", "    "))
 	} else {
-		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", e.Call.Name, size, ev.Images)
+		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", textutil.VisibleLine(e.Call.Name), size, ev.Images)
 	}
 	p.tr.Events = append(p.tr.Events, ev)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 func newSitesCmd(s *streams) *cobra.Command {
@@ -192,15 +193,15 @@ func ruleJSON(r guard.Rule) *sitesRuleJSON {
 }
 
 func printCheck(w io.Writer, res sitesCheckResult) {
-	fmt.Fprintf(w, "url       %s\n", res.URL)
-	fmt.Fprintf(w, "tool      %s (%s)\n", res.Tool, res.Effect)
+	fmt.Fprintf(w, "url       %s\n", textutil.VisibleLine(res.URL))
+	fmt.Fprintf(w, "tool      %s (%s)\n", textutil.VisibleLine(res.Tool), res.Effect)
 	fmt.Fprintf(w, "mode      %s\n", res.Mode)
 	if r := res.Rule; r != nil {
 		cat := ""
 		if r.Category != "" {
 			cat = r.Category + ", "
 		}
-		fmt.Fprintf(w, "rule      %s (%s%s) from %s\n", r.Name, cat, r.Action, r.Source)
+		fmt.Fprintf(w, "rule      %s (%s%s) from %s\n", textutil.VisibleLine(r.Name), textutil.VisibleLine(cat), r.Action, textutil.VisibleLine(r.Source))
 	} else {
 		fmt.Fprintf(w, "rule      none: not a sensitive site\n")
 	}
@@ -208,7 +209,7 @@ func printCheck(w io.Writer, res sitesCheckResult) {
 	if len(res.Approvals) > 0 {
 		fmt.Fprintf(w, "approvals %s\n", approvalText(res.Approvals))
 	}
-	fmt.Fprintf(w, "reason    %s\n", res.Reason)
+	fmt.Fprintf(w, "reason    %s\n", textutil.VisibleLine(res.Reason))
 }
 
 func approvalText(scopes []string) string {
@@ -262,20 +263,22 @@ func listRules(w io.Writer, rules *guard.Rules) {
 		if r.Category != "" {
 			cat = "  [" + r.Category + "]"
 		}
-		fmt.Fprintf(w, "%s  %s%s  (%s)\n", r.Action, r.Name, cat, r.Where())
-		fmt.Fprintf(w, "    hosts:   %s\n", strings.Join(r.Hosts, ", "))
+		// A rules file given with --sites may come with a project:
+		// every field is shown visible.
+		fmt.Fprintf(w, "%s  %s%s  (%s)\n", r.Action, textutil.VisibleLine(r.Name), textutil.VisibleLine(cat), textutil.VisibleLine(r.Where()))
+		fmt.Fprintf(w, "    hosts:   %s\n", textutil.VisibleLine(strings.Join(r.Hosts, ", ")))
 		if len(r.Paths) > 0 {
-			fmt.Fprintf(w, "    paths:   %s\n", strings.Join(r.Paths, ", "))
+			fmt.Fprintf(w, "    paths:   %s\n", textutil.VisibleLine(strings.Join(r.Paths, ", ")))
 		}
 		if strings.Join(r.Schemes, ",") != "http,https,ws,wss" {
-			fmt.Fprintf(w, "    schemes: %s\n", strings.Join(r.Schemes, ", "))
+			fmt.Fprintf(w, "    schemes: %s\n", textutil.VisibleLine(strings.Join(r.Schemes, ", ")))
 		}
 		if r.Note != "" {
-			fmt.Fprintf(w, "    note:    %s\n", r.Note)
+			fmt.Fprintf(w, "    note:    %s\n", textutil.VisibleLine(r.Note))
 		}
 		if r.Replaces != "" {
-			fmt.Fprintf(w, "    replaces the rule of the same name at %s\n", r.Replaces)
+			fmt.Fprintf(w, "    replaces the rule of the same name at %s\n", textutil.VisibleLine(r.Replaces))
 		}
 	}
-	fmt.Fprintf(w, "%d rules from %s\n", rules.Len(), strings.Join(rules.Sources(), ", "))
+	fmt.Fprintf(w, "%d rules from %s\n", rules.Len(), textutil.VisibleLine(strings.Join(rules.Sources(), ", ")))
 }

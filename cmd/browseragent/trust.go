@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -27,7 +28,7 @@ func projectGate(warn io.Writer, trustAll bool, ask func(mcpclient.ProjectFile, 
 		Ask:      ask,
 		Note: func(line string) {
 			if warn != nil {
-				fmt.Fprintf(warn, "browseragent: %s\n", line)
+				fmt.Fprintf(warn, "browseragent: %s\n", textutil.VisibleLine(line)) // it names the file and its servers
 			}
 		},
 	}
@@ -58,12 +59,16 @@ func interactive(s *streams) bool {
 func askTrust(s *streams) func(mcpclient.ProjectFile, bool) (bool, error) {
 	return func(p mcpclient.ProjectFile, changed bool) (bool, error) {
 		var b strings.Builder
+		// The file's author chose every word of its commands (and its
+		// directory's name): shown visible, nothing in them can redraw
+		// the question.
+		path := textutil.VisibleLine(p.Path)
 		if changed {
-			fmt.Fprintf(&b, "%s changed since you trusted it.\n", p.Path)
+			fmt.Fprintf(&b, "%s changed since you trusted it.\n", path)
 		}
-		fmt.Fprintf(&b, "This project's %s starts MCP servers, which run with your permissions:\n", p.Path)
+		fmt.Fprintf(&b, "This project's %s starts MCP servers, which run with your permissions:\n", path)
 		for _, c := range p.Commands() {
-			fmt.Fprintf(&b, "  %s\n", c)
+			fmt.Fprintf(&b, "  %s\n", textutil.VisibleLine(c))
 		}
 		b.WriteString("Trust this file and start them? Remembered until the file changes; `browseragent mcp untrust` undoes it. [y/N] ")
 		fmt.Fprint(s.out, b.String())
@@ -128,7 +133,7 @@ are always trusted.`,
 					return err
 				}
 				for _, r := range recs {
-					fmt.Fprintf(s.out, "%s  (%s)  trusted %s\n", r.File, strings.Join(r.Servers, ", "), r.Time.Local().Format("2006-01-02 15:04"))
+					fmt.Fprintf(s.out, "%s  (%s)  trusted %s\n", textutil.VisibleLine(r.File), textutil.VisibleLine(strings.Join(r.Servers, ", ")), r.Time.Local().Format("2006-01-02 15:04"))
 				}
 				if len(recs) == 0 {
 					fmt.Fprintln(s.out, "no trusted project files")
@@ -145,9 +150,9 @@ are always trusted.`,
 			if err := store.Trust(p); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "trusted %s; its servers start from now on:\n", p.Path)
+			fmt.Fprintf(s.out, "trusted %s; its servers start from now on:\n", textutil.VisibleLine(p.Path))
 			for _, c := range p.Commands() {
-				fmt.Fprintf(s.out, "  %s\n", c)
+				fmt.Fprintf(s.out, "  %s\n", textutil.VisibleLine(c))
 			}
 			return nil
 		},

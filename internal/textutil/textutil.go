@@ -1,9 +1,15 @@
 // Package textutil holds the small string helpers every package wants one
-// copy of: a message cut to one line, and the edit distance behind "did you
-// mean". It imports nothing of ours.
+// copy of: a message cut to one line, untrusted text made safe to show at a
+// terminal, and the edit distance behind "did you mean". It imports nothing
+// of ours.
 package textutil
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // FirstLine is s trimmed to its first line, cut to at most n characters
 // (with "…") when n > 0. It is for error messages that must stay on one
@@ -80,4 +86,52 @@ func Wrap(s string, width int, first, indent string) string {
 		prefix = indent
 	}
 	return b.String()
+}
+
+// Visible is untrusted text (what a page, a tool, a project file or a
+// model chose) made safe to show to a person at a terminal: every character
+// a terminal would act on or that reorders or hides text — control
+// characters but newline and tab, bidi controls, zero-width ones, invalid
+// UTF-8 — is shown as an escape (\x1b, \u202e), so "\r\x1b[2K" cannot
+// erase what was printed before it, and the person reads every character
+// there is. Every place that prints such text uses it (or VisibleLine).
+func Visible(s string) string { return visible(s, false) }
+
+// VisibleLine is Visible for text shown on one line (a command, a URL, a
+// table cell): newlines and tabs are escaped too (\n, \t), so the text
+// cannot start a line of its own that looks like browseragent's.
+func VisibleLine(s string) string { return visible(s, true) }
+
+func visible(s string, line bool) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return hidden(r, line) }) {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		var r rune
+		r, w = utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !hidden(r, line):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+func hidden(r rune, line bool) bool {
+	if r == '\n' || r == '\t' {
+		return line
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u200b' || r == '\u200c' ||
+		r == '\u200d' || r == '\u2060' || r == '\ufeff' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
 }

@@ -33,3 +33,26 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestVisible(t *testing.T) {
+	tests := []struct{ in, text, line string }{
+		{"plain text", "plain text", "plain text"},
+		{"npx -y x\r\x1b[2Kok", `npx -y x\x0d\x1b[2Kok`, `npx -y x\x0d\x1b[2Kok`},
+		{"two\nlines\tand a tab", "two\nlines\tand a tab", `two\nlines\tand a tab`},
+		{"evil\u202egnp.exe", `evil\u202egnp.exe`, `evil\u202egnp.exe`},
+		{"zero\u200bwidth\ufeff", `zero\u200bwidth\ufeff`, `zero\u200bwidth\ufeff`},
+		{"bell\a and del\x7f", `bell\x07 and del\x7f`, `bell\x07 and del\x7f`},
+		{"c1 \u009b31m", `c1 \u009b31m`, `c1 \u009b31m`},
+		{"bad \xff byte", `bad \xff byte`, `bad \xff byte`},
+		{"line\u2028sep", `line\u2028sep`, `line\u2028sep`},
+		{"日本語 ok", "日本語 ok", "日本語 ok"},
+	}
+	for _, tt := range tests {
+		if got := Visible(tt.in); got != tt.text {
+			t.Errorf("Visible(%q) = %q, want %q", tt.in, got, tt.text)
+		}
+		if got := VisibleLine(tt.in); got != tt.line {
+			t.Errorf("VisibleLine(%q) = %q, want %q", tt.in, got, tt.line)
+		}
+	}
+}
