@@ -30,6 +30,8 @@ func init() {
 		"browser_press": toolPress, "browser_scroll": toolScroll, "browser_wait": toolWait,
 		"browser_screenshot": toolScreenshot, "browser_extract": toolExtract, "browser_tabs": toolTabs,
 		"browser_select_tab": toolSelectTab, "browser_close": toolClose, "browser_eval": toolEval,
+		"browser_hover": toolHover, "browser_drag": toolDrag, "browser_check": toolCheck,
+		"browser_upload": toolUpload, "browser_dialog": toolDialog, "browser_download": toolDownload,
 	}
 }
 
@@ -246,43 +248,6 @@ return {x, y};`
 type point struct {
 	X, Y float64
 	Err  string
-}
-
-func toolClick(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
-	if r != nil || err != nil {
-		return r, err
-	}
-	d, r := c.refDoc(ctx, c.a.Ref)
-	if r != nil {
-		return r, nil
-	}
-	if d.frame != nil {
-		// The frame's element on screen first, then the field in it.
-		if _, _, err := c.s.frameOffset(ctx, pctx, c.t, d.frame, true); err != nil {
-			return failErr(err), nil
-		}
-	}
-	p, err := onRef[point](d, c.a.Ref, pointJS)
-	if err != nil {
-		return jsFail(err)
-	}
-	if p.Err != "" {
-		return failf("%s %s", c.a.Ref, p.Err).say("%s %s", c.a.Ref, jsWords.Replace(p.Err)), nil
-	}
-	if d.frame != nil {
-		// The mouse is the tab's: the point in its viewport.
-		x, y, err := c.s.frameOffset(ctx, pctx, c.t, d.frame, false)
-		if err != nil {
-			return failErr(err), nil
-		}
-		p.X, p.Y = p.X+x, p.Y+y
-	}
-	before := c.s.tabIDs()
-	if err := chromedp.Do(pctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
-		return jsFail(err)
-	}
-	return c.afterAction(pctx, before, "Clicked "+c.a.Ref+" in")
 }
 
 // afterAction waits for a navigation the action may have started and names

@@ -73,11 +73,6 @@ type Options struct {
 	// depends on it. It runs with the Browser's lock held: it must not call
 	// the Browser, except from a goroutine of its own.
 	OnLaunch func()
-	// AutoConfirm says whether a confirm dialog that the page at url (the
-	// frame that opened it) shows in one of the agent's tabs may be
-	// accepted automatically, as every other dialog is; when it says no,
-	// the dialog is dismissed. Nil accepts every one.
-	AutoConfirm func(url string) bool
 	// OnEndpoint is called with the DevTools websocket URLs of the
 	// browsers the Browser holds whenever they change (the isolated one
 	// launched, the person's attached to, an isolated one set aside or
@@ -94,6 +89,11 @@ type Options struct {
 	// in browser_extract's text, "" when it may: a frame of a page a deny
 	// rule names. Nil shows every frame.
 	FrameWithheld func(url, addr string) string
+	// DownloadDir is the folder browser_download saves into when a call
+	// names none (default DefaultDownloadDir), and DownloadLimit the
+	// largest file it keeps (default 100 MiB).
+	DownloadDir   string
+	DownloadLimit int64
 }
 
 func (o *Options) withDefaults() Options {
@@ -109,6 +109,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.ScreenshotDir == "" {
 		v.ScreenshotDir = filepath.Join(os.TempDir(), "browseragent-screenshots")
+	}
+	if v.DownloadDir == "" {
+		v.DownloadDir = DefaultDownloadDir()
+	}
+	if v.DownloadLimit <= 0 {
+		v.DownloadLimit = 100 << 20
 	}
 	if v.SnapshotLimit <= 0 {
 		v.SnapshotLimit = 30000
@@ -389,9 +395,9 @@ type session struct {
 	// proxy is the dial-guard proxy of the session's own browser context
 	// (a launched Chromium's is its process's).
 	proxy *dialProxy
-	// autoConfirm is Options.AutoConfirm, set before the session attaches
-	// its first tab (a dialog may open at once).
-	autoConfirm func(url string) bool
+	// events are the browser's own (downloads), for the calls waiting
+	// for some of them.
+	events hub
 
 	mu      sync.Mutex
 	tabs    map[target.ID]*tab
@@ -411,7 +417,7 @@ func (b *Browser) openSession(ctx context.Context, ws string, mode Mode, p *proc
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), ws, remote.NoModifyURL)
 	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(chromedpErrorf)))
 	s := &session{
-		mode: mode, ws: ws, proc: p, proxy: proxy, autoConfirm: b.opts.AutoConfirm, allocCancel: allocCancel,
+		mode: mode, ws: ws, proc: p, proxy: proxy, allocCancel: allocCancel,
 		root: root, rootCancel: rootCancel,
 		tabs: map[target.ID]*tab{}, gone: map[target.ID]bool{}, short: map[string]target.ID{}, tabPage: map[target.ID]target.ID{},
 	}

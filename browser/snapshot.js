@@ -19,7 +19,7 @@
   }
   const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
     'listbox', 'option', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
-    'menuitemradio', 'treeitem']);
+    'menuitemradio', 'treeitem', 'draggable']);
   const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
     'slider', 'spinbutton', 'switch', 'heading', 'img', 'option', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'treeitem']);
@@ -49,6 +49,8 @@
     if (tag === 'SELECT') return el.multiple ? 'listbox' : 'combobox';
     if (tag in TAG_ROLE) return TAG_ROLE[tag];
     if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'textbox';
+    // An HTML5 draggable (a card on a board) is a thing to act on.
+    if (el.getAttribute('draggable') === 'true') return 'draggable';
     if (el.hasAttribute('onclick') || (el.tabIndex >= 0 && el.hasAttribute('tabindex'))) return 'button';
     return null;
   }

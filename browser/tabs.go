@@ -55,8 +55,15 @@ type tab struct {
 	// (browser_open, browser_navigate); guarded by dmu.
 	resp *Response
 
-	dmu     sync.Mutex
-	dialogs []string // dialogs handled since the last tool result
+	dmu sync.Mutex
+	// dialog is the JavaScript dialog open in the tab, nil when none;
+	// guarded by dmu.
+	dialog *page.EventJavascriptDialogOpening
+	// chooser is the file chooser the last click opened, for
+	// browser_upload; guarded by dmu.
+	chooser *page.EventFileChooserOpened
+	// events are the page's, for the calls waiting for some of them.
+	events hub
 	// docAddr is the "ip:port" the tab's document came from, as the
 	// browser reported it ("" unknown); docAddrs holds the addresses of
 	// the documents the tab received, by loader. Guarded by dmu.
@@ -88,6 +95,7 @@ type tab struct {
 // onEvent keeps the tab list current. It runs in chromedp's read loop, so it
 // only updates state under the lock.
 func (s *session) onEvent(ev any) {
+	s.events.publish(ev)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch e := ev.(type) {
@@ -250,7 +258,7 @@ func (s *session) attach(t *tab) (context.Context, error) {
 		chromedp.WithTargetID(t.id),
 		chromedp.WithDetachOnCancel(),
 		chromedp.WithListener(w.note),
-		chromedp.WithListener(func(ev any) { onPageEvent(ctx, s, t, ev) }))
+		chromedp.WithListener(func(ev any) { onPageEvent(t, ev) }))
 	errc := make(chan error, 1)
 	// The first Run binds the attachment to ctx itself, so it must not carry
 	// a deadline; the wait for it is bounded here instead.
@@ -284,70 +292,37 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	return ctx, nil
 }
 
-// onPageEvent answers JavaScript dialogs of the agent's tabs so that no tool
-// hangs behind one: alerts, confirms and beforeunload are accepted, prompts
-// dismissed (and confirms that Options.AutoConfirm refuses), and each is
-// reported in the next tool result. A dialog in a
-// tab the person opened (shared mode) is theirs to answer — "Delete your
-// account?" — so it is left open, and only reported. It runs in the read
-// loop, so the answer goes out from another goroutine.
-func onPageEvent(ctx context.Context, s *session, t *tab, ev any) {
-	switch ev.(type) {
+// onPageEvent keeps the tab's state as the page reports it: crashes,
+// where its documents came from, and the JavaScript dialog it has open
+// (see dialog.go: nobody answers one but browser_dialog). It hands every
+// event to the calls watching the tab. It runs in chromedp's read loop, so
+// it only records.
+func onPageEvent(t *tab, ev any) {
+	t.events.publish(ev)
+	switch e := ev.(type) {
 	case *inspector.EventTargetCrashed:
 		t.markCrashed()
-		return
 	case *inspector.EventTargetReloadedAfterCrash:
 		t.dmu.Lock()
 		t.crashed, t.crashCh = false, nil
 		t.dmu.Unlock()
-		return
 	case *network.EventResponseReceived:
-		if e := ev.(*network.EventResponseReceived); e.Type == network.ResourceTypeDocument && e.Response != nil {
+		if e.Type == network.ResourceTypeDocument && e.Response != nil {
 			t.noteDocument(e.LoaderID, remoteAddr(e.Response))
 		}
-		return
 	case *page.EventFrameNavigated:
-		if e := ev.(*page.EventFrameNavigated); e.Frame != nil {
+		if e.Frame != nil {
 			t.showDocument(e.Frame)
 		}
-		return
 	case *page.EventFrameDetached:
 		t.dmu.Lock()
-		delete(t.frameAddrs, ev.(*page.EventFrameDetached).FrameID)
+		delete(t.frameAddrs, e.FrameID)
 		t.dmu.Unlock()
-		return
+	case *page.EventJavascriptDialogOpening:
+		t.dialogOpened(e)
+	case *page.EventJavascriptDialogClosed:
+		t.dialogClosed()
 	}
-	e, ok := ev.(*page.EventJavascriptDialogOpening)
-	if !ok {
-		return
-	}
-	go func() {
-		s.mu.Lock()
-		persons := s.mode == ModeShared && !t.owned
-		s.mu.Unlock()
-		if persons {
-			t.dmu.Lock()
-			t.dialogs = append(t.dialogs, fmt.Sprintf("%s dialog %q is open in this tab, which the person opened: browseragent leaves it for them to answer", e.Type, e.Message))
-			t.dmu.Unlock()
-			return
-		}
-		accept := e.Type != page.DialogTypePrompt
-		verb := "accepted"
-		if !accept {
-			verb = "dismissed"
-		}
-		note := fmt.Sprintf("%s dialog %q was %s automatically", e.Type, e.Message, verb)
-		if e.Type == page.DialogTypeConfirm && s.autoConfirm != nil && !s.autoConfirm(e.URL) {
-			// "Send 500 EUR to X?" on a sensitive site: what the person
-			// approved was the click, not this second question.
-			accept = false
-			note = fmt.Sprintf("confirm dialog %q of %s was dismissed: browseragent says yes to no question of a sensitive site; ask the person to do this step themselves", e.Message, e.URL)
-		}
-		t.dmu.Lock()
-		t.dialogs = append(t.dialogs, note)
-		t.dmu.Unlock()
-		chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
-	}()
 }
 
 // markCrashed records a renderer crash and ends the calls waiting on it.
@@ -495,15 +470,6 @@ func (t *tab) noteRefs(n int) {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
 	t.refs = max(t.refs, n)
-}
-
-// takeDialogs returns and clears the dialog notes of the tab.
-func (t *tab) takeDialogs() []string {
-	t.dmu.Lock()
-	defer t.dmu.Unlock()
-	d := t.dialogs
-	t.dialogs = nil
-	return d
 }
 
 // Tabs lists the page tabs of the current browser with their titles and

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
+
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/internal/words"
@@ -79,6 +82,9 @@ func obj(props map[string]any, required ...string) map[string]any {
 func str(desc string) map[string]any  { return map[string]any{"type": "string", "description": desc} }
 func boolean(d string) map[string]any { return map[string]any{"type": "boolean", "description": d} }
 func num(desc string) map[string]any  { return map[string]any{"type": "integer", "description": desc} }
+func strList(desc string) map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": desc}
+}
 
 var (
 	refParam = str("element ref from browser_snapshot, e.g. e12")
@@ -100,7 +106,18 @@ var toolDefs = []Tool{
 	{Name: "browser_navigate", Description: "Load a URL in the current tab (or 'back', 'forward', 'reload').", Parameters: onTab(map[string]any{"url": str("absolute URL, or back/forward/reload")}, "url")},
 	{Name: "browser_snapshot", Description: "Text outline of the current page (accessibility tree). Interactive elements carry refs like e12 for click/type/select.",
 		Parameters: onTab(map[string]any{"selector": str("optional CSS selector to outline only that part"), "from_line": num("optional line to start at, to read past a cut")})},
-	{Name: "browser_click", Description: "Click an element by ref.", Parameters: onTab(map[string]any{"ref": refParam}, "ref")},
+	{Name: "browser_click", Description: "Click an element by ref; button=right for a context menu, count=2 for a double click.",
+		Parameters: onTab(map[string]any{"ref": refParam, "button": str("left|right|middle"), "count": num("2: double click"),
+			"modifiers": strList("keys held: Control, Shift, Alt, Meta")}, "ref")},
+	{Name: "browser_hover", Description: "Move the pointer onto an element by ref (opens hover menus).", Parameters: onTab(map[string]any{"ref": refParam}, "ref")},
+	{Name: "browser_drag", Description: "Drag ref onto to (HTML5 or mouse drag).",
+		Parameters: onTab(map[string]any{"ref": refParam, "to": str("ref, or the drop zone's visible text")}, "ref", "to")},
+	{Name: "browser_check", Description: "Check or uncheck a checkbox, radio or switch by ref; says its state after.",
+		Parameters: onTab(map[string]any{"ref": refParam, "checked": boolean("false to uncheck")}, "ref")},
+	{Name: "browser_upload", Description: "Choose local files for a file input by ref (the input, or the button opening the chooser).",
+		Parameters: onTab(map[string]any{"ref": refParam, "paths": strList("files to upload")}, "ref", "paths")},
+	{Name: "browser_dialog", Description: "Answer the open alert/confirm/prompt: accept=true (OK) or false (Cancel).",
+		Parameters: onTab(map[string]any{"accept": boolean("OK or Cancel"), "text": str("a prompt's answer")}, "accept")},
 	{Name: "browser_type", Description: "Replace the text of a field by ref; submit=true presses Enter after.", Parameters: onTab(map[string]any{"ref": refParam, "text": str("text to type"), "submit": boolean("press Enter afterwards")}, "ref", "text")},
 	{Name: "browser_select", Description: "Choose an option of a <select> by ref, by value or visible label.", Parameters: onTab(map[string]any{"ref": refParam, "value": str("option value or label")}, "ref", "value")},
 	{Name: "browser_press", Description: "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a.", Parameters: onTab(map[string]any{"key": str("key name")}, "key")},
@@ -111,16 +128,45 @@ var toolDefs = []Tool{
 		Parameters: onTab(map[string]any{"full_page": boolean("whole page, not only the viewport"), "max_width": num("scale down to this width in pixels, default 1280"), "format": str("jpeg (default) or png")})},
 	{Name: "browser_extract", Description: "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.",
 		Parameters: onTab(map[string]any{"select": str("optional CSS selector")})},
+	{Name: "browser_download", Description: "Save what a link (ref) or url downloads; says the file saved.",
+		Parameters: onTab(map[string]any{"ref": refParam, "url": str("or its address"), "dir": str("folder")})},
 	{Name: "browser_tabs", Description: "List open tabs: id, title, URL, whether the agent opened it, which is current.", Parameters: obj(map[string]any{})},
 	{Name: "browser_select_tab", Description: "Make a tab current by id (from browser_tabs).", Parameters: obj(map[string]any{"tab": str("tab id, e.g. t2")}, "tab")},
 	{Name: "browser_close", Description: "Close a tab by id (default: the current tab). In the person's browser only tabs the agent opened.", Parameters: obj(map[string]any{"tab": tabParam})},
 	{Name: "browser_eval", Description: "Run JavaScript in the current page and return its JSON result (awaits promises).", Parameters: onTab(map[string]any{"js": str("expression or IIFE")}, "js")},
 }
 
-// Tools returns the native tools as data for the registry.
+// Tools returns the native tools as data for the registry. browser_download's
+// folder carries its default (Options.DownloadDir) in its schema, so the
+// registry judges the folder a call writes into even when the call names
+// none.
 func (b *Browser) Tools() []Tool {
 	out := make([]Tool, len(toolDefs))
 	copy(out, toolDefs)
+	for i, t := range out {
+		if t.Name == "browser_download" {
+			out[i].Parameters = withDefault(t.Parameters, "dir", b.opts.DownloadDir)
+		}
+	}
+	return out
+}
+
+// withDefault is schema with property p's default set to v.
+func withDefault(schema map[string]any, p string, v any) map[string]any {
+	props := map[string]any{}
+	for k, x := range schema["properties"].(map[string]any) {
+		props[k] = x
+	}
+	prop := map[string]any{"default": v}
+	for k, x := range props[p].(map[string]any) {
+		prop[k] = x
+	}
+	props[p] = prop
+	out := map[string]any{}
+	for k, x := range schema {
+		out[k] = x
+	}
+	out["properties"] = props
 	return out
 }
 
@@ -142,6 +188,16 @@ type args struct {
 	Select    string `json:"select"`
 	Tab       string `json:"tab"`
 	JS        string `json:"js"`
+	// browser_click, browser_hover, browser_drag, browser_check
+	Button    string   `json:"button"`
+	Count     int      `json:"count"`
+	Modifiers []string `json:"modifiers"`
+	To        string   `json:"to"`
+	Checked   *bool    `json:"checked"`
+	// browser_upload, browser_download, browser_dialog
+	Paths  []string `json:"paths"`
+	Dir    string   `json:"dir"`
+	Accept *bool    `json:"accept"`
 }
 
 func parseArgs(raw json.RawMessage) (args, error) {
@@ -224,13 +280,17 @@ func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMes
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
-	c := &call{b: b, s: s, a: a}
+	c := &call{b: b, s: s, a: a, name: name}
 	defer func() {
 		for i := len(c.release) - 1; i >= 0; i-- {
 			c.release[i]()
 		}
 	}()
 	res, err := h(ctx, c)
+	if c.dialogCut.Load() && c.t != nil && c.t.openDialog() != nil && (err != nil || res.IsError) {
+		// The dialog cut the call short: what it sent reached the page.
+		res, err = &Result{Text: fmt.Sprintf("%s reached the page in tab %s, which then opened a dialog.", name, c.t.short)}, nil
+	}
 	if err != nil {
 		if s.dead() {
 			return nil, b.lostErr(s)
@@ -242,8 +302,9 @@ func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMes
 	}
 	if c.t != nil {
 		res.Tab = c.t.short
-		if d := c.t.takeDialogs(); len(d) > 0 {
-			res.Text = strings.TrimSpace(res.Text + "\nNote: " + strings.Join(d, "; ") + ".")
+		if d := c.t.openDialog(); d != nil && !res.IsError {
+			note := dialogNote(c.t, d, c.persons())
+			res.addLine(note, note)
 		}
 	}
 	return res, nil
@@ -257,8 +318,12 @@ type call struct {
 	t   *tab            // the tab acted on, once known
 	ctx context.Context // chromedp context of t, bounded by the call
 
+	name    string // the tool called
 	release []func()
 	loading bool // the call loads a page, which also revives a crashed tab
+	// dialogCut is set when a dialog the page opened during the call
+	// ended it: the page is paused, so nothing after would be answered.
+	dialogCut atomic.Bool
 }
 
 // page resolves the tab of the call (current or the tab argument) and
@@ -275,6 +340,9 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 	if crashed && !c.loading {
 		return nil, crashedTab(t.short), nil
 	}
+	if d := t.openDialog(); d != nil && c.name != "browser_dialog" {
+		return nil, c.dialogRefusal(d), nil
+	}
 	t.busy.Lock()
 	c.release = append(c.release, t.busy.Unlock)
 	pctx, err := c.s.attach(t)
@@ -288,17 +356,23 @@ func (c *call) page(ctx context.Context, short string) (context.Context, *Result
 	// with the call so no tool outlives its caller.
 	cctx, cancel := context.WithCancel(pctx)
 	stop := context.AfterFunc(ctx, cancel)
-	if !crashed {
-		// A renderer that dies never answers: end the call at once.
-		go func() {
-			select {
-			case <-crashCh:
-				cancel()
-			case <-cctx.Done():
-			}
-		}()
+	if crashed {
+		crashCh = nil // a reload revives it; no crash to wait for
 	}
-	c.release = append(c.release, func() { stop(); cancel() })
+	// A renderer that dies never answers, and a page paused by a dialog
+	// answers nothing until it is answered: either ends the call at once.
+	dialogs, unwatch := t.events.watch(is[*page.EventJavascriptDialogOpening])
+	go func() {
+		select {
+		case <-crashCh:
+			cancel()
+		case <-dialogs:
+			c.dialogCut.Store(true)
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	c.release = append(c.release, func() { stop(); unwatch(); cancel() })
 	c.ctx = cctx
 	return cctx, nil, nil
 }

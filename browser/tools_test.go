@@ -75,14 +75,17 @@ func TestToolsOnLocalSite(t *testing.T) {
 		}
 	})
 
-	t.Run("dialogs do not hang", func(t *testing.T) {
+	t.Run("dialogs wait for browser_dialog", func(t *testing.T) {
 		mustCall(t, b, "browser_navigate", map[string]any{"url": site.URL + "/form.html"})
 		snap := mustCall(t, b, "browser_snapshot", nil).Text
 		r := mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Warn me"`)})
-		if !contains(r.Text, `alert dialog "Careful!" was accepted`) {
+		if !contains(r.Text, `An alert dialog is open in tab t1: "Careful!"`) {
 			t.Errorf("alert not reported: %s", r.Text)
 		}
+		mustCall(t, b, "browser_dialog", map[string]any{"accept": true})
+		mustCall(t, b, "browser_wait", map[string]any{"text": "after alert"})
 		mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Ask me"`)})
+		mustCall(t, b, "browser_dialog", map[string]any{"accept": true})
 		mustCall(t, b, "browser_wait", map[string]any{"text": "confirmed"})
 	})
 

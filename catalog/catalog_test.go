@@ -201,7 +201,9 @@ func TestDescribe(t *testing.T) {
 	}{
 		"native":                      {"", "browser_eval", row{Native, Script, 0}},
 		"builtin":                     {"", WebFetch, row{Builtin, Read, 0}},
-		"native tool without entry":   {"", "browser_hover", row{Unknown, Write, 0}},
+		"native tool without entry":   {"", "browser_teleport", row{Unknown, Write, 0}},
+		"upload reads its files":      {"", "browser_upload", row{Native, Write, 1}},
+		"download writes its folder":  {"", "browser_download", row{Native, Write, 1}},
 		"devtools":                    {BrowserServer, "take_screenshot", row{DevTools, Read, 1}},
 		"devtools name on other host": {"other", "take_screenshot", row{MCP, Write, 1}},
 	}

@@ -31,6 +31,15 @@ var native = []Entry{
 	{Name: "browser_snapshot", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
 	{Name: "browser_click", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
 	{Name: "browser_type", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"text"}, Typing: ByRef, Annotations: destroys},
+	{Name: "browser_hover", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Annotations: Annotations{Idempotent: true, OpenWorld: true}},
+	{Name: "browser_drag", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
+	{Name: "browser_check", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
+	// reads the person's files and hands them to the page
+	{Name: "browser_upload", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Files: []File{{Param: "paths", List: true}}, Annotations: destroys},
+	// answers the page's dialog: OK or Cancel, a prompt's text
+	{Name: "browser_dialog", Effect: Write, Tab: "tab", OnPage: true, Annotations: destroys},
+	// writes a file into dir (its schema default when the call names none)
+	{Name: "browser_download", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", URL: "url", Files: []File{{Param: "dir", Write: true}}, Annotations: destroys},
 	{Name: "browser_select", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"value"}, Typing: ByRef, Annotations: destroys},
 	{Name: "browser_press", Effect: Write, Input: true, Tab: "tab", OnPage: true, Types: []string{"key"}, Typing: ByFocus, Annotations: destroys},
 	{Name: "browser_scroll", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: Annotations{Idempotent: true, OpenWorld: true}},
@@ -95,17 +104,17 @@ var devtools = []Entry{
 		Foreign: ForeignSnapshot, Annotations: destroys, Twin: "browser_navigate"},
 	{Name: "close_page", Effect: Close, Annotations: destroys, Twin: "browser_close"},
 	{Name: "resize_page", Effect: Write, Annotations: writes},
-	{Name: "handle_dialog", Effect: Write, Types: []string{"promptText"}, Typing: ByPage, Annotations: destroys},
+	{Name: "handle_dialog", Effect: Write, Types: []string{"promptText"}, Typing: ByPage, Annotations: destroys, Twin: "browser_dialog"},
 	// input
 	input("click", Entry{Twin: "browser_click"}),
 	input("click_at", Entry{Element: "-"}),
-	input("hover", Entry{}),
-	input("drag", Entry{Element: "from_uid"}),
+	input("hover", Entry{Twin: "browser_hover"}),
+	input("drag", Entry{Element: "from_uid", Twin: "browser_drag"}),
 	input("fill", Entry{Types: []string{"value"}, Typing: ByPage, Twin: "browser_type"}),
 	input("fill_form", Entry{Element: "-", Types: []string{"elements"}, Typing: ByPage}),
 	noSnapshot(input("type_text", Entry{Element: "-", Types: []string{"text"}, Typing: ByFocus})),
 	input("press_key", Entry{Element: "-", Types: []string{"key"}, Typing: ByFocus, Twin: "browser_press"}),
-	input("upload_file", Entry{Files: []File{{Param: "filePaths", List: true}}}),
+	input("upload_file", Entry{Files: []File{{Param: "filePaths", List: true}}, Twin: "browser_upload"}),
 	// inspection
 	{Name: "take_snapshot", Effect: Read, Files: []File{saves("filePath", ".txt")}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_snapshot"},
 	{Name: "take_screenshot", Effect: Read, Files: []File{{Param: "filePath", Write: true, Ext: ".png", ExtParam: "format"}}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_screenshot"},

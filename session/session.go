@@ -128,7 +128,6 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		bo.OnLost = s.browserLost
 	}
 	bo.OnLaunch = s.browserLaunching
-	bo.AutoConfirm = s.autoConfirm
 	bo.FrameWithheld = s.frameWithheld
 	if bo.Launch.DialControl == nil {
 		// The isolated browser's connections are judged at the resolved
@@ -407,15 +406,6 @@ func (s *Session) restartBrowserServers(ctx context.Context) {
 }
 
 func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserServer(name) }
-
-// autoConfirm says whether the browser may accept a confirm dialog that the
-// page (or frame) at url shows in one of the agent's tabs: not on a
-// sensitive or denied page, where accepting it is a write the person never
-// saw (they approved the click that led to it, not "Send 500 EUR?").
-func (s *Session) autoConfirm(url string) bool {
-	d := s.Policy.Peek(guard.Call{Tool: "browser_click", Name: "browser_click", PageURL: url})
-	return d.Verdict != guard.Deny && !d.Sensitive
-}
 
 // frameWithheld says why a snapshot or browser_extract must leave out the
 // content of a frame at url served from addr: a page a deny rule names,

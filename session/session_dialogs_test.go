@@ -71,9 +71,12 @@ func TestSessionLeavesThePersonsDialogs(t *testing.T) {
 // TestSessionConfirmOnSensitivePageNotAccepted: the person approves one
 // click on the bank's page in the agent's tab; the page then asks "Send 500
 // EUR to the shop?" with confirm(). browseragent accepted every confirm of
-// the agent's tabs, so that second question — which the person never saw —
-// was answered yes. On a sensitive page it is dismissed, and the result
-// says so; on an ordinary page a confirm is still accepted.
+// the agent's tabs by itself (and, later, every one but a sensitive
+// page's), so that second question was answered for the person. Now no
+// dialog is answered by default: the click's result says the confirm is
+// open, and answering it is a browser_dialog call the guard judges like any
+// write there: on the bank's page the person is asked again (and says no);
+// on an ordinary page the model's answer goes through.
 func TestSessionConfirmOnSensitivePageNotAccepted(t *testing.T) {
 	var paid, ordinary atomic.Int32
 	mux := http.NewServeMux()
@@ -87,7 +90,7 @@ func TestSessionConfirmOnSensitivePageNotAccepted(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	person := &personAtTerminal{}
-	person.will(tools.AnswerOnce)
+	person.will(tools.AnswerOnce, tools.AnswerDeny)
 	s := openSession(t, false, `version: 1
 rules:
   - name: local-bank
@@ -107,21 +110,37 @@ rules:
 	if q := person.questions(); res.IsError || len(q) != 1 || !q[0].Sensitive {
 		t.Fatalf("the approved click on the bank: %+v, questions %+v", res, q)
 	}
+	if !strings.Contains(res.Text, `A confirm dialog is open in tab`) || !strings.Contains(res.Text, "Send 500 EUR to the shop?") {
+		t.Errorf("the click's result does not report the open confirm:\n%s", res.Text)
+	}
+	res = call(t, s, "browser_dialog", map[string]any{"accept": true})
+	if q := person.questions(); !res.IsError || len(q) != 2 || q[1].Tool != "browser_dialog" {
+		t.Errorf("accepting the bank's confirm must ask the person (who says no): %+v, questions %+v", res, q)
+	}
 	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
 	if n := paid.Load(); n != 0 {
 		t.Errorf("the bank's confirm was accepted for the person: paid %d time(s)", n)
 	}
-	// The dialog is reported with the click's result, or else the next one there.
-	if next := call(t, s, "browser_snapshot", map[string]any{}); !strings.Contains(res.Text+next.Text, "was dismissed") {
-		t.Errorf("no word of the dismissed confirm in the results:\n%s\n%s", res.Text, next.Text)
-	}
 
-	if res := click(srv.URL + "/shop"); res.IsError {
+	if res := click(srv.URL + "/shop"); res.IsError || !strings.Contains(res.Text, "A confirm dialog is open") {
 		t.Fatalf("the click on the shop: %s", res.Text)
 	}
 	time.Sleep(500 * time.Millisecond)
+	if n := ordinary.Load(); n != 0 {
+		t.Errorf("an ordinary page's confirm was accepted by default: the shop was paid %d time(s)", n)
+	}
+	if res := call(t, s, "browser_dialog", map[string]any{"accept": true}); res.IsError || !strings.Contains(res.Text, "Accepted the confirm") {
+		t.Fatalf("the model's answer on an ordinary page: %s", res.Text)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for ordinary.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if n := ordinary.Load(); n != 1 {
-		t.Errorf("an ordinary page's confirm: want it accepted once, the shop was paid %d time(s)", n)
+		t.Errorf("the confirm the model accepted: want the shop paid once, it was paid %d time(s)", n)
+	}
+	if q := person.questions(); len(q) != 2 {
+		t.Errorf("the ordinary page's dialog asked the person: %+v", q[2:])
 	}
 }
 

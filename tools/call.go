@@ -93,10 +93,27 @@ func prepare(def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, e
 		}
 		c.URL = u
 	}
+	fileDefaults(m, e, def.Parameters)
 	c.Files = guard.FilesOf(e, m, "")
 	setPaths(m, c.Files)
 	c.Foreign = e.ForeignResult(m)
 	return c, c.Encode()
+}
+
+// fileDefaults puts the default its schema declares into each file
+// parameter the call left out: the tool would touch that file all the
+// same (browser_download's folder), so it is judged, and the tool gets the
+// path that was judged.
+func fileDefaults(m map[string]any, e catalog.Entry, schema map[string]any) {
+	props, _ := schema["properties"].(map[string]any)
+	for _, f := range e.Files {
+		prop, _ := props[f.Param].(map[string]any)
+		if v, ok := prop["default"].(string); ok && v != "" {
+			if cur, _ := m[f.Param].(string); strings.TrimSpace(cur) == "" {
+				m[f.Param] = v
+			}
+		}
+	}
 }
 
 // setPaths puts the resolved paths back into their arguments, so the tool

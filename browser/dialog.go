@@ -1,0 +1,117 @@
+package browser
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// A JavaScript dialog (alert, confirm, prompt, beforeunload) pauses its
+// page until someone answers it. browseragent answers none by itself: the
+// call that opened one says so in its result, and browser_dialog answers
+// it, judged by the guard like any write on that page (so on a sensitive
+// page, and in a tab the person opened, the person is asked). Until then
+// every other tool on that tab is refused with the same words, since the
+// paused page would answer none of them.
+
+// dialogOpened records the dialog the page opened.
+func (t *tab) dialogOpened(e *page.EventJavascriptDialogOpening) {
+	t.dmu.Lock()
+	t.dialog = e
+	t.dmu.Unlock()
+}
+
+// dialogClosed records that the tab's dialog was answered (by anyone).
+func (t *tab) dialogClosed() {
+	t.dmu.Lock()
+	t.dialog = nil
+	t.dmu.Unlock()
+}
+
+// openDialog returns the dialog open in the tab, nil when none.
+func (t *tab) openDialog() *page.EventJavascriptDialogOpening {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	return t.dialog
+}
+
+// dialogNote says which dialog is open in tab t and how to answer it.
+func dialogNote(t *tab, d *page.EventJavascriptDialogOpening, persons bool) string {
+	how := "browser_dialog accept=true (OK) or accept=false (Cancel)"
+	switch d.Type {
+	case page.DialogTypeAlert:
+		how = "browser_dialog accept=true"
+	case page.DialogTypePrompt:
+		how = "browser_dialog accept=true text=\"your answer\", or accept=false"
+	case page.DialogTypeBeforeunload:
+		how = "browser_dialog accept=true (leave the page) or accept=false (stay)"
+	}
+	a := "A"
+	if d.Type == page.DialogTypeAlert {
+		a = "An"
+	}
+	s := fmt.Sprintf("%s %s dialog is open in tab %s: %q. The page is paused until it is answered: %s.", a, d.Type, t.short, d.Message, how)
+	if persons {
+		s += " It is in a tab the person opened: answering it asks them."
+	}
+	return s
+}
+
+// dialogRefusal is the failure of a call made on a tab whose page is
+// paused by a dialog.
+func (c *call) dialogRefusal(d *page.EventJavascriptDialogOpening) *Result {
+	return failf("nothing was done: %s", dialogNote(c.t, d, c.persons()))
+}
+
+// persons reports whether the call's tab is one the person opened
+// (shared mode).
+func (c *call) persons() bool {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	return c.s.mode == ModeShared && !c.t.owned
+}
+
+// toolDialog answers the dialog open in the tab.
+func toolDialog(ctx context.Context, c *call) (*Result, error) {
+	pctx, r, err := c.page(ctx, c.a.Tab)
+	if r != nil || err != nil {
+		return r, err
+	}
+	d := c.t.openDialog()
+	if d == nil {
+		return failf("no dialog is open in tab %s", c.t.short), nil
+	}
+	if c.a.Accept == nil {
+		return failf("browser_dialog needs accept: true (OK) or false (Cancel)"), nil
+	}
+	accept := *c.a.Accept
+	params := page.HandleJavaScriptDialogParams{Accept: accept}
+	text := ""
+	if accept && d.Type == page.DialogTypePrompt {
+		text = cmp.Or(c.a.Text, d.DefaultPrompt)
+		params.PromptText = text
+	} else if c.a.Text != "" && d.Type != page.DialogTypePrompt {
+		return failf("text answers a prompt; this is a %s dialog: answer it with accept only", d.Type), nil
+	}
+	closed, stop := c.t.events.watch(is[*page.EventJavascriptDialogClosed])
+	defer stop()
+	before := c.s.tabIDs()
+	if _, err := chromedp.Call(pctx, page.HandleJavaScriptDialog, params); err != nil {
+		return failf("could not answer the %s dialog: %v", d.Type, err), nil
+	}
+	if waitEvent(pctx, closed, 2*time.Second) != nil {
+		c.t.dialogClosed() // the event also does this; the next call must not wait for it
+	}
+	verb := fmt.Sprintf("Dismissed the %s %q; now in", d.Type, d.Message)
+	switch {
+	case accept && d.Type == page.DialogTypePrompt:
+		verb = fmt.Sprintf("Answered the prompt %q with %q; now in", d.Message, text)
+	case accept:
+		verb = fmt.Sprintf("Accepted the %s %q; now in", d.Type, d.Message)
+	}
+	return c.afterAction(pctx, before, verb)
+}

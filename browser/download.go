@@ -1,0 +1,292 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// Downloads. The agent's own browser refuses every download (openSession):
+// a page cannot write a file by itself. browser_download lets one in for
+// the length of the call: it allows downloads of the tab's browser context
+// into a staging folder, clicks the element (or loads the URL), takes the
+// first download that tab begins and cancels any other, then puts the file
+// into the folder the person chose under a cleaned name, never executable,
+// and refuses downloads again. The guard asked the person first (the
+// folder is a file parameter: a write).
+
+// DefaultDownloadDir is where browser_download saves when neither the call
+// nor the configuration names a folder: $XDG_DOWNLOAD_DIR/browseragent, or
+// ~/Downloads/browseragent.
+func DefaultDownloadDir() string {
+	if d := os.Getenv("XDG_DOWNLOAD_DIR"); filepath.IsAbs(d) {
+		return filepath.Join(d, "browseragent")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "browseragent-downloads")
+	}
+	return filepath.Join(home, "Downloads", "browseragent")
+}
+
+// beginWait bounds how long a download may take to begin after the click.
+const beginWait = 10 * time.Second
+
+func toolDownload(ctx context.Context, c *call) (*Result, error) {
+	if (c.a.Ref == "") == (c.a.URL == "") {
+		return failf("browser_download needs ref (the link or button that downloads) or url, one of them"), nil
+	}
+	dir := c.a.Dir
+	if dir == "" {
+		dir = c.b.opts.DownloadDir
+	}
+	pctx, r, err := c.page(ctx, c.a.Tab)
+	if r != nil || err != nil {
+		return r, err
+	}
+	var p point
+	if c.a.Ref != "" {
+		if p, r, err = c.pointAt(ctx, pctx, c.a.Ref); r != nil || err != nil {
+			return r, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return failf("cannot save into %s: %v", dir, err), nil
+	}
+	staging, err := os.MkdirTemp(dir, ".browseragent-download-")
+	if err != nil {
+		return failf("cannot save into %s: %v", dir, err), nil
+	}
+	defer os.RemoveAll(staging)
+	events, stop := c.s.events.watch(func(ev any) bool {
+		return is[*cdpbrowser.EventDownloadWillBegin](ev) || is[*cdpbrowser.EventDownloadProgress](ev)
+	})
+	defer stop()
+	if err := c.s.allowDownloads(staging); err != nil {
+		return nil, err
+	}
+	defer c.s.refuseDownloads()
+	if c.a.Ref != "" {
+		err = press(pctx, p.X, p.Y, gesture{button: input.MouseButtonLeft, buttons: 1, count: 1})
+	} else {
+		_, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: c.a.URL})
+	}
+	if err != nil {
+		return jsFail(err)
+	}
+	what := c.a.Ref
+	if what == "" {
+		what = c.a.URL
+	}
+	d, r := c.takeDownload(pctx, events, what)
+	if r != nil {
+		return r, nil
+	}
+	return c.keepDownload(d, staging, dir)
+}
+
+// download is the one download a call takes.
+type download struct {
+	guid, name, url string
+	size            int64
+}
+
+// takeDownload waits for the tab's download to begin and finish; any other
+// download that begins meanwhile is cancelled.
+func (c *call) takeDownload(ctx context.Context, events <-chan any, what string) (download, *Result) {
+	var d download
+	begin := time.NewTimer(beginWait)
+	defer begin.Stop()
+	for {
+		var ev any
+		select {
+		case ev = <-events:
+		case <-begin.C:
+			if d.guid == "" {
+				return d, failf("no download began within %s of %s: it may open a page instead (browser_click it and read the page)", beginWait, what)
+			}
+			continue
+		case <-ctx.Done():
+			if d.guid != "" {
+				c.s.cancelDownload(d.guid)
+			}
+			return d, failf("the download from %s did not finish in time; nothing was kept", what)
+		}
+		switch e := ev.(type) {
+		case *cdpbrowser.EventDownloadWillBegin:
+			if d.guid != "" || !c.ownsFrame(ctx, e.FrameID) {
+				c.s.cancelDownload(e.GUID) // nobody asked for it
+				continue
+			}
+			d = download{guid: e.GUID, name: e.SuggestedFilename, url: e.URL}
+		case *cdpbrowser.EventDownloadProgress:
+			if e.GUID != d.guid {
+				continue
+			}
+			d.size = int64(e.ReceivedBytes)
+			switch {
+			case d.size > c.b.opts.DownloadLimit || int64(e.TotalBytes) > c.b.opts.DownloadLimit:
+				c.s.cancelDownload(d.guid)
+				return d, failf("the download %q is larger than %s, the limit; it was stopped and nothing was kept", d.name, sizeWords(c.b.opts.DownloadLimit))
+			case e.State == cdpbrowser.DownloadProgressStateCanceled:
+				return d, failf("the download %q was cancelled by the browser; nothing was kept", d.name)
+			case e.State == cdpbrowser.DownloadProgressStateCompleted:
+				return d, nil
+			}
+		}
+	}
+}
+
+// ownsFrame reports whether frame is the call's tab or one of its frames.
+func (c *call) ownsFrame(ctx context.Context, frame cdp.FrameID) bool {
+	if string(frame) == string(c.t.id) {
+		return true
+	}
+	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
+	if err != nil || tree.FrameTree == nil {
+		return false
+	}
+	var walk func(*page.FrameTree) bool
+	walk = func(ft *page.FrameTree) bool {
+		if ft.Frame != nil && ft.Frame.ID == frame {
+			return true
+		}
+		for _, ch := range ft.ChildFrames {
+			if walk(ch) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(tree.FrameTree)
+}
+
+// keepDownload moves the finished file from staging into dir under its
+// cleaned name, readable and writable by the person only and executable by
+// nobody.
+func (c *call) keepDownload(d download, staging, dir string) (*Result, error) {
+	src := filepath.Join(staging, d.guid)
+	fi, err := os.Stat(src)
+	if err != nil {
+		return failf("the browser finished the download %q but left no file", d.name), nil
+	}
+	if fi.Size() > c.b.opts.DownloadLimit {
+		return failf("the download %q is larger than %s, the limit; nothing was kept", d.name, sizeWords(c.b.opts.DownloadLimit)), nil
+	}
+	if err := os.Chmod(src, 0o600); err != nil {
+		return nil, err
+	}
+	dst, err := freeName(dir, SafeFileName(d.name))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return failf("cannot save %s: %v", dst, err), nil
+	}
+	return &Result{Text: fmt.Sprintf("Downloaded %q (%s) to %s.", filepath.Base(dst), sizeWords(fi.Size()), dst), Path: dst}, nil
+}
+
+// freeName is dir/name, or dir/"name (2).ext" and so on when that exists:
+// a download never replaces a file.
+func freeName(dir, name string) (string, error) {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 1; i < 1000; i++ {
+		p := filepath.Join(dir, name)
+		if i > 1 {
+			p = filepath.Join(dir, fmt.Sprintf("%s (%d)%s", stem, i, ext))
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no free name for %s in %s", name, dir)
+}
+
+// SafeFileName turns the name a server or page suggests into one that is
+// only a file name: no folder parts, no leading dot (no hidden or startup
+// file: ".bashrc" is saved as "bashrc"), no control or reserved
+// characters, at most 120 bytes with its extension kept; "download" when
+// nothing is left.
+func SafeFileName(name string) string {
+	name = name[strings.LastIndexAny(name, `/\`)+1:]
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r == utf8.RuneError, unicode.IsControl(r), strings.ContainsRune(`<>:"|?*`, r):
+			return '_'
+		}
+		return r
+	}, name)
+	name = strings.TrimLeft(strings.TrimSpace(name), ". ")
+	name = strings.TrimRight(name, ". ")
+	if len(name) > 120 {
+		ext := filepath.Ext(name)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		stem := name[:120-len(ext)]
+		for !utf8.ValidString(stem) {
+			stem = stem[:len(stem)-1]
+		}
+		name = stem + ext
+	}
+	if name == "" {
+		return "download"
+	}
+	return name
+}
+
+func sizeWords(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// allowDownloads lets the session's browser context download into dir,
+// with events, until refuseDownloads.
+func (s *session) allowDownloads(dir string) error {
+	ctx, cancel := context.WithTimeout(s.root, 5*time.Second)
+	defer cancel()
+	_, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: s.bctx, DownloadPath: dir, EventsEnabled: new(true)})
+	if err != nil {
+		return fmt.Errorf("allow the download: %w", err)
+	}
+	return nil
+}
+
+// refuseDownloads puts back what the session's browser does with
+// downloads: the agent's own refuses them all, the person's Chrome does
+// what it did before.
+func (s *session) refuseDownloads() {
+	ctx, cancel := context.WithTimeout(s.root, 5*time.Second)
+	defer cancel()
+	b := cdpbrowser.SetDownloadBehaviorBehaviorDeny
+	if s.mode == ModeShared {
+		b = cdpbrowser.SetDownloadBehaviorBehaviorDefault
+	}
+	chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: b, BrowserContextID: s.bctx})
+}
+
+// cancelDownload stops a download (one nobody asked for, or one too big).
+func (s *session) cancelDownload(guid string) {
+	ctx, cancel := context.WithTimeout(s.root, 5*time.Second)
+	defer cancel()
+	chromedp.CallBrowser(ctx, cdpbrowser.CancelDownload, cdpbrowser.CancelDownloadParams{GUID: guid, BrowserContextID: s.bctx})
+}

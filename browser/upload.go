@@ -1,0 +1,141 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// setChooser records the file chooser a click opened, for browser_upload.
+func (t *tab) setChooser(fc *page.EventFileChooserOpened) {
+	t.dmu.Lock()
+	t.chooser = fc
+	t.dmu.Unlock()
+}
+
+// takeChooser returns and forgets the file chooser a click opened.
+func (t *tab) takeChooser() *page.EventFileChooserOpened {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	fc := t.chooser
+	t.chooser = nil
+	return fc
+}
+
+// fileInputJS says what el is for an upload: a file input (or the label of
+// one), with whether it takes several files, or something else.
+const fileInputJS = `const t = (el.tagName === 'LABEL' && el.control) ? el.control : el;
+if (t.tagName === 'INPUT' && t.type === 'file') return {file: true, multiple: t.multiple, disabled: t.disabled};
+return {file: false, tag: t.tagName.toLowerCase()};`
+
+type fileInput struct {
+	File, Multiple, Disabled bool
+	Tag                      string
+}
+
+// toolUpload chooses local files for a file input: the one ref names, or
+// the chooser clicking ref opens (a button that calls input.click()). The
+// registry resolved each path and the person approved reading each one.
+func toolUpload(ctx context.Context, c *call) (*Result, error) {
+	if len(c.a.Paths) == 0 {
+		return failf("browser_upload needs paths: the files to choose"), nil
+	}
+	for _, p := range c.a.Paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return failf("cannot upload %s: %v", p, strings.TrimPrefix(err.Error(), "stat "+p+": ")), nil
+		case !fi.Mode().IsRegular():
+			return failf("cannot upload %s: it is not a regular file", p), nil
+		}
+	}
+	pctx, r, err := c.page(ctx, c.a.Tab)
+	if r != nil || err != nil {
+		return r, err
+	}
+	d, r := c.refDoc(ctx, c.a.Ref)
+	if r != nil {
+		return r, nil
+	}
+	in, err := onRef[fileInput](d, c.a.Ref, fileInputJS)
+	if err != nil {
+		return jsFail(err)
+	}
+	set := dom.SetFileInputFilesParams{Files: c.a.Paths}
+	multiple := in.Multiple
+	switch {
+	case in.File && in.Disabled:
+		return failf("%s is a disabled file input", c.a.Ref), nil
+	case in.File:
+		id, err := refObject(d, c.a.Ref)
+		if err != nil {
+			return jsFail(err)
+		}
+		set.ObjectID = id
+	default:
+		fc := c.t.takeChooser()
+		if fc == nil {
+			p, r, err := c.pointAt(ctx, pctx, c.a.Ref)
+			if r != nil || err != nil {
+				return r, err
+			}
+			done := c.catchChooser(pctx)
+			if err := press(pctx, p.X, p.Y, gesture{button: input.MouseButtonLeft, buttons: 1, count: 1}); err != nil {
+				done()
+				return jsFail(err)
+			}
+			fc = done()
+		}
+		if fc == nil || fc.BackendNodeID == 0 {
+			return failf("%s is a <%s> and clicking it opened no file chooser: give the ref of the file input or of the button that opens the chooser", c.a.Ref, in.Tag), nil
+		}
+		set.BackendNodeID = fc.BackendNodeID
+		multiple = fc.Mode == page.FileChooserOpenedModeSelectMultiple
+	}
+	if len(c.a.Paths) > 1 && !multiple {
+		return failf("%s takes one file, and %d were given", c.a.Ref, len(c.a.Paths)), nil
+	}
+	on := pctx // the chooser's node is the tab's; an input's, its document's target's
+	if set.ObjectID != "" {
+		on = d.ctx
+	}
+	if _, err := chromedp.Call(on, dom.SetFileInputFiles, set); err != nil {
+		return failf("could not choose the files for %s: %v", c.a.Ref, err), nil
+	}
+	names := make([]string, len(c.a.Paths))
+	for i, p := range c.a.Paths {
+		names[i] = filepath.Base(p)
+	}
+	noun := "file"
+	if len(names) > 1 {
+		noun = "files"
+	}
+	return &Result{Text: fmt.Sprintf("Chose %d %s for %s: %s.", len(names), noun, c.a.Ref, strings.Join(names, ", "))}, nil
+}
+
+// refObject returns a handle on the element behind ref (the file input a
+// label names, for a label), for CDP commands that take a node.
+func refObject(d docCtx, ref string) (runtime.RemoteObjectID, error) {
+	expr := fmt.Sprintf("(function(el){ return (el.tagName === 'LABEL' && el.control) ? el.control : el })((%s)(%s))", refsJS, jsArg(ref))
+	ctx, cancel := context.WithTimeout(d.ctx, evalTimeout)
+	defer cancel()
+	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: d.exec})
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails}
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return "", fmt.Errorf("ref %s names no element", ref)
+	}
+	return res.Result.ObjectID, nil
+}
