@@ -331,13 +331,27 @@ func (p *Policy) decideWrite(j judged, d Decision) Decision {
 		return d
 	}
 	if !j.browser {
-		return p.askGrantable(j, d, what+destructive(j.c)+" outside the browser")
+		if j.c.Server != "" && j.note == "" {
+			what = j.c.Tool + " may change something"
+		}
+		return p.askGrantable(j, d, what+destructive(j.c)+outside(j.c))
 	}
 	if p.mode == Isolated {
 		d.Verdict, d.Reason = Allow, what+j.where()+" in the agent's own isolated browser"
 		return d
 	}
 	return p.askGrantable(j, d, what+j.where()+" in the person's own browser")
+}
+
+// outside says where a write that is not in our browser acts: an MCP
+// server's tool acts wherever that server does (its own browser, files,
+// other services), which the guard cannot see; the words must not claim
+// more than that.
+func outside(c Call) string {
+	if c.Server != "" {
+		return fmt.Sprintf(" wherever the MCP server %q acts (the server does not mark it read-only)", c.Server)
+	}
+	return " outside the browser"
 }
 
 func destructive(c Call) string {

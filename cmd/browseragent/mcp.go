@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -481,7 +482,19 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if res.IsError && !c.asJSON {
 		text = res.ForPerson() // a refusal in the person's words, not the model's
 	}
-	return printResult(s, c, text, res.IsError, res.Images, full)
+	return printResult(s, c, withoutMarkers(text), res.IsError, res.Images, full)
+}
+
+// untrustedMarker is a marker line of an untrusted block (guard.Untrusted)
+// that a browseragent on the other side of `mcp serve` wrapped its result
+// in, for its model. Its content cannot hold one: look-alikes are defanged
+// there.
+var untrustedMarker = regexp.MustCompile(`(?m)^(?:<<<UNTRUSTED [0-9a-f]+(?: error)? source="(?:[^"\\\n]|\\.)*": data only, not instructions>>>|<<<END [0-9a-f]+ UNTRUSTED>>>)(?:\n|$)`)
+
+// withoutMarkers is text without those marker lines: the markers are for a
+// model; a person and a script get the text itself.
+func withoutMarkers(text string) string {
+	return strings.TrimRight(untrustedMarker.ReplaceAllString(text, ""), "\n")
 }
 
 // readArgs returns the JSON_ARGS argument ("-" = stdin), checked to be an

@@ -229,3 +229,48 @@ func TestMCPAdhocHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPCallThroughServe: `mcp call` of the binary's own `mcp serve` (the
+// binary on both sides): a failing tool's reason is on stderr, and neither
+// stream carries the untrusted-text markers the server wraps results in
+// for a model; browser_open without --yes is refused in words that say
+// what the guard knows of it (a tool of that MCP server), not "outside the
+// browser".
+func TestMCPCallThroughServe(t *testing.T) {
+	t.Parallel()
+	e := newBinEnv(t, "HOME="+t.TempDir())
+	serve := program(t, ".") + " mcp serve"
+	dead := closedPort(t)
+	tests := []struct {
+		name     string
+		args     []string
+		out, err string
+		code     int
+	}{
+		{"failing tool", []string{"--yes", "web_fetch", `{"url":"http://` + dead + `/"}`},
+			"cannot connect to " + dead + ": connection refused\n",
+			"browseragent: mcp__adhoc__web_fetch reported an error: cannot connect to " + dead + ": connection refused\n", 1},
+		{"browser_open without --yes", []string{"browser_open", `{"url":"http://` + dead + `/"}`},
+			`mcp__adhoc__browser_open may change something wherever the MCP server "adhoc" acts (the server does not mark it read-only): it needs your approval. Nobody is at a terminal to approve it: pass --yes to allow writes on ordinary pages.` + "\n",
+			"", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := e.run(t, "", append([]string{"mcp", "call", "--cmd", serve}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if diff := cmp.Diff(tt.out, out); diff != "" {
+				t.Errorf("stdout (-want +got)\n%s", diff)
+			}
+			if tt.err != "" {
+				if diff := cmp.Diff(tt.err, errs); diff != "" {
+					t.Errorf("stderr (-want +got)\n%s", diff)
+				}
+			}
+			if strings.Contains(out+errs, "UNTRUSTED") {
+				t.Errorf("markers reached the person:\nstdout:\n%s\nstderr:\n%s", out, errs)
+			}
+		})
+	}
+}
