@@ -111,12 +111,16 @@ func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest
 // resolve answers a parked call: confirm runs it and returns what it did,
 // deny drops it.
 func (d *daemon) resolve(ctx context.Context, req *Request) *Response {
+	id := req.ID
+	if id == "" && len(req.Args) > 0 {
+		id = req.Args[0]
+	}
 	d.mu.Lock()
-	p := d.pending[req.ID]
-	delete(d.pending, req.ID)
+	p := d.pending[id]
+	delete(d.pending, id)
 	d.mu.Unlock()
 	if p == nil {
-		return &Response{Exit: ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", req.ID, d.p.name, PendingTTL)}
+		return &Response{Exit: ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.name, PendingTTL)}
 	}
 	if req.Command == "deny" {
 		p.answer <- tools.AnswerDeny

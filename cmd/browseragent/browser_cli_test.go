@@ -29,6 +29,7 @@ type shop struct {
 	mu     sync.Mutex
 	logins []string
 	carts  map[string][]string
+	orders []string // who placed an order
 }
 
 func newShop(t *testing.T) (*shop, *httptest.Server) {
@@ -88,12 +89,34 @@ func newShop(t *testing.T) (*shop, *httptest.Server) {
 		sh.mu.Unlock()
 		page(w, "Cart", "<p>In your cart: "+html.EscapeString(strings.Join(items, ", "))+"</p>")
 	})
+	mux.HandleFunc("GET /checkout", func(w http.ResponseWriter, r *http.Request) {
+		page(w, "Checkout", `<form method=post action=/order><button>Place order</button></form>`)
+	})
+	mux.HandleFunc("POST /order", func(w http.ResponseWriter, r *http.Request) {
+		user := ""
+		if c, err := r.Cookie("user"); err == nil {
+			user = c.Value
+		}
+		sh.mu.Lock()
+		sh.orders = append(sh.orders, user)
+		sh.mu.Unlock()
+		page(w, "Thank you", "<p>Order placed.</p>")
+	})
+	mux.HandleFunc("GET /mine", func(w http.ResponseWriter, r *http.Request) {
+		page(w, "My own tab", "<p>The person's page.</p>")
+	})
 	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
 		page(w, "Slow", `<p id=later></p><script>setTimeout(()=>{document.getElementById('later').textContent='Ready now'}, 3000)</script>`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return sh, srv
+}
+
+func (sh *shop) placed() []string {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return append([]string(nil), sh.orders...)
 }
 
 func (sh *shop) cart(user string) []string {
@@ -284,4 +307,95 @@ func TestBrowserCLIBadInput(t *testing.T) {
 		e.step(t, 0, "open", srv.URL+"/")
 		usable(t)
 	})
+}
+
+// checkoutRules make the shop's checkout a sensitive page (a payment).
+func checkoutRules(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "sites.yaml")
+	rules := "version: 1\nrules:\n  - name: tea-checkout\n    category: payment\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/checkout\", \"/order\"]\n    action: ask\n"
+	if err := os.WriteFile(p, []byte(rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pendingID reads the id out of a pending command's one line.
+func pendingID(t *testing.T, stderr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`browser confirm (p[0-9a-f]+)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no pending id in %q", stderr)
+	}
+	return m[1]
+}
+
+// TestBrowserCLIConnect: the same kind of flow in "the person's Chrome"
+// (--user-data-dir, shared mode): ordinary writes go with --yes, a write
+// on the sensitive checkout waits for 'browser confirm' and runs only then
+// (the shop records one order), a denied one never runs; the person's own
+// tab can be neither closed nor navigated, and close --all leaves it open.
+func TestBrowserCLIConnect(t *testing.T) {
+	t.Parallel()
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	sh, srv := newShop(t)
+	mine := srv.URL + "/mine"
+	person := testutil.StartPersonsBrowser(t, chrome, []string{mine}, func(pages []string) bool { return cmp.Equal(pages, []string{mine}) })
+	defer person.Close(t)
+	e := browserEnv(t)
+	sites := checkoutRules(t)
+
+	out := e.step(t, 0, "--user-data-dir", person.Dir, "--sites", sites, "open", "--new-tab", srv.URL+"/")
+	if !strings.Contains(out, "Tea Shop") {
+		t.Fatalf("open in the person's Chrome: %s", out)
+	}
+	snap := e.step(t, 0, "snapshot", "-i")
+	// Shared mode: every write asks; with no terminal it would wait, so
+	// the ordinary ones go with --yes.
+	errOut := e.step(t, 4, "fill", refOf(t, snap, `textbox "User"`), "ada")
+	e.step(t, 0, "deny", pendingID(t, errOut))
+	e.step(t, 0, "--yes", "fill", refOf(t, snap, `textbox "User"`), "ada")
+	e.step(t, 0, "--yes", "fill", refOf(t, snap, `"Password"`), "sencha")
+	e.step(t, 0, "--yes", "click", refOf(t, snap, `button "Log in"`))
+	e.step(t, 0, "--yes", "open", srv.URL+"/checkout")
+	snap = e.step(t, 0, "snapshot", "-i")
+	place := refOf(t, snap, "Place order")
+
+	// The sensitive page: --yes does not cover it; it waits.
+	errOut = e.step(t, 4, "--yes", "click", place)
+	if !strings.Contains(errOut, "`click "+place+"` waits for approval") {
+		t.Errorf("pending line: %s", errOut)
+	}
+	if got := sh.placed(); len(got) != 0 {
+		t.Fatalf("an order was placed before the person confirmed: %v", got)
+	}
+	if out := e.step(t, 0, "pending"); !strings.HasPrefix(out, pendingID(t, errOut)+": `click "+place+"` waits for approval") {
+		t.Errorf("pending: %s", out)
+	}
+	out = e.step(t, 0, "confirm", pendingID(t, errOut))
+	if !strings.Contains(out, "Clicked") {
+		t.Errorf("confirm prints the command's result: %q", out)
+	}
+	if diff := cmp.Diff([]string{"ada"}, sh.placed()); diff != "" {
+		t.Errorf("the shop's orders (-want +got):\n%s", diff)
+	}
+	if err := e.step(t, 1, "confirm", pendingID(t, errOut)); !strings.Contains(err, "no pending approval") {
+		t.Errorf("a second confirm: %s", err)
+	}
+
+	// The person's tab is theirs.
+	tabs := e.step(t, 0, "tabs")
+	var theirs string
+	for _, l := range strings.Split(tabs, "\n") {
+		if strings.Contains(l, "person's") && strings.Contains(l, "/mine") {
+			theirs = strings.Fields(l)[0]
+		}
+	}
+	if theirs == "" {
+		t.Fatalf("the person's tab is not listed:\n%s", tabs)
+	}
+	e.step(t, 3, "--yes", "close", strings.TrimPrefix(theirs, "t"))
+	e.step(t, 0, "close", "--all")
+	if diff := cmp.Diff([]string{mine}, person.PageURLs()); diff != "" {
+		t.Errorf("the person's tabs after close --all (-want +got):\n%s", diff)
+	}
 }

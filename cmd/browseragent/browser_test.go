@@ -85,7 +85,7 @@ func TestBrowserTabs(t *testing.T) {
 		t.Fatalf("code %d tabs %+v (%v)\nstdout: %s\nstderr: %s", code, tabs, err, out, errOut)
 	}
 	code, out, _ = e.run(t, "", "browser", "tabs", "--browser-url", "http://127.0.0.1:"+port)
-	if code != 0 || !strings.Contains(out, `t1 [person's] "Valley Notes"`) {
+	if code != 0 || !strings.Contains(out, `t1 [current, person's] "Valley Notes"`) {
 		t.Errorf("text listing: code %d\n%s", code, out)
 	}
 	// Listing attached and detached: the tab is still there, the browser runs.
