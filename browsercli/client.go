@@ -53,7 +53,38 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.name}}, nil
 	}
 	context.AfterFunc(ctx, func() { conn.Close() })
-	return exchange(ctx, newWire(conn), req, o)
+	resp, err := exchange(ctx, newWire(conn), req, o)
+	if resp != nil && resp.Exit == ExitLost && ctx.Err() == nil && dead(p) {
+		// It died as we came: report it as on the next command, and
+		// start the fresh one.
+		lost := diedMessage(p)
+		p.removeFiles()
+		if err := startDaemon(ctx, p, o.Daemon); err != nil {
+			return nil, err
+		}
+		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.name}}, nil
+	}
+	return resp, err
+}
+
+// dead reports whether the session's daemon is gone, giving a dying one
+// a moment to let go of its lock.
+func dead(p paths) bool {
+	for range 50 {
+		if !p.running() {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func diedMessage(p paths) string {
+	pid := "?"
+	if st, err := readState(p); err == nil {
+		pid = fmt.Sprint(st.PID)
+	}
+	return fmt.Sprintf("session %s had ended unexpectedly (its daemon, pid %s, died): started a fresh one; run the command again (its tabs and refs are gone)", p.name, pid)
 }
 
 func sessionOf(o *ClientOptions) string {
@@ -78,8 +109,8 @@ func connect(ctx context.Context, p paths, o *ClientOptions, command string) (co
 		c, err := waitDial(ctx, p, startTimeout)
 		return c, "", err
 	}
-	if st, err := readState(p); err == nil {
-		lost = fmt.Sprintf("session %s had ended unexpectedly (its daemon, pid %d, died): started a fresh one; run the command again (its tabs and refs are gone)", p.name, st.PID)
+	if _, err := readState(p); err == nil {
+		lost = diedMessage(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", err
 	}
