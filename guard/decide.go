@@ -292,6 +292,13 @@ func (p *Policy) decideNavigate(j judged, d Decision) Decision {
 // needs a fresh approval every time, since it can do anything there (send
 // their forms, read their page, close the tab); elsewhere it is a write.
 func (p *Policy) decideScript(j judged, d Decision) Decision {
+	if r := j.scriptOriginRule(p.rules); r != nil {
+		at := j.pageS
+		if j.hasTarget && j.scriptURL == "" {
+			at = j.targetS
+		}
+		return j.decideScriptOrigin(d, r, at)
+	}
 	if p.mode == Shared && !p.owned[j.c.TabID] {
 		j.setRule(&d, stricterOf(j.pr, j.tr), false)
 		return p.askFresh(j, d, fmt.Sprintf("%s runs script the agent wrote in a tab the person opened%s; it can do anything the page can, including send a form or close the tab", j.c.Tool, j.where()))

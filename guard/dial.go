@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"syscall"
 )
 
@@ -37,7 +38,11 @@ func (rs *Rules) CheckAddress(address string) error {
 
 // addressRefused is the error for what, refused by the deny rule r.
 func addressRefused(what string, r *Rule) error {
-	return fmt.Errorf("%w: %s is refused by rule %q (%s, %s)%s", ErrAddressDenied, what, r.Name, r.Category, r.Where(), noteSuffix(r.Note))
+	where := r.Where()
+	if r.Category != "" {
+		where = r.Category + ", " + where
+	}
+	return fmt.Errorf("%w: %s is refused by rule %q (%s)%s", ErrAddressDenied, what, r.Name, where, noteSuffix(r.Note))
 }
 
 // addrHost is ap's address as a rule's host is written: IPv4 for a mapped
@@ -93,6 +98,21 @@ func (rs *Rules) CheckRequest(address, scheme, path string) error {
 		return addressRefused(u.String(), r)
 	}
 	return nil
+}
+
+// CheckPageRequest judges a request a browser's page sends by itself (a
+// script's fetch, an image, a frame, a WebSocket upgrade) at the
+// connection it goes out on: the deny rules matching its URL as named —
+// nothing else judges a page's own requests — and those naming the
+// resolved address (CheckRequest). Ask rules do not apply: nobody is there
+// to be asked about a page's requests.
+func (rs *Rules) CheckPageRequest(address string, u *url.URL) error {
+	if n, err := Normalize(u.String()); err == nil {
+		if r := rs.Match(n); r != nil && r.Action == ActionDeny && r.network() {
+			return addressRefused(n.String(), r)
+		}
+	}
+	return rs.CheckRequest(address, u.Scheme, u.EscapedPath())
 }
 
 // network reports whether r applies to connections web_fetch makes.

@@ -136,11 +136,12 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		bo.Launch.DialControl = s.Policy.DialControl
 	}
 	if bo.Launch.RequestControl == nil {
-		// And each request at the connection it goes out on, as web_fetch's
-		// are: deny rules with paths (the browser's DevTools paths on
-		// loopback among them) hold for a page's own requests too.
+		// And each request at the connection it goes out on, by its URL
+		// and by the address: deny rules with paths (the browser's
+		// DevTools paths on loopback among them) hold for a page's own
+		// requests too.
 		bo.Launch.RequestControl = func(address string, u *url.URL) error {
-			return s.Policy.Rules().CheckRequest(address, u.Scheme, u.EscapedPath())
+			return s.Policy.Rules().CheckPageRequest(address, u)
 		}
 	}
 	// The browser's own DevTools endpoint is out of every tool's reach
