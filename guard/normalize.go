@@ -26,6 +26,10 @@ type URL struct {
 	// Path is percent-decoded, with "." and ".." resolved and repeated
 	// slashes collapsed; "/" at least. Query and fragment are dropped.
 	Path string
+	// Query is the query without its "?", percent-decoded, for rule paths
+	// that name one ("/*?*rest_route=*"); "" when there is none. It is not
+	// part of String.
+	Query string
 	// Opaque is set for addresses without a host (javascript:, data:,
 	// about:, mailto:...). They are judged by the page they act in.
 	Opaque bool
@@ -174,10 +178,17 @@ func parseHierarchical(scheme, rest string, special bool) (URL, error) {
 	} else if special && host == "" {
 		return URL{}, errors.New("no host")
 	}
-	if i := strings.IndexAny(tail, "?#"); i >= 0 {
+	query := ""
+	if i := strings.IndexByte(tail, '#'); i >= 0 {
 		tail = tail[:i]
 	}
-	return URL{Scheme: scheme, Host: host, Port: port, Path: canonPath(tail)}, nil
+	if i := strings.IndexByte(tail, '?'); i >= 0 {
+		tail, query = tail[:i], tail[i+1:]
+		if strings.IndexByte(query, '%') >= 0 {
+			query = percentDecode(query)
+		}
+	}
+	return URL{Scheme: scheme, Host: host, Port: port, Path: canonPath(tail), Query: query}, nil
 }
 
 // cleanInput does what a browser does before parsing: it trims C0 controls

@@ -53,7 +53,10 @@ type Rule struct {
 	Hosts []string
 	// Paths are globs on the normalised path, matched without regard to
 	// case; "*" matches any run of characters including "/". A pattern
-	// without "*" matches that path and everything below it. Empty: all.
+	// without "*" matches that path, everything below it and the path with
+	// ";parameters". A pattern with "?" is matched whole against the path,
+	// "?" and the decoded query ("/*?*rest_route=*"). Patterns are
+	// normalised as paths are ("/%73ettings" is "/settings"). Empty: all.
 	Paths []string
 	// Schemes the rule applies to; default http, https, ws, wss.
 	Schemes []string
@@ -220,6 +223,12 @@ func (r *Rule) matches(u URL) bool {
 	}
 	p := strings.ToLower(u.Path)
 	for _, pat := range r.patterns {
+		if strings.IndexByte(pat, '?') >= 0 {
+			if u.Query != "" && glob(pat, p+"?"+strings.ToLower(u.Query)) {
+				return true
+			}
+			continue
+		}
 		if pathMatch(pat, p) {
 			return true
 		}
@@ -227,11 +236,18 @@ func (r *Rule) matches(u URL) bool {
 	return false
 }
 
-// pathMatch matches a lower-case pattern against a lower-case path.
+// pathMatch matches a lower-case pattern against a lower-case path. A
+// pattern without "*" covers its path, everything below it and the path
+// with parameters (";jsessionid=…", which servers strip: "/settings;x" is
+// "/settings").
 func pathMatch(pat, p string) bool {
 	if !strings.Contains(pat, "*") {
 		base := strings.TrimSuffix(pat, "/")
-		return p == base || p == base+"/" || strings.HasPrefix(p, base+"/") || base == ""
+		if base == "" || p == base {
+			return true
+		}
+		rest, ok := strings.CutPrefix(p, base)
+		return ok && (rest[0] == '/' || rest[0] == ';')
 	}
 	return glob(pat, p)
 }
@@ -483,8 +499,18 @@ func compilePath(p string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("path %q must start with /", p)
 	}
-	if strings.ContainsAny(p, "?#") {
-		return "", fmt.Errorf("path %q: query and fragment are not matched; remove them", p)
+	if strings.Contains(p, "#") {
+		return "", fmt.Errorf("path %q: a fragment is never sent to a server; remove it", p)
 	}
-	return strings.ToLower(p), nil
+	// The path is normalised as a request's is (percent-escapes decoded,
+	// "." and ".." resolved, slashes collapsed), or "/%73ettings" and
+	// "/a/../settings" would never match. A pattern with a query is
+	// matched whole against "path?query" (see Rule.Paths), its query
+	// decoded as a request's is.
+	path, query, hasQuery := strings.Cut(p, "?")
+	path = canonPath(path)
+	if hasQuery {
+		return strings.ToLower(path + "?" + percentDecode(query)), nil
+	}
+	return strings.ToLower(path), nil
 }
