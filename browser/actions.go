@@ -238,7 +238,7 @@ const pointJS = `el.scrollIntoView({block: 'center', inline: 'center', behavior:
 const r = el.getBoundingClientRect();
 if (r.width < 1 || r.height < 1) return {err: 'is not visible (zero size): it may be hidden or collapsed'};
 const x = r.left + r.width / 2, y = r.top + r.height / 2;
-const top = document.elementFromPoint(x, y);
+const root = el.getRootNode(), top = (root.elementFromPoint ? root : document).elementFromPoint(x, y); // a shadow tree's own element, not its host
 if (top && top !== el && !el.contains(top) && !top.contains(el) && !(el.labels && Array.from(el.labels).some(l => l.contains(top)))) {
   const d = top.tagName.toLowerCase() + (top.id ? '#' + top.id : '') + (top.className && typeof top.className === 'string' ? '.' + top.className.trim().split(/\s+/).join('.') : '');
   return {err: 'is covered by <' + d + '>: close or scroll that away first (take a browser_snapshot)'};
