@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -111,6 +112,22 @@ func envProxy() bool {
 	return false
 }
 
+// chromeEnv is the environment of an isolated Chromium: the person's,
+// with the XDG directories pointed inside its profile. Chromium keeps its
+// crash database ("Crash Reports") in $XDG_CONFIG_HOME/chromium whatever
+// --user-data-dir says, and caches in $XDG_CACHE_HOME; a throwaway browser
+// leaves nothing in the person's directories, and the profile is removed
+// when it stops.
+func chromeEnv(environ []string, profile string) []string {
+	env := make([]string, 0, len(environ)+2)
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); k != "XDG_CONFIG_HOME" && k != "XDG_CACHE_HOME" {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "XDG_CONFIG_HOME="+filepath.Join(profile, "xdg-config"), "XDG_CACHE_HOME="+filepath.Join(profile, "xdg-cache"))
+}
+
 // process is a Chromium that browseragent launched. Its profile directory is
 // removed when it stops.
 type process struct {
@@ -149,7 +166,7 @@ func launch(ctx context.Context, o LaunchOptions) (*process, error) {
 	p.cmd = exec.Command(path, chromeArgs(dir, o, os.Geteuid() == 0, proxy)...)
 	p.cmd.Stdout = p.stderr
 	p.cmd.Stderr = p.stderr
-	p.cmd.Env = os.Environ()
+	p.cmd.Env = chromeEnv(os.Environ(), dir)
 	setProcAttr(p.cmd)
 	if err := startProcess(p.cmd, p.exited); err != nil {
 		if p.proxy != nil {

@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -128,5 +130,32 @@ func TestChromeFailure(t *testing.T) {
 		if got := chromeFailure(tc.stderr); got != tc.want {
 			t.Errorf("chromeFailure(%q) = %q, want %q", tc.stderr, got, tc.want)
 		}
+	}
+}
+
+// TestLaunchLeavesPersonsDirsAlone: the isolated Chromium writes nothing
+// into the person's config or cache directories (Chromium keeps "Crash
+// Reports" in $XDG_CONFIG_HOME/chromium whatever --user-data-dir says).
+// Not parallel: it sets the environment the browser inherits.
+func TestLaunchLeavesPersonsDirsAlone(t *testing.T) {
+	testutil.Require(t, "chromium", FindChrome)
+	home := t.TempDir()
+	config, cache := filepath.Join(home, "config"), filepath.Join(home, "cache")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("XDG_CACHE_HOME", cache)
+	b := newOwnBrowser(t, nil)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && p != home {
+			left = append(left, strings.TrimPrefix(p, home+"/"))
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("the isolated browser wrote into the person's home: %q", left)
 	}
 }
