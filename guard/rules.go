@@ -427,7 +427,7 @@ func UserRulesPath() string {
 func RuleFiles(extra string) []string {
 	var files []string
 	if p := UserRulesPath(); p != "" {
-		if _, err := os.Stat(p); err == nil {
+		if _, err := os.Lstat(p); err == nil { // a dangling link too: loading it says so
 			files = append(files, p)
 		}
 	}

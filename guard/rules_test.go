@@ -42,6 +42,8 @@ func TestParseRulesErrors(t *testing.T) {
 		{"port too big", "version: 1\nrules:\n  - name: p\n    hosts: [\"127.0.0.1:70000\"]\n    action: ask\n", `rule "p": hosts: "127.0.0.1:70000": port "70000" is not a number from 1 to 65535`},
 		{"empty port", "version: 1\nrules:\n  - name: p\n    hosts: [\"a.example:\"]\n    action: ask\n", `hosts: "a.example:" is not a host name`},
 		{"disabled not bool", "version: 1\nrules:\n  - name: a\n    disabled: maybe\n", `my.yaml:4: rule "a": disabled:`},
+		{"latin-1 byte", "version: 1\nrules:\n  - name: caf\xe9\n    hosts: [a.example]\n    action: ask\n", `my.yaml:3: byte 0xE9 at column 14 is not UTF-8 text: save the file as UTF-8`},
+		{"nul byte", "version: 1\nrules:\x00\n", `my.yaml:2: control character 0x00 at column 7: a rules file is plain text`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,6 +135,18 @@ func TestRuleFilesAndPaths(t *testing.T) {
 	write(t, user, "version: 1\n")
 	if diff := cmp.Diff([]string{user, "extra.yaml"}, RuleFiles("extra.yaml")); diff != "" {
 		t.Errorf("RuleFiles (-want +got):\n%s", diff)
+	}
+	// A link to a file that is gone is listed, so loading it fails and
+	// names it, instead of running without the person's rules.
+	os.Remove(user)
+	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), user); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{user}, RuleFiles("")); diff != "" {
+		t.Errorf("RuleFiles with a dangling link (-want +got):\n%s", diff)
+	}
+	if _, err := LoadRules(RuleFiles("")...); err == nil || !strings.Contains(err.Error(), user) {
+		t.Errorf("LoadRules of a dangling link: %v, want an error naming %s", err, user)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,6 +29,9 @@ import (
 //	    note: why               # optional
 //	    disabled: true          # optional: removes an earlier rule of this name
 func parseFile(data []byte, source string) ([]*Rule, error) {
+	if err := checkText(data, source); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -270,6 +274,27 @@ func (r *Rule) compile(action string, disabled bool) error {
 			return fmt.Errorf("schemes: %q cannot be matched (it has no host)", s)
 		}
 		r.Schemes[i] = s
+	}
+	return nil
+}
+
+// checkText finds what the YAML parser rejects without saying where: a
+// byte that is not UTF-8 (a file saved as Latin-1) or a control character
+// (a NUL), with its line and column.
+func checkText(data []byte, source string) error {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return &RuleError{Source: source, Line: line, Msg: fmt.Sprintf("byte 0x%02X at column %d is not UTF-8 text: save the file as UTF-8", data[i], col)}
+		case r == '\n':
+			line, col = line+1, 0
+		case r < 0x20 && r != '\t' && r != '\r', r == 0x7f:
+			return &RuleError{Source: source, Line: line, Msg: fmt.Sprintf("control character 0x%02X at column %d: a rules file is plain text", r, col)}
+		}
+		i += n
+		col++
 	}
 	return nil
 }

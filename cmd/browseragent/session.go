@@ -46,6 +46,10 @@ func loadRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
 			paths = append(paths, p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("sensitive-sites file %s: %w", p, err)
+		} else if to, lerr := os.Readlink(p); lerr == nil {
+			// A link to a file that is gone: the person meant to have
+			// rules there, so starting without them would be a surprise.
+			return nil, exitCode(exitUsage, fmt.Sprintf("sensitive-sites file %s is a link to %s, which does not exist; refusing to start without your sensitive-site rules (fix or remove the link)", p, to))
 		}
 	}
 	if sitesFile != "" {

@@ -262,3 +262,32 @@ func TestAuditCommand(t *testing.T) {
 		t.Errorf("audit -n -1: exit %d, want 2", code)
 	}
 }
+
+// TestUserRulesFileProblems: a user rules file that is a link to nothing,
+// or holds a byte that is not UTF-8, stops the command with the file (and
+// the line) named, instead of running without the person's rules or
+// saying "line 0".
+func TestUserRulesFileProblems(t *testing.T) {
+	runEnv(t, nil)
+	user := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "browseragent", "sensitive-sites.yaml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "moved-away.yaml")
+	if err := os.Symlink(gone, user); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain("sites", "check", "https://example.com/")
+	want := "browseragent: sensitive-sites file " + user + " is a link to " + gone + ", which does not exist; refusing to start without your sensitive-site rules (fix or remove the link)\n"
+	if code != exitSitesBad || stderr != want {
+		t.Errorf("dangling link: exit %d, stderr %q; want %d, %q", code, stderr, exitSitesBad, want)
+	}
+	os.Remove(user)
+	if err := os.WriteFile(user, []byte("version: 1\nrules:\n  - name: bank\n    note: Caf\xe9 bank\n    hosts: [bank.example]\n    action: ask\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runMain("sites", "check", "https://example.com/")
+	if want := user + ":4: byte 0xE9 at column 14 is not UTF-8 text"; code != exitSitesBad || !strings.Contains(stderr, want) {
+		t.Errorf("Latin-1 byte: exit %d, stderr %q; want %d and %q", code, stderr, exitSitesBad, want)
+	}
+}
