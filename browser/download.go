@@ -217,14 +217,14 @@ func freeName(dir, name string) (string, error) {
 
 // SafeFileName turns the name a server or page suggests into one that is
 // only a file name: no folder parts, no leading dot (no hidden or startup
-// file: ".bashrc" is saved as "bashrc"), no control or reserved
-// characters, at most 120 bytes with its extension kept; "download" when
+// file: ".bashrc" is saved as "bashrc"), no control, bidi or reserved
+// characters ("cv\u202efdp.exe" shows as "cvexe.pdf"), at most 120 bytes with its extension kept; "download" when
 // nothing is left.
 func SafeFileName(name string) string {
 	name = name[strings.LastIndexAny(name, `/\`)+1:]
 	name = strings.Map(func(r rune) rune {
 		switch {
-		case r == utf8.RuneError, unicode.IsControl(r), strings.ContainsRune(`<>:"|?*`, r):
+		case r == utf8.RuneError, unicode.IsControl(r), unicode.Is(unicode.Cf, r), strings.ContainsRune(`<>:"|?*`, r):
 			return '_'
 		}
 		return r

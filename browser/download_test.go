@@ -1,0 +1,31 @@
+package browser
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSafeFileName: what a server or page suggests becomes only a file
+// name: no folder to climb out of, no hidden or startup file, nothing the
+// terminal or a shell would read as more than a name.
+func TestSafeFileName(t *testing.T) {
+	long := strings.Repeat("é", 100) + ".pdf"
+	tests := map[string]struct{ in, want string }{
+		"plain":             {"invoice-2026-11.pdf", "invoice-2026-11.pdf"},
+		"a folder part":     {"../../.ssh/authorized_keys", "authorized_keys"},
+		"windows folders":   {`C:\Users\x\evil.exe`, "evil.exe"},
+		"a hidden file":     {".bashrc", "bashrc"},
+		"dots and spaces":   {" .. .profile. ", "profile"},
+		"control":           {"a\x1b[31mb\x07.txt", "a_[31mb_.txt"},
+		"bidi override":     {"cv\u202efdp.exe", "cv_fdp.exe"},
+		"reserved":          {`re:port<1>|"x"?.csv`, "re_port_1___x__.csv"},
+		"nothing left":      {"...", "download"},
+		"empty":             {"", "download"},
+		"too long":          {long, strings.Repeat("é", 58) + ".pdf"},
+	}
+	for name, tt := range tests {
+		if got := SafeFileName(tt.in); got != tt.want {
+			t.Errorf("%s: SafeFileName(%q) = %q, want %q", name, tt.in, got, tt.want)
+		}
+	}
+}
