@@ -11,17 +11,17 @@ import (
 func TestSafeFileName(t *testing.T) {
 	long := strings.Repeat("é", 100) + ".pdf"
 	tests := map[string]struct{ in, want string }{
-		"plain":             {"invoice-2026-11.pdf", "invoice-2026-11.pdf"},
-		"a folder part":     {"../../.ssh/authorized_keys", "authorized_keys"},
-		"windows folders":   {`C:\Users\x\evil.exe`, "evil.exe"},
-		"a hidden file":     {".bashrc", "bashrc"},
-		"dots and spaces":   {" .. .profile. ", "profile"},
-		"control":           {"a\x1b[31mb\x07.txt", "a_[31mb_.txt"},
-		"bidi override":     {"cv\u202efdp.exe", "cv_fdp.exe"},
-		"reserved":          {`re:port<1>|"x"?.csv`, "re_port_1___x__.csv"},
-		"nothing left":      {"...", "download"},
-		"empty":             {"", "download"},
-		"too long":          {long, strings.Repeat("é", 58) + ".pdf"},
+		"plain":           {"invoice-2026-11.pdf", "invoice-2026-11.pdf"},
+		"a folder part":   {"../../.ssh/authorized_keys", "authorized_keys"},
+		"windows folders": {`C:\Users\x\evil.exe`, "evil.exe"},
+		"a hidden file":   {".bashrc", "bashrc"},
+		"dots and spaces": {" .. .profile. ", "profile"},
+		"control":         {"a\x1b[31mb\x07.txt", "a_[31mb_.txt"},
+		"bidi override":   {"cv\u202efdp.exe", "cv_fdp.exe"},
+		"reserved":        {`re:port<1>|"x"?.csv`, "re_port_1___x__.csv"},
+		"nothing left":    {"...", "download"},
+		"empty":           {"", "download"},
+		"too long":        {long, strings.Repeat("é", 58) + ".pdf"},
 	}
 	for name, tt := range tests {
 		if got := SafeFileName(tt.in); got != tt.want {

@@ -49,8 +49,8 @@ addEventListener('mouseup', e => { down = false; fetch('/rec?what=slid:' + (e.cl
 <button onclick="fetch('/rec?what=prompt:' + prompt('Your name?', 'nobody'))">Name</button>`,
 		"/downloads": `<title>Files</title><a href="/file" download>Invoice</a> <a href="/page">A page</a>
 <a href="/file?n=2" download="report.txt" onclick="setTimeout(() => { const a = document.createElement('a'); a.href = '/file?n=3'; a.download = 'extra.txt'; document.body.append(a); a.click(); }, 30)">Report</a>`,
-		"/page":      `<title>Just a page</title><p>nothing to download</p>`,
-		"/leave":     `<title>Draft</title><button>Edit</button><script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; })</script>`,
+		"/page":  `<title>Just a page</title><p>nothing to download</p>`,
+		"/leave": `<title>Draft</title><button>Edit</button><script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; })</script>`,
 	}
 	mux := http.NewServeMux()
 	for path, body := range pages {
