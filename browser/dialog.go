@@ -56,7 +56,7 @@ func dialogNote(t *tab, d *page.EventJavascriptDialogOpening, persons bool) stri
 	}
 	s := fmt.Sprintf("%s %s dialog is open in tab %s: %q. The page is paused until it is answered: %s.", a, d.Type, t.short, d.Message, how)
 	if persons {
-		s += " It is in a tab the person opened: answering it asks them."
+		s += " It is in a tab the person opened: browser_dialog there asks them first (unless they always allow it)."
 	}
 	return s
 }
