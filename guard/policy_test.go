@@ -206,6 +206,7 @@ func TestSensitiveAskNeedsFreshApproval(t *testing.T) {
 
 func TestGrantsAndTrustReset(t *testing.T) {
 	p := NewPolicy(defaultRules(t), &Options{Mode: Shared})
+	p.OwnTab("a") // the agent's tab: in the person's own, every write asks afresh (TestPersonsTabAsksEveryTime)
 	click := Call{Tool: "mcp__chrome-devtools__click", Server: "chrome-devtools", Name: "click", PageURL: "https://example.com/", TabID: "a"}
 	fill := click
 	fill.Tool, fill.Name = "mcp__chrome-devtools__fill", "fill"
@@ -258,15 +259,17 @@ func TestDenyCannotBeApproved(t *testing.T) {
 
 func TestUnattended(t *testing.T) {
 	p := NewPolicy(defaultRules(t), &Options{Mode: Shared})
+	p.OwnTab("x")
 	ordinary := p.Check(Call{Tool: "browser_click", PageURL: "https://example.com/", TabID: "x"})
 	bank := p.Check(Call{Tool: "browser_click", PageURL: "https://paypal.com/", TabID: "x"})
 	read := p.Check(Call{Tool: "browser_snapshot", PageURL: "https://paypal.com/"})
+	persons := p.Check(Call{Tool: "browser_click", PageURL: "https://example.com/", TabID: "y"})
 	type row struct {
 		Verdict, By string
 		Auto        bool
 	}
 	got := []row{}
-	for _, d := range []Decision{ordinary, bank, read} {
+	for _, d := range []Decision{ordinary, bank, read, persons} {
 		for _, yes := range []bool{false, true} {
 			u := d.Unattended(yes)
 			got = append(got, row{u.Verdict.String(), u.DecidedBy, d.AutoApprovable(yes)})
@@ -276,6 +279,7 @@ func TestUnattended(t *testing.T) {
 		{"deny", ByNoAnswer, false}, {"allow", ByFlag, true}, // ordinary page: --yes covers it
 		{"deny", ByNoAnswer, false}, {"deny", ByNoAnswer, false}, // sensitive: never
 		{"allow", ByPolicy, true}, {"allow", ByPolicy, true}, // a read needs nobody
+		{"deny", ByNoAnswer, false}, {"deny", ByNoAnswer, false}, // a click in the person's own tab: never
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("unattended decisions (-want +got):\n%s", diff)
@@ -329,7 +333,8 @@ func TestPolicyGrantsAndResetTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := NewPolicy(rules, &Options{Mode: Shared})
-	click := Call{Tool: "browser_click", PageURL: "https://example.test/"}
+	p.OwnTab("t1")
+	click := Call{Tool: "browser_click", PageURL: "https://example.test/", TabID: "t1"}
 	fill := Call{Tool: "mcp__files__write", Server: "files", Name: "write", PageURL: "https://example.test/"}
 	if err := p.Grant(click, ToolAlways); err != nil {
 		t.Fatal(err)
@@ -389,5 +394,33 @@ func TestGrantsBelongToTheirGrantee(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"tool browser_click (MCP session A)"}, p.Grants()); diff != "" {
 		t.Errorf("Grants (-want +got):\n%s", diff)
+	}
+}
+
+// TestPersonsTabAsksEveryTime: in the person's Chrome an input in a tab
+// they opened (a click, a key, typing, a chosen option, a dialog answer) may
+// follow a link or send a form, leaving their page as a navigation does:
+// it asks every time, and no grant and no --yes covers it. In the agent's
+// own tab the same write may be granted for good.
+func TestPersonsTabAsksEveryTime(t *testing.T) {
+	p := NewPolicy(nil, &Options{Mode: Shared})
+	p.OwnTab("agent")
+	for _, tool := range []string{"browser_click", "browser_type", "browser_press", "browser_select", "mcp__chrome-devtools__click", "mcp__chrome-devtools__press_key", "mcp__chrome-devtools__handle_dialog"} {
+		server, name := "", tool
+		if rest, ok := strings.CutPrefix(tool, "mcp__chrome-devtools__"); ok {
+			server, name = "chrome-devtools", rest
+		}
+		c := Call{Tool: tool, Server: server, Name: name, PageURL: "https://example.com/inbox", TabID: "person", Args: map[string]any{}}
+		if err := p.Grant(c, ToolAlways); !errors.Is(err, ErrNotGrantable) {
+			t.Errorf("%s: always in the person's tab: %v, want ErrNotGrantable", tool, err)
+		}
+		d := p.Check(c)
+		if d.Verdict != Ask || !d.Sensitive || !cmp.Equal([]Scope{Once}, d.Scopes) || d.Unattended(true).Verdict != Deny {
+			t.Errorf("%s in the person's tab: %v %v sensitive=%v; %s", tool, d.Verdict, d.Scopes, d.Sensitive, d.Reason)
+		}
+		c.TabID = "agent"
+		if err := p.Grant(c, ToolAlways); err != nil {
+			t.Errorf("%s: always in the agent's tab: %v", tool, err)
+		}
 	}
 }

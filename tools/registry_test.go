@@ -57,7 +57,9 @@ func (p *pageTool) Call(_ context.Context, c *ResolvedCall) (*ToolResult, error)
 func (p *pageTool) Locate(context.Context, *ResolvedCall) (Page, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Page{TabID: "T1", URL: p.url}, nil
+	// The agent's own tab: in a tab the person opened every write asks
+	// afresh (guard's TestPersonsTabAsksEveryTime).
+	return Page{TabID: "T1", URL: p.url, Owned: true}, nil
 }
 
 func (p *pageTool) setURL(u string) {
