@@ -119,3 +119,11 @@ const (
 	// `mcp serve` that cannot show an approval form: refused unasked.
 	ByCannotAsk = "no answer (the MCP client cannot ask)"
 )
+
+// ByElicitation is who decided a call an MCP host of `mcp serve` answered
+// through its approval form: "elicitation (client claude-code, session
+// 3F2A…)". The host answered, under the name it gave itself; whether a
+// person saw the form is the host's word, not browseragent's.
+func ByElicitation(client, session string) string {
+	return fmt.Sprintf("elicitation (client %s, session %s)", client, session)
+}

@@ -38,6 +38,9 @@ func (s *Server) Handler(o *HTTPOptions) http.Handler {
 	if o == nil {
 		o = &HTTPOptions{}
 	}
+	if o.Token == "" {
+		s.noToken.Store(true) // browser_connect to the person's Chrome is refused then
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.opts.Logger})
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)

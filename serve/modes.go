@@ -37,6 +37,9 @@ func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.Tool
 	var err error
 	switch def.Name {
 	case "browser_connect":
+		if cl := clientFrom(ctx); cl != nil && cl.id != "stdio" && m.s.noToken.Load() {
+			return &tools.ToolResult{IsError: true, Text: "browser_connect: refused: this server serves HTTP without a bearer token, so any program on this machine could drive the person's Chrome through it. Restart it with --token (or $BROWSERAGENT_MCP_TOKEN), or with --connect, which makes one."}, nil
+		}
 		var a struct {
 			WS      string `json:"ws_endpoint"`
 			URL     string `json:"browser_url"`

@@ -261,7 +261,10 @@ func TestElicitedApproval(t *testing.T) {
 			clicks = append(clicks, e.Client+"/"+e.Session+" "+e.Decision+" "+e.DecidedBy)
 		}
 	}
-	want := []string{"form-host/stdio deny person", "form-host/stdio allow person", "bare-host/stdio deny " + guard.ByCannotAsk}
+	// The host answered, not (as far as browseragent knows) a person:
+	// the audit says which host and session.
+	byHost := guard.ByElicitation("form-host", "stdio")
+	want := []string{"form-host/stdio deny " + byHost, "form-host/stdio allow " + byHost, "bare-host/stdio deny " + guard.ByCannotAsk}
 	if diff := cmp.Diff(want, clicks); diff != "" {
 		t.Errorf("audit of the clicks (-want +got):\n%s", diff)
 	}
@@ -502,7 +505,7 @@ func TestModeSwitchResetsTrust(t *testing.T) {
 			modes = append(modes, e.Tool+" "+e.Decision+" "+e.DecidedBy)
 		}
 	}
-	if diff := cmp.Diff([]string{"browser_connect allow person", "browser_disconnect allow person"}, modes); diff != "" {
+	if diff := cmp.Diff([]string{"browser_connect allow " + guard.ByElicitation("switcher", "stdio"), "browser_disconnect allow " + guard.ByElicitation("switcher", "stdio")}, modes); diff != "" {
 		t.Errorf("audit of the switches (-want +got):\n%s", diff)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,6 +93,9 @@ type Server struct {
 	// browser to the server's own close, and the person's Chrome as it is.
 	ended   sync.WaitGroup
 	closing bool // guarded by mu
+	// noToken: an HTTP handler without a bearer token was made; any local
+	// program can then be a client, so none may attach the person's Chrome.
+	noToken atomic.Bool
 	stdio   bool // guarded by mu
 }
 

@@ -119,3 +119,29 @@ func TestHTTPSessionsKeepTheirGrantsAndTabs(t *testing.T) {
 		t.Errorf("a's host was asked %d times, want 2", len(answers.forms))
 	}
 }
+
+// TestHTTPWithoutTokenCannotAttachPersonsChrome: over HTTP without a
+// bearer token any program on this machine can be a client (round three's
+// attacker answered approvals as its own "person" that way), so
+// browser_connect to the person's Chrome is refused before anything is
+// dialled; over stdio the host that started the server may.
+func TestHTTPWithoutTokenCannotAttachPersonsChrome(t *testing.T) {
+	testutil.Parallel(t)
+	f := newFixture(t, "bank.invalid", false)
+	hs := httptest.NewServer(f.srv.Handler(nil))
+	t.Cleanup(hs.Close)
+	answers := &answering{answers: []string{"once"}} // it says yes to itself
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "local-program", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: answers.handle}).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + Path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	text, isErr := callTool(t, cs, "browser_connect", map[string]any{"user_data_dir": t.TempDir()})
+	if !isErr || !strings.Contains(text, "without a bearer token") {
+		t.Errorf("browser_connect over HTTP without a token: isError=%v %q", isErr, text)
+	}
+	if f.sess.Mode().String() != "isolated" {
+		t.Errorf("the mode changed to %s", f.sess.Mode())
+	}
+}

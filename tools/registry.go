@@ -305,7 +305,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return d, nil
 	}
 	if answer == AnswerDeny {
-		d.Verdict, d.DecidedBy = guard.Deny, guard.ByPerson
+		d.Verdict, d.DecidedBy = guard.Deny, answeredBy(ctx)
 		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."
 		d.Person = "Not done: you declined " + what + "."
 		return d, nil
@@ -325,9 +325,18 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		d.Reason = "The page changed after the person approved (now " + call.Page.URL + "); the approval does not carry over. " + d.Reason
 	}
 	if d.Verdict == guard.Allow {
-		d.DecidedBy = guard.ByPerson
+		d.DecidedBy = answeredBy(ctx)
 	}
 	return d, nil
+}
+
+// answeredBy is who answered an approval question: the person at the
+// terminal, or the MCP host the call came from (its form's answer).
+func answeredBy(ctx context.Context) string {
+	if c := ClientFrom(ctx); c != nil {
+		return guard.ByElicitation(c.Name, c.Session)
+	}
+	return guard.ByPerson
 }
 
 // guardCall is the call the guard judges, with the MCP session that made

@@ -48,7 +48,9 @@ always need a host that can ask.
 
 --http listens on loopback only; another address needs --allow-remote and a
 bearer token (--token or $BROWSERAGENT_MCP_TOKEN, else one is generated and
-printed). Host and Origin headers are checked against DNS rebinding.
+printed), and so does serving your Chrome (--connect) over HTTP; without a
+token browser_connect is refused over HTTP. Host and Origin headers are
+checked against DNS rebinding.
 
 stdin closing, SIGTERM or Ctrl-C stop the server: the isolated browser and
 every child process end with it; your own Chrome is never closed, only the
@@ -132,15 +134,17 @@ func (f *serveFlags) listenAddr() (string, error) {
 func serveHTTP(ctx context.Context, s *streams, f *serveFlags, srv *serve.Server, addr string) error {
 	host, _, _ := net.SplitHostPort(addr)
 	o := &serve.HTTPOptions{Token: f.token, Hosts: f.hosts, Origins: f.origins}
-	if !serve.IsLoopback(host) {
-		if o.Token == "" {
-			tok, err := serve.NewToken()
-			if err != nil {
-				return err
-			}
-			o.Token = tok
-			fmt.Fprintf(s.err, "browseragent: bearer token: %s (clients send \"Authorization: Bearer TOKEN\")\n", tok)
+	// Your Chrome, or another machine, needs a token: without one any
+	// program on this machine (or the network) is a client.
+	if o.Token == "" && (!serve.IsLoopback(host) || f.connect.on()) {
+		tok, err := serve.NewToken()
+		if err != nil {
+			return err
 		}
+		o.Token = tok
+		fmt.Fprintf(s.err, "browseragent: bearer token: %s (clients send \"Authorization: Bearer TOKEN\")\n", tok)
+	}
+	if !serve.IsLoopback(host) {
 		if len(o.Hosts) == 0 && host != "" && host != "0.0.0.0" && host != "::" {
 			o.Hosts = []string{host}
 		} else if len(o.Hosts) == 0 {
