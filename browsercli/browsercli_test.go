@@ -25,7 +25,7 @@ func TestCheckName(t *testing.T) {
 
 func TestRefArg(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"e3", "e3"}, {"@e3", "e3"}, {" e12 ", "e12"}, {"Log in", ""}, {"@", ""}, {"e3;", ""},
+		{"e3", "e3"}, {"@e3", "e3"}, {"@f1e3", "f1e3"}, {" e12 ", "e12"}, {"Log in", ""}, {"@", ""}, {"e3;", ""},
 	} {
 		got, fail := refArg(tc.in)
 		if tc.want == "" {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +42,9 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 		return nil, err
 	}
 	req.Ask = o.Ask != nil
+	if err := absPaths(req); err != nil {
+		return nil, err
+	}
 	conn, lost, err := connect(ctx, p, o, req.Command)
 	if err != nil {
 		return nil, err
@@ -278,4 +282,24 @@ func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return true
+}
+
+// fileArgs are the arguments that name local files, by command: from
+// this index on. They are made absolute here, in the person's working
+// folder, since the daemon runs in another.
+var fileArgs = map[string]int{"upload": 1, "download": 1}
+
+func absPaths(req *Request) error {
+	from, ok := fileArgs[req.Command]
+	if !ok {
+		return nil
+	}
+	for i := from; i < len(req.Args); i++ {
+		abs, err := filepath.Abs(req.Args[i])
+		if err != nil {
+			return err
+		}
+		req.Args[i] = abs
+	}
+	return nil
 }

@@ -54,7 +54,32 @@ var commands = []Command{
 		Flags: []Flag{{Name: "interactive", Short: "i", Bool: true, Usage: "only the elements that carry refs"},
 			{Name: "selector", Short: "s", Usage: "outline only the part this CSS `SELECTOR` matches"},
 			{Name: "max", Usage: "print at most `N` lines"}}, run: cmdSnapshot},
-	{Name: "click", Use: "click REF", Short: "Click an element by ref", MinArgs: 1, MaxArgs: 1, run: onRef("browser_click", nil)},
+	{Name: "click", Use: "click REF", Short: "Click an element by ref", MinArgs: 1, MaxArgs: 1,
+		Flags: []Flag{{Name: "double", Bool: true, Usage: "double click"}, {Name: "right", Bool: true, Usage: "right click (a context menu)"}},
+		run: onRef("browser_click", func(x *execution, a map[string]any) {
+			if x.req.on("double") {
+				a["count"] = 2
+			}
+			if x.req.on("right") {
+				a["button"] = "right"
+			}
+		})},
+	{Name: "hover", Use: "hover REF", Short: "Move the pointer onto an element (opens hover menus)", MinArgs: 1, MaxArgs: 1, run: onRef("browser_hover", nil)},
+	{Name: "drag", Use: "drag REF TARGET", Short: "Drag an element onto another (a ref, or the drop zone's text)", MinArgs: 2, MaxArgs: 2,
+		run: onRef("browser_drag", func(x *execution, a map[string]any) { a["to"] = strings.TrimPrefix(x.req.Args[1], "@") })},
+	{Name: "upload", Use: "upload REF FILE...", Short: "Choose files for a file input (or the button that opens the chooser)", MinArgs: 2, MaxArgs: -1,
+		run: onRef("browser_upload", func(x *execution, a map[string]any) { a["paths"] = x.req.Args[1:] })},
+	{Name: "check", Use: "check REF", Short: "Check a checkbox, radio or switch", MinArgs: 1, MaxArgs: 1,
+		run: onRef("browser_check", func(x *execution, a map[string]any) { a["checked"] = true })},
+	{Name: "uncheck", Use: "uncheck REF", Short: "Uncheck a checkbox or switch", MinArgs: 1, MaxArgs: 1,
+		run: onRef("browser_check", func(x *execution, a map[string]any) { a["checked"] = false })},
+	{Name: "dialog", Use: "dialog accept|dismiss [TEXT]", Short: "Answer the open alert, confirm or prompt (TEXT: a prompt's answer)", MinArgs: 1, MaxArgs: 2, run: cmdDialog},
+	{Name: "download", Use: "download REF [DIR]", Short: "Save what a link downloads (into DIR, default your downloads folder)", MinArgs: 1, MaxArgs: 2,
+		run: onRef("browser_download", func(x *execution, a map[string]any) {
+			if len(x.req.Args) > 1 {
+				a["dir"] = x.req.Args[1]
+			}
+		})},
 	{Name: "fill", Use: "fill REF TEXT", Short: "Replace the text of a field", MinArgs: 2, MaxArgs: 2,
 		Flags: []Flag{{Name: "submit", Bool: true, Usage: "press Enter afterwards"}}, run: cmdFill},
 	{Name: "press", Use: "press KEY", Short: "Press a key (Enter, Tab, Escape, ArrowDown, Control+a)", MinArgs: 1, MaxArgs: 1, run: cmdPress},
@@ -136,7 +161,7 @@ func onRef(name string, fill func(x *execution, a map[string]any)) func(x *execu
 	}
 }
 
-var refRE = regexp.MustCompile(`^[a-z]*[0-9]+$`)
+var refRE = regexp.MustCompile(`^[a-z]*[0-9]+(?:e[0-9]+)?$`)
 
 // refArg takes a ref as snapshots print it (e3) or as agent-browser's
 // users write it (@e3).
@@ -244,6 +269,22 @@ func (x *execution) sleep(d time.Duration) *Response {
 		return &Response{Exit: ExitFailed, Error: "the session ended during the wait"}
 	}
 	return &Response{Text: fmt.Sprintf("Waited %d ms.", d.Milliseconds()), Data: map[string]any{"waited_ms": d.Milliseconds()}}
+}
+
+func cmdDialog(x *execution) *Response {
+	a := map[string]any{}
+	switch x.req.Args[0] {
+	case "accept":
+		a["accept"] = true
+	case "dismiss":
+		a["accept"] = false
+	default:
+		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("dialog %q: say accept or dismiss", x.req.Args[0])}
+	}
+	if len(x.req.Args) > 1 {
+		a["text"] = x.req.Args[1]
+	}
+	return x.do("browser_dialog", a)
 }
 
 func cmdClose(x *execution) *Response {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,10 +27,12 @@ import (
 // logged in, what each cart holds. A test checks what the browser did by
 // asking it, never the browser.
 type shop struct {
-	mu     sync.Mutex
-	logins []string
-	carts  map[string][]string
-	orders []string // who placed an order
+	mu       sync.Mutex
+	logins   []string
+	carts    map[string][]string
+	orders   []string // who placed an order
+	uploads  []string // "name: content" of each file uploaded
+	receipts int      // receipts downloaded
 }
 
 func newShop(t *testing.T) (*shop, *httptest.Server) {
@@ -89,8 +92,24 @@ func newShop(t *testing.T) (*shop, *httptest.Server) {
 		sh.mu.Unlock()
 		page(w, "Cart", "<p>In your cart: "+html.EscapeString(strings.Join(items, ", "))+"</p>")
 	})
+	mux.HandleFunc("GET /profile", func(w http.ResponseWriter, r *http.Request) {
+		page(w, "Profile", `<form method=post action=/avatar enctype=multipart/form-data>
+<label>Avatar <input type=file name=avatar></label><button>Upload</button></form>`)
+	})
+	mux.HandleFunc("POST /avatar", func(w http.ResponseWriter, r *http.Request) {
+		f, hdr, err := r.FormFile("avatar")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		b, _ := io.ReadAll(f)
+		sh.mu.Lock()
+		sh.uploads = append(sh.uploads, hdr.Filename+": "+string(b))
+		sh.mu.Unlock()
+		page(w, "Uploaded", "<p>Uploaded "+html.EscapeString(hdr.Filename)+".</p>")
+	})
 	mux.HandleFunc("GET /checkout", func(w http.ResponseWriter, r *http.Request) {
-		page(w, "Checkout", `<form method=post action=/order><button>Place order</button></form>`)
+		page(w, "Checkout", `<form method=post action=/order onsubmit="return confirm('Place the order?')"><button>Place order</button></form>`)
 	})
 	mux.HandleFunc("POST /order", func(w http.ResponseWriter, r *http.Request) {
 		user := ""
@@ -100,7 +119,15 @@ func newShop(t *testing.T) (*shop, *httptest.Server) {
 		sh.mu.Lock()
 		sh.orders = append(sh.orders, user)
 		sh.mu.Unlock()
-		page(w, "Thank you", "<p>Order placed.</p>")
+		page(w, "Thank you", `<p>Order placed.</p><a href="/receipt">Download receipt</a>`)
+	})
+	mux.HandleFunc("GET /receipt", func(w http.ResponseWriter, r *http.Request) {
+		sh.mu.Lock()
+		sh.receipts++
+		sh.mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Disposition", `attachment; filename="receipt.txt"`)
+		fmt.Fprint(w, "Receipt: 1 order of tea\n")
 	})
 	mux.HandleFunc("GET /mine", func(w http.ResponseWriter, r *http.Request) {
 		page(w, "My own tab", "<p>The person's page.</p>")
@@ -111,6 +138,12 @@ func newShop(t *testing.T) (*shop, *httptest.Server) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return sh, srv
+}
+
+func (sh *shop) uploaded() []string {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return append([]string(nil), sh.uploads...)
 }
 
 func (sh *shop) placed() []string {
@@ -194,6 +227,56 @@ func TestBrowserCLIShop(t *testing.T) {
 	if diff := cmp.Diff([]string{"matcha", "sencha"}, sh.cart("ada")); diff != "" {
 		t.Errorf("the shop's record of ada's cart (-want +got):\n%s", diff)
 	}
+
+	// An upload reads one of the person's files: it waits for approval
+	// in every mode, and runs once confirmed.
+	avatar := filepath.Join(e.dir, "avatar.txt")
+	if err := os.WriteFile(avatar, []byte("ada's avatar"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.step(t, 0, "open", srv.URL+"/profile")
+	snap = e.step(t, 0, "snapshot", "-i")
+	errOut := e.step(t, 4, "upload", refOf(t, snap, "Avatar"), "avatar.txt") // relative to the command's folder
+	if len(sh.uploaded()) != 0 {
+		t.Fatal("the file was uploaded before the person confirmed")
+	}
+	e.step(t, 0, "confirm", pendingID(t, errOut))
+	e.step(t, 0, "click", refOf(t, snap, `button "Upload"`))
+	if diff := cmp.Diff([]string{"avatar.txt: ada's avatar"}, sh.uploaded()); diff != "" {
+		t.Errorf("the shop's uploads (-want +got):\n%s", diff)
+	}
+
+	// The order asks confirm(): the click says so, dialog accept answers it.
+	e.step(t, 0, "open", srv.URL+"/checkout")
+	snap = e.step(t, 0, "snapshot", "-i")
+	if out := e.step(t, 0, "click", refOf(t, snap, "Place order")); !strings.Contains(out, "Place the order?") || !strings.Contains(out, "browser dialog accept") {
+		t.Errorf("the click does not say a confirm is open: %s", out)
+	}
+	if len(sh.placed()) != 0 {
+		t.Fatal("the order was placed before the confirm was answered")
+	}
+	e.step(t, 0, "dialog", "accept")
+	e.step(t, 0, "wait", "Order placed")
+	if diff := cmp.Diff([]string{"ada"}, sh.placed()); diff != "" {
+		t.Errorf("the shop's orders (-want +got):\n%s", diff)
+	}
+	snap = e.step(t, 0, "snapshot", "-i")
+	downloads := filepath.Join(e.dir, "downloads")
+	code, out, errOut := e.run(t, "", "browser", "download", refOf(t, snap, "Download receipt"), "downloads")
+	if code == 4 {
+		out = e.step(t, 0, "confirm", pendingID(t, errOut))
+	} else if code != 0 {
+		t.Fatalf("download: exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(downloads, "receipt.txt")); err != nil || string(b) != "Receipt: 1 order of tea\n" {
+		t.Errorf("the receipt saved: %q %v (download said %s)", b, err, out)
+	}
+	sh.mu.Lock()
+	if sh.receipts != 1 {
+		t.Errorf("the shop served %d receipts, want 1", sh.receipts)
+	}
+	sh.mu.Unlock()
+
 	var got struct {
 		OK   bool   `json:"ok"`
 		Text string `json:"text"`
@@ -372,9 +455,16 @@ func TestBrowserCLIConnect(t *testing.T) {
 		t.Errorf("pending: %s", out)
 	}
 	out = e.step(t, 0, "confirm", pendingID(t, errOut))
-	if !strings.Contains(out, "Clicked") {
-		t.Errorf("confirm prints the command's result: %q", out)
+	if !strings.Contains(out, "Place the order?") {
+		t.Errorf("confirm prints the command's result, the open confirm(): %q", out)
 	}
+	// Answering the page's confirm() is a write on the sensitive page too.
+	errOut = e.step(t, 4, "--yes", "dialog", "accept")
+	if got := sh.placed(); len(got) != 0 {
+		t.Fatalf("an order was placed before the person confirmed the dialog's answer: %v", got)
+	}
+	e.step(t, 0, "confirm", pendingID(t, errOut))
+	e.step(t, 0, "wait", "Order placed")
 	if diff := cmp.Diff([]string{"ada"}, sh.placed()); diff != "" {
 		t.Errorf("the shop's orders (-want +got):\n%s", diff)
 	}
