@@ -27,10 +27,13 @@ import (
 // and refuses downloads again. The guard asked the person first (the
 // folder is a file parameter: a write).
 
-// DefaultDownloadDir is where browser_download saves when neither the call
-// nor the configuration names a folder: $XDG_DOWNLOAD_DIR/browseragent, or
-// ~/Downloads/browseragent.
+// DefaultDownloadDir is where browser_download saves when the call names
+// no folder: the one the person chose in $BROWSERAGENT_DOWNLOAD_DIR, else
+// $XDG_DOWNLOAD_DIR/browseragent, else ~/Downloads/browseragent.
 func DefaultDownloadDir() string {
+	if d := os.Getenv("BROWSERAGENT_DOWNLOAD_DIR"); filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
 	if d := os.Getenv("XDG_DOWNLOAD_DIR"); filepath.IsAbs(d) {
 		return filepath.Join(d, "browseragent")
 	}
