@@ -56,10 +56,14 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 			d, u = s.deniedServed(u, addr, frameAddrs)
 		}
 		if d != nil {
-			res.Text = fmt.Sprintf("browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it.",
-				def.Name, guard.RedactURL(u), d.Rule, d.Category)
+			// The page chose its address (a redirect, replaceState): the
+			// model reads it as page text, the person as it is.
+			withheld := "browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it."
+			res.Text = fmt.Sprintf(withheld, def.Name, guard.UntrustedInline(guard.RedactURL(u)), d.Rule, d.Category)
+			res.Display = fmt.Sprintf(withheld, def.Name, guard.RedactURL(u), d.Rule, d.Category)
 			if def.Name == "browser_open" && res.Tab != "" {
-				res.Text += fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
+				tab := fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
+				res.Text, res.Display = res.Text+tab, res.Display+tab
 			}
 			res.Images, res.Path, res.Data, res.IsError, res.Withheld = nil, "", nil, true, true
 			return

@@ -196,11 +196,18 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
+		person := d.ForPerson()
 		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
-		if p := d.ForPerson(); p != d.Reason {
-			res.Display = p
+		if person != d.Reason {
+			res.Display = person
 		}
 		r.record(ctx, call, d, start, res, nil)
+		if origin == OriginAgent || origin == OriginMCP {
+			// The page chose its own address: in the model's words it is
+			// page text.
+			d.Reason, d.Person = d.ModelReason(call.Page.URL), person
+			res.Text = d.Reason
+		}
 		d.Verdict = guard.Deny // what is not allowed now is refused
 		return res, d.Err()
 	}
@@ -218,8 +225,8 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err == nil && res != nil && res.Withheld {
 		// Where the call went a deny rule names: a refusal like one made
 		// before the call (a batch retrying it would only go there again).
-		res.IsError, res.ours, res.Display = true, true, ""
-		return res, guard.Decision{Verdict: guard.Deny, Reason: res.Text}.Err()
+		res.IsError, res.ours = true, true // the screen's Display is its sentence
+		return res, guard.Decision{Verdict: guard.Deny, Reason: res.Text, Person: res.Display}.Err()
 	}
 	if err == nil && (origin == OriginAgent || origin == OriginMCP) {
 		markUntrusted(res, call)
@@ -255,6 +262,8 @@ func markUntrusted(res *ToolResult, c *ResolvedCall) {
 func (r *Registry) Recheck(tool, target string) error {
 	d := r.policy.Check(guard.Call{Tool: tool, Name: tool, TargetURL: target, Args: map[string]any{"url": target}})
 	if d.Verdict != guard.Allow {
+		d.Person = d.ForPerson()
+		d.Reason = d.ModelReason(target) // the server chose where it redirects
 		d.Verdict = guard.Deny
 		return d.Err() // wraps guard.ErrDenied
 	}
