@@ -286,6 +286,10 @@ func (s *session) attach(t *tab) (context.Context, error) {
 		cancel()
 		return nil, err
 	}
+	if err := s.blockDevTools(ctx, t); err != nil {
+		cancel()
+		return nil, err
+	}
 	s.mu.Lock()
 	t.ctx, t.cancel = ctx, cancel
 	s.mu.Unlock()

@@ -41,7 +41,7 @@ const devToolsNote = "the browser's DevTools endpoint lists, opens and closes ev
 func devToolsRule() *Rule {
 	return &Rule{
 		Name: DevToolsRule, Category: devToolsCategory, Hosts: []string{loopbackKey},
-		Paths: []string{"/json*", "/devtools*"}, patterns: []string{"/json*", "/devtools*"},
+		Paths: []string{"/json*", "/devtools*"}, patterns: []string{"/json*", "/devtools*"}, needles: []string{"/json", "/devtools"},
 		Schemes: defaultSchemes, Action: ActionDeny, Note: devToolsNote, Source: FixedSource,
 		order: -2, devtools: true,
 	}

@@ -119,7 +119,8 @@ func FuzzNormalize(f *testing.F) {
 		"https://a.com/%2e%2e/x", "file:///etc/passwd", "view-source:https://x.y", "a.com:80/x",
 		"https://xn--bcher-kva.example./", "https://a.com:0080//./../b", "chrome://settings",
 		"chrome:/%73ettings", "chrome:password-manager/x", `edge:\\settings`, "http://0:8765/", "http://[::]:1/",
-		"http://[::ffff:a9fe:a9fe]/", "chrome-extension:%61b/x",
+		"http://[::ffff:a9fe:a9fe]/", "chrome-extension:%61b/x", "https://b.example/?rest_route=%2Fwp%2Fv2#x",
+		"https://github.com/settings;x/keys?a=%zz", "devtools://devtools/bundled/inspector.html?ws=127.0.0.1:9222/devtools/page/A",
 	} {
 		f.Add(s)
 	}
@@ -130,6 +131,9 @@ func FuzzNormalize(f *testing.F) {
 				t.Fatalf("error does not wrap ErrBadURL: %v", err)
 			}
 			return
+		}
+		if !strings.Contains(in, "?") && u.Query != "" {
+			t.Fatalf("a query %q from an input without one: %q", u.Query, in)
 		}
 		if u.Opaque {
 			if u.Host != "" || u.Path != "" {

@@ -72,6 +72,7 @@ type Rule struct {
 
 	order    int
 	patterns []string // lower-cased Paths
+	needles  []string // per pattern with "*": its longest run without "*", which a match must contain ("" when none; set by build)
 	devtools bool     // a fixed rule for the browser's DevTools endpoint (devtools.go)
 }
 
@@ -222,18 +223,49 @@ func (r *Rule) matches(u URL) bool {
 		return true
 	}
 	p := strings.ToLower(u.Path)
-	for _, pat := range r.patterns {
+	for i, pat := range r.patterns {
+		needle := ""
+		if i < len(r.needles) {
+			needle = r.needles[i]
+		}
 		if strings.IndexByte(pat, '?') >= 0 {
-			if u.Query != "" && glob(pat, p+"?"+strings.ToLower(u.Query)) {
+			if u.Query == "" {
+				continue
+			}
+			pq := p + "?" + strings.ToLower(u.Query)
+			if strings.Contains(pq, needle) && glob(pat, pq) {
 				return true
 			}
 			continue
+		}
+		if needle != "" && !strings.Contains(p, needle) {
+			continue // a quick no for the rules of every host ("/*/checkout/*")
 		}
 		if pathMatch(pat, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// needlesOf returns, for each pattern with "*", its longest run without
+// "*" (every path the glob matches contains it), and "" for the others.
+func needlesOf(patterns []string) []string {
+	if len(patterns) == 0 {
+		return nil
+	}
+	out := make([]string, len(patterns))
+	for i, pat := range patterns {
+		if !strings.Contains(pat, "*") {
+			continue
+		}
+		for _, run := range strings.Split(pat, "*") {
+			if len(run) > len(out[i]) {
+				out[i] = run
+			}
+		}
+	}
+	return out
 }
 
 // pathMatch matches a lower-case pattern against a lower-case path. A
@@ -377,6 +409,9 @@ func build(all []*Rule) *Rules {
 			continue
 		}
 		r.order = len(rs.list)
+		if r.needles == nil {
+			r.needles = needlesOf(r.patterns)
+		}
 		rs.list = append(rs.list, r)
 		for _, h := range r.Hosts {
 			h, port := splitRuleHost(h)

@@ -231,6 +231,7 @@ func FuzzParseRules(f *testing.F) {
 	f.Add("version: 1\nrules:\n  - name: p\n    hosts: [\"127.0.0.1:8765\", \"*:80\", \"[::1]:9\"]\n    action: deny\n")
 	f.Add("version: 1\nrules:\n  - name: a\n    action: deny\n    action: ask\n    hosts: [a]\n")
 	f.Add("version: 1\nrules: []\n---\nversion: 1\nrules: []\n")
+	f.Add("version: 1\nrules:\n  - name: q\n    hosts: [\"*\"]\n    paths: [\"/%2e%2e/a/../%73ecret\", \"/*?*rest_route=%2F*\", \"/x;y\"]\n    action: deny\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rs, err := ParseRules([]byte(in), "fuzz")
 		if err != nil {
@@ -250,6 +251,9 @@ func FuzzParseRules(f *testing.F) {
 			}
 		}
 		rs.Match(URL{Scheme: "https", Host: "a.b", Path: "/x"})
+		rs.Match(URL{Scheme: "https", Host: "a.b", Path: "/secret;x", Query: "rest_route=/wp/v2"})
+		rs.originRule(URL{Scheme: "https", Host: "a.b", Path: "/"})
+		_ = rs.CheckRequest("127.0.0.1:9222", "http", "/json/list")
 		rs.Match(URL{Scheme: "http", Host: "0.0.0.0", Port: "8765", Path: "/"})
 		_ = rs.CheckAddress("[::1]:8765")
 	})

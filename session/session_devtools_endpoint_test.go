@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // devToolsLike is a loopback server answering on Chromium's DevTools paths,
@@ -48,8 +50,10 @@ func (d *devToolsLike) asked() []string {
 // (these have no rules at all): not web_fetch, in isolated mode or
 // attached to the person's Chrome; not the isolated browser's pages, whose
 // requests and WebSocket upgrades go through browseragent's proxy; and not
-// the endpoint browseragent drives, on any path. The person's tabs are
-// all still open at the end. (Before, web_fetch of /json/list returned
+// the endpoint browseragent drives, on any path; nor a script the person
+// approved in the agent's own tab of their Chrome, which the browser
+// itself keeps from the DevTools paths. The person's tabs are all still
+// open at the end. (Before, web_fetch of /json/list returned
 // every tab and /json/close/<id> closed the person's tab, in both modes.)
 func TestDevToolsEndpointUnreachable(t *testing.T) {
 	for _, k := range []string{"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"} {
@@ -69,7 +73,7 @@ func TestDevToolsEndpointUnreachable(t *testing.T) {
 		t.Fatalf("the person's account tab is not listed: %+v", person.Pages())
 	}
 	devtools := "http://127.0.0.1:" + person.Port()
-	s, _ := newSharedSession(t, false, "version: 1\nrules: []\n")
+	s, person0 := newSharedSession(t, false, "version: 1\nrules: []\n")
 
 	refused := func(t *testing.T, what string, args map[string]any) {
 		t.Helper()
@@ -126,11 +130,28 @@ ws.onerror = () => { log.push('ws=failed'); done() };
 	})
 
 	t.Run("shared: web_fetch", func(t *testing.T) {
+		call(t, s, "browser_tabs", map[string]any{}) // the isolated browser runs, to be set aside
 		connect(t, s, person.Dir)
 		refused(t, "the attached endpoint's discovery page", map[string]any{"url": devtools + "/"})
 		refused(t, "the tab list", map[string]any{"url": devtools + "/json/list"})
 		refused(t, "closing the person's tab", map[string]any{"url": devtools + "/json/close/" + account})
 		refused(t, "the isolated browser set aside", map[string]any{"url": own + "/"})
 		person.waitTabs(t, personTabs)
+	})
+
+	t.Run("shared: script in the agent's own tab", func(t *testing.T) {
+		if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError {
+			t.Fatalf("browser_open: %s", res.Text)
+		}
+		person0.will(tools.AnswerOnce)
+		res := call(t, s, "browser_eval", map[string]any{"js": fmt.Sprintf(
+			`Promise.all([fetch('%[1]s/json/close/%[2]s', {mode: 'no-cors'}).then(() => 'sent', () => 'failed'),
+			  fetch('http://localhost:%[3]s/json/close/%[2]s', {mode: 'no-cors'}).then(() => 'sent', () => 'failed')]).then(a => a.join(' '))`,
+			devtools, account, person.Port())})
+		if res.IsError || !strings.Contains(res.Text, "failed failed") {
+			t.Errorf("want both requests blocked in the browser, got %+v", res)
+		}
+		time.Sleep(500 * time.Millisecond) // a closing tab is gone by now
+		person.waitTabs(t, append(slices.Clone(personTabs), site.URL+"/shop"))
 	})
 }
