@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
@@ -146,7 +147,43 @@ func historyLine(line string, secret bool) string {
 	if secret {
 		line = maskTyped(line)
 	}
+	if !strings.HasPrefix(line, "/") {
+		line = maskSaidSecrets(line)
+	}
 	return guard.RedactText(redactURLs(redactLine(line)))
+}
+
+// saidSecret is a secret a person writes into a task: a secret-like word
+// ("password", "pin", "api key"…), how they give it (":", "=", "is", or
+// just a space) and the value.
+var saidSecret = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(pass(?:word|wd|phrase|code)?|pw|pwd|pin|otp|secret|token|api[ _-]?key)(\s*[:=]\s*|\s+is\s+|\s+)("[^"]*"|'[^']*'|\S+)`)
+})
+
+// maskSaidSecrets masks the value in "password hunter2", "pin: 1234",
+// "my password is s3cret" in a task line, as the audit log masks a
+// secret-named argument. After a bare space only a value that does not
+// read as a word is masked ("the password field" stays as typed).
+func maskSaidSecrets(line string) string {
+	re := saidSecret()
+	return re.ReplaceAllStringFunc(line, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		value := strings.TrimRight(sub[3], ".,;!?)]}")
+		if strings.TrimSpace(sub[2]) == "" && isWord(value) {
+			return m
+		}
+		return sub[1] + sub[2] + "***" + sub[3][len(value):]
+	})
+}
+
+// isWord reports whether s is letters only (a word of prose, not a value).
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // maskTyped hides what a command typed: /call keeps its JSON with every

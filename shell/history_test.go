@@ -33,6 +33,12 @@ func TestHistoryLine(t *testing.T) {
 		{"url in a message", "summarise https://bob:pw@h.example/a, please", false, "summarise https://bob:redacted@h.example/a, please"},
 		{"email address kept", "mail alice@example.com about it", false, "mail alice@example.com about it"},
 		{"empty secret line", "", true, ""},
+		{"task with a password", "log in to example.com as bob with password hunter2 and read my inbox", false, "log in to example.com as bob with password *** and read my inbox"},
+		{"task with a colon", "sign in (user: bob, password: Tr0ub4dor&3) then check", false, "sign in (user: bob, password: ***) then check"},
+		{"task saying is", "my PIN is 4711.", false, "my PIN is ***."},
+		{"quoted passphrase", `use passphrase "correct horse battery" there`, false, "use passphrase *** there"},
+		{"api key", "set the api key=abc123def", false, "set the api key=***"},
+		{"password as a word", "find the password field and the reset link", false, "find the password field and the reset link"},
 		{"call secret-named argument", `/call login {"password":"pw","user":"bob"}`, false, `/call login {"password":"***","user":"bob"}`},
 	}
 	for _, tt := range tests {

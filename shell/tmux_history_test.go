@@ -15,8 +15,8 @@ import (
 // TestTerminalHistoryKeepsNoSecrets types, at a real terminal, a password
 // into a field the tool says is a password field (testshell's e2), a /call
 // doing the same, a URL with a password and a token, and an ordinary
-// field; the history file then holds none of the secrets, and the ordinary
-// line as typed. (Piped scripts write no history, so this needs a tty.)
+// field, and a task naming a password; the history file then holds none
+// of the secrets, and the ordinary line as typed. (Piped scripts write no history, so this needs a tty.)
 func TestTerminalHistoryKeepsNoSecrets(t *testing.T) {
 	testutil.Parallel(t)
 	needTool(t, "tmux")
@@ -35,6 +35,8 @@ func TestTerminalHistoryKeepsNoSecrets(t *testing.T) {
 	tm.waitFor("Typed 11 characters into e2.")
 	tm.keys("/fetch http://user:s3cr3t@127.0.0.1:1/x?token=abc", "Enter")
 	tm.waitFor("web_fetch {")
+	tm.keys("log in as bob with password hunter2task", "Enter")
+	tm.waitFor("no LLM configured")
 	tm.keys("C-d")
 	tm.waitFor("done-0")
 
@@ -47,6 +49,7 @@ func TestTerminalHistoryKeepsNoSecrets(t *testing.T) {
 		"/type e2 ****",
 		`/call browser_type {"ref":"e2","text":"[redacted]"}`,
 		"/fetch http://user:redacted@127.0.0.1:1/x?token=redacted",
+		"log in as bob with password ***",
 		"",
 	}, "\n")
 	if diff := cmp.Diff(want, string(b)); diff != "" {
