@@ -30,10 +30,12 @@ func TestShellMCPHostInTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm := &ttySession{t: t, socket: filepath.Join(dir, "tmux.sock")}
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "50", "-c", work, "env", "-i",
-		"PATH="+os.Getenv("PATH"), "HOME="+os.Getenv("HOME"), "TERM=xterm-256color",
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
-		bin, "--yes")
+	// A clean terminal, but with what npm needs to reach the registry
+	// (NODE_EXTRA_CA_CERTS, npm_config_*…): without it npm exec hangs.
+	args := append([]string{"-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "50", "-c", work, "env", "-i",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TERM=xterm-256color",
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_STATE_HOME=" + filepath.Join(dir, "state")}, testutil.NodeEnv()...)
+	tm.run(append(args, bin, "--yes")...)
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
 
 	// The project's .mcp.json is asked about once, listing its command.

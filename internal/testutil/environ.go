@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,4 +74,31 @@ func WaitNoProcessWithEnv(t testing.TB, kv string, limit time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// nodeVars are the variables npm and Node read to reach a registry and
+// trust its certificates; nodePrefixes, the families of them.
+var (
+	nodeVars = map[string]bool{
+		"NODE_EXTRA_CA_CERTS": true, "NODE_OPTIONS": true, "NODE_PATH": true, "NODE_TLS_REJECT_UNAUTHORIZED": true,
+		"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "XDG_CACHE_HOME": true,
+		"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true,
+	}
+	nodePrefixes = []string{"npm_config_", "NPM_CONFIG_"}
+)
+
+// NodeEnv is what a test that starts a program under `env -i` (a clean
+// terminal in tmux) passes through so that npm and Node there still reach
+// the registry as they do here: NODE_EXTRA_CA_CERTS, the npm_config_*
+// settings, proxies and certificate paths. Without them `npm exec` on a
+// machine behind a TLS-inspecting proxy waits for a minute and fails.
+func NodeEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if nodeVars[k] || slices.ContainsFunc(nodePrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

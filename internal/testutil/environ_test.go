@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,4 +48,21 @@ func TestProcessesWithEnv(t *testing.T) {
 	}
 	mine.Wait()
 	WaitNoProcessWithEnv(t, kv, 10*time.Second)
+}
+
+// TestNodeEnv: the variables npm and Node need pass through, nothing else.
+func TestNodeEnv(t *testing.T) {
+	t.Setenv("NODE_EXTRA_CA_CERTS", "/etc/ssl/proxy.pem")
+	t.Setenv("npm_config_registry", "http://127.0.0.1:4873/")
+	t.Setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
+	t.Setenv("BROWSERAGENT_MODEL", "not-for-npm")
+	got := NodeEnv()
+	for _, want := range []string{"NODE_EXTRA_CA_CERTS=/etc/ssl/proxy.pem", "npm_config_registry=http://127.0.0.1:4873/", "HTTPS_PROXY=http://127.0.0.1:3128"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("NodeEnv() lacks %q: %q", want, got)
+		}
+	}
+	if slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "BROWSERAGENT_") || strings.HasPrefix(kv, "PATH=") }) {
+		t.Errorf("NodeEnv() passes more than npm needs: %q", got)
+	}
 }
