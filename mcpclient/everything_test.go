@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // EverythingPackage is the pinned reference server used by the tests.
@@ -233,13 +235,7 @@ func stopSharedEverything() error {
 func TestChromeDevToolsDefault(t *testing.T) {
 	parallel(t)
 	requireNode(t)
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("chromium not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
-		}
-		t.Skipf("chromium not found: %v", err)
-	}
+	chromium := testutil.RequireProgram(t, "chromium")
 	profile := t.TempDir()
 	opts := &Options{InitTimeout: 120 * time.Second, Adjust: func(name string, sc *ServerConfig) {
 		sc.Args = append(sc.Args, "--headless", "--isolated", "--executablePath", chromium,

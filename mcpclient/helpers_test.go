@@ -23,12 +23,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata")
 // (CI), where a missing Node is a failure.
 func requireNode(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("npx"); err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("npx not found but BROWSERAGENT_REQUIRE_BROWSER=1: %v", err)
-		}
-		t.Skipf("npx not found (install Node 20+ to run this test): %v", err)
-	}
+	testutil.RequireProgram(t, "npx")
 }
 
 var (

@@ -5,12 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -18,14 +17,7 @@ import (
 // when BROWSERAGENT_REQUIRE_BROWSER=1 (CI installs everything).
 func needTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("BROWSERAGENT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("%s not found and BROWSERAGENT_REQUIRE_BROWSER=1: %v", name, err)
-		}
-		t.Skipf("%s not found (install it to run this test): %v", name, err)
-	}
-	return p
+	return testutil.RequireProgram(t, name)
 }
 
 // toolCall is one call the fake registry received.

@@ -28,8 +28,15 @@ const RequireEnv = "BROWSERAGENT_REQUIRE_BROWSER"
 // developer without the program can still run every other test; with
 // BROWSERAGENT_REQUIRE_BROWSER=1 it fails t instead, so CI, which installs
 // the programs, cannot pass by skipping the tests that matter most.
+//
+// Under -short (go test -short ./...: the unit tests, in under a minute)
+// it skips t before looking, also in CI: a test that needs an outside
+// program is no unit test.
 func Require(t testing.TB, name string, find func() (string, error)) string {
 	t.Helper()
+	if short() {
+		t.Skipf("skipping under -short: needs %s", name)
+	}
 	p, err := find()
 	if err != nil {
 		if os.Getenv(RequireEnv) == "1" {
@@ -39,6 +46,9 @@ func Require(t testing.TB, name string, find func() (string, error)) string {
 	}
 	return p
 }
+
+// short is testing.Short; TestRequire sees both answers.
+var short = testing.Short
 
 // RequireProgram is Require for a program looked up on $PATH, such as npx.
 func RequireProgram(t testing.TB, name string) string {

@@ -53,10 +53,14 @@ func TestRequire(t *testing.T) {
 		{"missing with the variable at 0 skips", "0", missing, recorder{skip: "skipping: chromium not found: chrome not found"}, ""},
 		{"missing in CI fails", "1", missing, recorder{fatal: "BROWSERAGENT_REQUIRE_BROWSER=1 but chromium is missing: chrome not found"}, ""},
 		{"found", "1", found, recorder{}, "/usr/bin/chromium"},
+		{"-short skips, also in CI", "1", found, recorder{skip: "skipping under -short: needs chromium"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(RequireEnv, tt.env)
+			isShort := strings.HasPrefix(tt.name, "-short")
+			short = func() bool { return isShort }
+			t.Cleanup(func() { short = testing.Short })
 			r := &recorder{}
 			var got string
 			r.in(func() { got = Require(r, "chromium", tt.find) })
