@@ -89,7 +89,7 @@ var commands = []Command{
 	{Name: "wait", Use: "wait [TEXT|SELECTOR|MS]", Short: "Wait for text, a CSS selector, or a number of milliseconds", MaxArgs: 1,
 		Flags: []Flag{{Name: "text", Usage: "wait until this `TEXT` shows"}, {Name: "selector", Usage: "wait until this CSS `SELECTOR` matches a visible element"},
 			{Name: "timeout", Usage: "give up after this many `SECONDS` (default 10, at most 60)"}}, run: cmdWait},
-	{Name: "get", Use: "get text|url|title", Short: "Print the page's text (markdown), URL or title", MinArgs: 1, MaxArgs: 2, run: cmdGet},
+	{Name: "get", Use: "get text|url|title | get text|value REF", Short: "Print the page's text (markdown), URL or title, or an element's text or value", MinArgs: 1, MaxArgs: 2, run: cmdGet},
 	{Name: "screenshot", Use: "screenshot [FILE]", Short: "Save a screenshot (.png or .jpg)", MaxArgs: 1,
 		Flags: []Flag{{Name: "full", Bool: true, Usage: "the whole page, not only the viewport"}}, run: cmdScreenshot},
 	{Name: "eval", Use: "eval JS", Short: "Run JavaScript in the page and print its JSON result", MinArgs: 1, MaxArgs: 1,

@@ -96,7 +96,7 @@ func elements(lines []string) []Element {
 func cmdGet(x *execution) *Response {
 	what := x.req.Args[0]
 	if len(x.req.Args) > 1 {
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s REF is not available yet: `browser snapshot` shows each element's name and value", what)}
+		return getOfRef(x, what, x.req.Args[1])
 	}
 	switch what {
 	case "text":
@@ -122,6 +122,33 @@ func cmdGet(x *execution) *Response {
 		return &Response{Text: v, Data: map[string]any{what: v, "tab": id}}
 	}
 	return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %q: say text, url or title", what)}
+}
+
+// getOfRef reads one element as the snapshot outlines it: its text (the
+// name the page gives it) or its value (secret fields show as ••••).
+func getOfRef(x *execution, what, arg string) *Response {
+	if what != "text" && what != "value" {
+		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s REF: say text or value (html and attributes of an element are not available: `browser eval` reads them)", what)}
+	}
+	ref, fail := refArg(arg)
+	if fail != nil {
+		return fail
+	}
+	res, fail := x.call("browser_snapshot", map[string]any{})
+	if fail != nil {
+		return fail
+	}
+	for _, e := range elements(strings.Split(res.Text, "\n")) {
+		if e.Ref != ref {
+			continue
+		}
+		v := e.Name
+		if what == "value" {
+			v = e.Value
+		}
+		return &Response{Text: v, Data: map[string]any{what: v, "ref": ref, "role": e.Role, "tab": res.Tab}}
+	}
+	return &Response{Exit: ExitStale, Error: fmt.Sprintf("ref %s is not on the page any more (the page changed or navigated): take a new snapshot (browseragent browser snapshot)", ref)}
 }
 
 // currentTab reads the current tab's line of browser_tabs:

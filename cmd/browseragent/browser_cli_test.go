@@ -219,7 +219,13 @@ func TestBrowserCLIShop(t *testing.T) {
 	}
 	snap := e.step(t, 0, "snapshot", "-i")
 	e.step(t, 0, "fill", "@"+refOf(t, snap, `textbox "User"`), "ada")
+	if got := e.step(t, 0, "get", "value", refOf(t, snap, `textbox "User"`)); got != "ada\n" {
+		t.Errorf("get value of the field filled: %q", got)
+	}
 	e.step(t, 0, "fill", refOf(t, snap, `"Password"`), "sencha")
+	if got := e.step(t, 0, "get", "value", refOf(t, snap, `"Password"`)); got != "••••\n" {
+		t.Errorf("get value of the password field: %q, want it masked", got)
+	}
 	e.step(t, 0, "click", refOf(t, snap, `button "Log in"`))
 	if got := strings.TrimSpace(e.step(t, 0, "get", "title")); got != "Shop" {
 		t.Fatalf("after logging in the title is %q, want Shop", got)
