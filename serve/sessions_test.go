@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,5 +145,41 @@ func TestHTTPWithoutTokenCannotAttachPersonsChrome(t *testing.T) {
 	}
 	if f.sess.Mode().String() != "isolated" {
 		t.Errorf("the mode changed to %s", f.sess.Mode())
+	}
+}
+
+// TestServeYesDoesNotUploadLocalFiles: `mcp serve --yes` approves writes
+// on ordinary pages for a host that cannot show forms, and nothing more:
+// browser_upload of ./.env (a file read) is refused, and the page's server
+// receives nothing.
+func TestServeYesDoesNotUploadLocalFiles(t *testing.T) {
+	testutil.Parallel(t)
+	got := make(chan string, 4)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			got <- r.URL.Path
+		}
+		fmt.Fprint(w, `<!doctype html><title>Apply</title><form method="post" enctype="multipart/form-data" action="/cv">
+<label>CV <input type="file" name="cv" onchange="this.form.submit()"></label></form>`)
+	}))
+	t.Cleanup(site.Close)
+	secrets := filepath.Join(t.TempDir(), ".env")
+	if err := os.WriteFile(secrets, []byte("API_KEY=sk-live-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "bank.invalid", true)
+	cs := f.connect(t, "bare-host", nil)
+	if text, isErr := callTool(t, cs, "browser_open", map[string]any{"url": site.URL + "/"}); isErr {
+		t.Fatalf("browser_open: %s", text)
+	}
+	text, isErr := callTool(t, cs, "browser_upload", map[string]any{"ref": refOf(t, cs, "CV"), "paths": []string{secrets}})
+	if !isErr || !strings.Contains(text, "--yes never covers") {
+		t.Errorf("browser_upload of .env under --yes: isError=%v %q", isErr, text)
+	}
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case p := <-got:
+		t.Errorf("the page's server received an upload at %s", p)
+	default:
 	}
 }

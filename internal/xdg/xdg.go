@@ -62,14 +62,17 @@ func under(dir string, elem []string) string {
 
 // OutputDir is the folder the person chose for what browseragent's tools
 // save (screenshots, snapshots, downloads): $BROWSERAGENT_OUTPUT_DIR, else
+// $BROWSERAGENT_DOWNLOAD_DIR (browser_download's folder), else
 // browseragent's folder in their downloads ($XDG_DOWNLOAD_DIR, default
 // ~/Downloads); "" when no home directory is known.
 func OutputDir(getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if dir := getenv("BROWSERAGENT_OUTPUT_DIR"); dir != "" {
-		return dir
+	for _, k := range []string{"BROWSERAGENT_OUTPUT_DIR", "BROWSERAGENT_DOWNLOAD_DIR"} {
+		if dir := getenv(k); dir != "" {
+			return dir
+		}
 	}
 	return under(base(getenv, "XDG_DOWNLOAD_DIR", "Downloads"), nil)
 }

@@ -25,6 +25,7 @@ func TestPaths(t *testing.T) {
 		{"state unset", StatePath(env(nil), "audit.jsonl"), filepath.Join(home, ".local", "state", "browseragent", "audit.jsonl")},
 		{"config home", ConfigHome(env(map[string]string{"XDG_CONFIG_HOME": "/c"})), "/c"},
 		{"output chosen", OutputDir(env(map[string]string{"BROWSERAGENT_OUTPUT_DIR": "/o", "XDG_DOWNLOAD_DIR": "/d"})), "/o"},
+		{"output is the download folder", OutputDir(env(map[string]string{"BROWSERAGENT_DOWNLOAD_DIR": "/dl"})), "/dl"},
 		{"output in downloads", OutputDir(env(map[string]string{"XDG_DOWNLOAD_DIR": "/d"})), "/d/browseragent"},
 		{"output default", OutputDir(env(map[string]string{"HOME": "/h"})), "/h/Downloads/browseragent"},
 	}
