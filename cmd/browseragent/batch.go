@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/words"
 )
 
@@ -191,6 +192,9 @@ func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, 
 		}
 		return nil, exitCode(exitFailed, fmt.Sprintf("cannot write %s: %v", path, err))
 	}
+	if err := checkOutPlace(path); err != nil {
+		return nil, err
+	}
 	if !f.batch.resume {
 		file, err := os.Create(path)
 		if err != nil {
@@ -215,6 +219,20 @@ func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, 
 	}
 	o.Done = done
 	return &batchOut{Writer: file, file: file}, nil
+}
+
+// checkOutPlace refuses an --out that is a symbolic link (what it points at
+// is not what the person named) or a place the guard never lets a tool
+// write (an .mcp.json, an agent's or editor's settings, a shell start-up
+// file: guard.WriteRefused), as it refuses them to the tools.
+func checkOutPlace(path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return exitCode(exitUsage, fmt.Sprintf("--out %s is a symbolic link: browseragent does not write through links; give a file of its own", path))
+	}
+	if why := guard.WriteRefused(path); why != "" {
+		return exitCode(exitUsage, fmt.Sprintf("--out %s is %s: browseragent never writes there; give another file", path, why))
+	}
+	return nil
 }
 
 // checkOutIsNotList refuses an --out that is the URL list itself (-i FILE,

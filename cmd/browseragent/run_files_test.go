@@ -94,3 +94,42 @@ func TestRunYesDoesNotUploadLocalFiles(t *testing.T) {
 		t.Errorf("the model was not told the upload was refused and why: %q\nstderr:\n%s", tr.Answer, stderr)
 	}
 }
+
+// TestFetchOutRefusesLinksAndProtectedFiles: `fetch --out` wrote through a
+// symbolic link and onto .mcp.json (round three). It refuses a link, and
+// every file the guard never lets a tool write, before fetching anything;
+// the file the link points at stays as it was.
+func TestFetchOutRefusesLinksAndProtectedFiles(t *testing.T) {
+	t.Parallel()
+	page := articleServer(t)
+	e := runBinEnv(t, nil)
+	target := filepath.Join(e.dir, "notes.txt")
+	if err := os.WriteFile(target, []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(e.dir, "results.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ out, want string }{
+		{"results.jsonl", "is a symbolic link"},
+		{".mcp.json", "MCP server list"},
+		{".vscode/tasks.json", "editor's settings"},
+		{".bashrc", "shell start-up file"},
+	} {
+		code, stdout, stderr := e.run(t, "", "fetch", "--out", tc.out, page)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("fetch --out %s: exit %d, stdout %q, stderr %q; want exit %d naming %q", tc.out, code, stdout, stderr, exitUsage, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "mine\n" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	for _, p := range []string{".mcp.json", ".bashrc", ".vscode"} {
+		if _, err := os.Stat(filepath.Join(e.dir, p)); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	if code, _, stderr := e.run(t, "", "fetch", "--out", "ok.jsonl", page); code != 0 {
+		t.Errorf("fetch --out ok.jsonl: exit %d: %s", code, stderr)
+	}
+}
