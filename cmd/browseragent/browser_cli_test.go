@@ -499,3 +499,26 @@ func TestBrowserCLIConnect(t *testing.T) {
 		t.Errorf("the person's tabs after close --all (-want +got):\n%s", diff)
 	}
 }
+
+// TestBrowserCLIIdleTimeout: a session ends by itself after its idle
+// timeout, its browser and daemon gone (newBinEnv's check finds any
+// process left), and the next command starts a fresh one without calling
+// it dead.
+func TestBrowserCLIIdleTimeout(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	_, srv := newShop(t)
+	e := browserEnv(t)
+	e.step(t, 0, "--idle-timeout", "2s", "open", srv.URL+"/")
+	ended := false
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !ended; time.Sleep(200 * time.Millisecond) {
+		ended = e.step(t, 0, "sessions") == "No session is running.\n"
+	}
+	if !ended {
+		t.Fatalf("the session still runs 20 s after a 2 s idle timeout: %s", e.step(t, 0, "sessions"))
+	}
+	testutil.WaitNoProcessWithEnv(t, "TMPDIR="+e.tmp, 10*time.Second)
+	if out := e.step(t, 0, "open", srv.URL+"/"); !strings.Contains(out, "Tea Shop") {
+		t.Errorf("a fresh session after the idle timeout: %s", out)
+	}
+}
