@@ -37,6 +37,9 @@ func TestMisbehavingServers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && (tc.name == "50MB-result" || tc.name == "10000-notifications") {
+				t.Skip("skipping under -short: a load test, not a unit test")
+			}
 			cfg := rawConfig(t, tc.mode)
 			good := rawConfig(t, "ok").Servers["ok"]
 			good.Name = "good"

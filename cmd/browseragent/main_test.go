@@ -60,6 +60,11 @@ type builtProgram struct {
 // process shares the build.
 func program(t testing.TB, pkg string) string {
 	t.Helper()
+	if testing.Short() {
+		// A test of the built binary is no unit test: building it costs
+		// most of a -short run on a loaded machine.
+		t.Skip("skipping under -short: runs the built binary")
+	}
 	programsMu.Lock()
 	p := programs[pkg]
 	if p == nil {

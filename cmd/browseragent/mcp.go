@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +45,9 @@ type mcpFlags struct {
 	// untrusted project goes.
 	trustProject bool
 	warn         io.Writer
+	// pending are the servers of an untrusted project file, seen by the
+	// last loadConfig: configured, but waiting for 'mcp trust'.
+	pending map[string]*mcpclient.ServerConfig
 }
 
 // adhocName names a --url/--cmd server unless --name is given.
@@ -123,7 +128,17 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 		}
 		return &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{sc.Name: sc}}, nil
 	}
-	cfg, err := loadMCPConfig(f.config, projectGate(f.warn, f.trustProject, nil))
+	gate := projectGate(f.warn, f.trustProject, nil)
+	f.pending = map[string]*mcpclient.ServerConfig{}
+	cfg, err := loadMCPConfigGated(f.config, func(p mcpclient.ProjectFile) bool {
+		if gate.Allow(p) {
+			return true
+		}
+		for _, sc := range p.Servers {
+			f.pending[sc.Name] = sc
+		}
+		return false
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +148,10 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 	out := &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{}, Files: cfg.Files, Warnings: cfg.Warnings}
 	for _, n := range names {
 		sc, ok := cfg.Servers[n]
+		if p, waits := f.pending[n]; !ok && waits {
+			return nil, exitCode(exitFailed, fmt.Sprintf("MCP server %q is pending approval: %s is not trusted, so nothing was started (check it, then run 'browseragent mcp trust', or pass %s)",
+				n, textutil.VisibleLine(absDir(p.Source)), mcpclient.TrustFlag))
+		}
 		if !ok {
 			return nil, exitCode(exitUsage, fmt.Sprintf("unknown MCP server %q; configured: %s (see 'browseragent mcp list')", n, strings.Join(cfg.Names(), ", ")))
 		}
@@ -244,7 +263,7 @@ func newMCPListCmd(s *streams, f *mcpFlags) *cobra.Command {
 				return err
 			}
 			return withManager(cmd.Context(), s, f, cfg, func(ctx context.Context, m *mcpclient.Manager) error {
-				return printStatus(s.out, m.Status(), asJSON)
+				return printStatus(s.out, m.Status(), asJSON, pendingRows(f.pending)...)
 			})
 		},
 	}
@@ -263,7 +282,23 @@ type statusJSON struct {
 	Error     string `json:"error,omitempty"`
 }
 
-func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
+// pendingRows lists the servers of an untrusted project file as rows of
+// their own: configured, not started, and how to start them.
+func pendingRows(pending map[string]*mcpclient.ServerConfig) []statusJSON {
+	var out []statusJSON
+	for _, name := range slices.Sorted(maps.Keys(pending)) {
+		sc := pending[name]
+		transport := "stdio"
+		if sc.URL != "" {
+			transport = "http"
+		}
+		out = append(out, statusJSON{Name: name, State: "pending approval", Transport: transport, Source: sc.Source,
+			Error: fmt.Sprintf("not trusted: check it, then run 'browseragent mcp trust' (or pass %s)", mcpclient.TrustFlag)})
+	}
+	return out
+}
+
+func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool, extra ...statusJSON) error {
 	rows := make([]statusJSON, 0, len(sts))
 	for _, st := range sts {
 		r := statusJSON{Name: st.Name, State: st.StateText(), Transport: st.Transport, Tools: st.Tools,
@@ -273,6 +308,7 @@ func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 		}
 		rows = append(rows, r)
 	}
+	rows = append(rows, extra...)
 	if asJSON {
 		return writeJSON(w, rows)
 	}
@@ -280,7 +316,7 @@ func printStatus(w io.Writer, sts []mcpclient.Status, asJSON bool) error {
 	fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tTRANSPORT\tSOURCE\tERROR")
 	for _, r := range rows {
 		toolList := strconv.Itoa(r.Tools)
-		if r.State == mcpclient.StateError.String() || r.State == mcpclient.StateDisabled.String() {
+		if r.State == mcpclient.StateError.String() || r.State == mcpclient.StateDisabled.String() || r.State == "pending approval" {
 			toolList = "-" // a server in error or disabled offers none
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textutil.VisibleLine(r.Name), r.State, toolList, textutil.VisibleLine(r.Transport), textutil.VisibleLine(r.Source), textutil.VisibleLine(textutil.FirstLine(r.Error, 0)))

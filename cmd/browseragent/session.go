@@ -70,6 +70,12 @@ func loadRules(sitesFile string, warn io.Writer) (*guard.Rules, error) {
 // loadMCPConfig merges the user's, the project's and --mcp-config files;
 // the project's servers only when gate lets them start.
 func loadMCPConfig(extra string, gate *mcpclient.ProjectGate) (*mcpclient.Config, error) {
+	return loadMCPConfigGated(extra, gate.Allow)
+}
+
+// loadMCPConfigGated is loadMCPConfig with the project file's gate as a
+// function.
+func loadMCPConfigGated(extra string, allow func(mcpclient.ProjectFile) bool) (*mcpclient.Config, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		wd = "."
@@ -77,7 +83,7 @@ func loadMCPConfig(extra string, gate *mcpclient.ProjectGate) (*mcpclient.Config
 	files := mcpclient.DefaultFiles(wd, extra)
 	for i := range files {
 		if files[i].Project {
-			files[i].Gate = gate.Allow
+			files[i].Gate = allow
 		}
 	}
 	cfg, err := mcpclient.LoadFiles(files)

@@ -166,3 +166,38 @@ func TestProjectTrustUserAndAdd(t *testing.T) {
 		t.Fatalf("mcp add trusted a file someone else wrote: evil=%v added=%v", ran(evil), ran(added))
 	}
 }
+
+// TestUntrustedProjectListedAndNamed: the servers of an untrusted project
+// file are on `mcp list` as "pending approval" (not left out, with only a
+// stderr line), and `mcp call NAME` says what to run instead of "unknown
+// MCP server"; nothing of them runs.
+func TestUntrustedProjectListedAndNamed(t *testing.T) {
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	dir := mcpEnv(t)
+	t.Setenv("HOME", dir)
+	project, marker := projectWithMarker(t, dir, "v1")
+	code, stdout, _ := runMain("mcp", "list")
+	if code != 0 {
+		t.Fatalf("mcp list: exit %d", code)
+	}
+	var row string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "marker ") {
+			row = strings.Join(strings.Fields(l), " ")
+		}
+	}
+	if want := "marker pending approval - stdio " + project + " not trusted: check it, then run 'browseragent mcp trust' (or pass --trust-project)"; row != want {
+		t.Errorf("mcp list row of the untrusted project's server:\n got %q\nwant %q\n%s", row, want, stdout)
+	}
+	_, stdout, _ = runMain("mcp", "list", "--json")
+	if !strings.Contains(stdout, `"state": "pending approval"`) {
+		t.Errorf("mcp list --json lacks the pending server:\n%s", stdout)
+	}
+	code, _, stderr := runMain("mcp", "call", "marker", "echo")
+	if want := `MCP server "marker" is pending approval: ` + project + ` is not trusted, so nothing was started (check it, then run 'browseragent mcp trust', or pass --trust-project)`; code != exitFailed || !strings.Contains(stderr, want) {
+		t.Errorf("mcp call of the pending server: exit %d, stderr %q; want %d and %q", code, stderr, exitFailed, want)
+	}
+	if ran(marker) {
+		t.Fatal("the untrusted project's command ran")
+	}
+}
