@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -65,6 +66,7 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 				tab := fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
 				res.Text, res.Display = res.Text+tab, res.Display+tab
 			}
+			removeWritten(def, args, res)
 			res.Images, res.Path, res.Data, res.IsError, res.Withheld = nil, "", nil, true, true
 			return
 		}
@@ -82,6 +84,24 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 		res.Text = s.screenPageList(res.Text)
 	case def.Name == "browser_tabs":
 		res.Text = s.screenTabList(res.Text)
+	}
+}
+
+// removeWritten deletes the files a withheld call saved (the screenshot
+// it took, res.Path; what its catalogue file parameters wrote): they hold
+// the denied page's content as much as the result did. Directories are
+// left alone.
+func removeWritten(def tools.ToolDef, args map[string]any, res *tools.ToolResult) {
+	paths := []string{res.Path}
+	for _, f := range guard.FilesOf(tools.EntryOf(def), args, "") {
+		if f.Write {
+			paths = append(paths, f.Path)
+		}
+	}
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); p != "" && err == nil && fi.Mode().IsRegular() {
+			_ = os.Remove(p)
+		}
 	}
 }
 

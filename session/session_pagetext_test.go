@@ -1,13 +1,18 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // TestWithheldWrapsPageChosenURL: a page moved itself with
@@ -31,5 +36,47 @@ func TestWithheldWrapsPageChosenURL(t *testing.T) {
 	}
 	if p := res.ForPerson(); strings.Contains(p, "UNTRUSTED") || !strings.Contains(p, page) {
 		t.Errorf("the person's words: %q", p)
+	}
+}
+
+// TestWithheldScreenshotIsRemoved: a screenshot of a page holding a frame
+// a deny rule names is withheld, and the file browser_screenshot saved is
+// removed too (round three found it left on disk, the denied frame in its
+// pixels).
+func TestWithheldScreenshotIsRemoved(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/secret/") {
+			fmt.Fprint(w, `<title>Secret</title><h1>Balance: 1 000 000</h1>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Page</title><h1>Hello</h1><iframe src="/secret/frame"></iframe>`)
+	}))
+	t.Cleanup(ts.Close)
+	rules, err := guard.ParseRules([]byte("version: 1\nrules:\n  - name: local-secret\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/secret\"]\n    action: deny\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots := t.TempDir()
+	opts := &SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	opts.Browser.Launch.Host = shared.Endpoint(t)
+	opts.Browser.ScreenshotDir = shots
+	ownBrowser(t, opts)
+	s, err := NewSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.Start(context.Background())
+	if res := call(t, s, "browser_open", map[string]any{"url": ts.URL + "/page"}); res.IsError {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	res := call(t, s, "browser_screenshot", map[string]any{})
+	if !res.IsError || !strings.Contains(res.Text, "withheld") || len(res.Images) != 0 {
+		t.Fatalf("want the screenshot withheld, got %q (%d images)", res.Text, len(res.Images))
+	}
+	if left, _ := os.ReadDir(shots); len(left) != 0 {
+		t.Errorf("the withheld screenshot is still on disk: %v", left)
 	}
 }
