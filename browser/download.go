@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/browseragent/browseragent/internal/xdg"
 )
 
 // Downloads. The agent's own browser refuses every download (openSession):
@@ -29,19 +32,16 @@ import (
 
 // DefaultDownloadDir is where browser_download saves when the call names
 // no folder: the one the person chose in $BROWSERAGENT_DOWNLOAD_DIR, else
-// $XDG_DOWNLOAD_DIR/browseragent, else ~/Downloads/browseragent.
+// their output folder (xdg.OutputDir: $BROWSERAGENT_OUTPUT_DIR, else
+// $XDG_DOWNLOAD_DIR/browseragent, else ~/Downloads/browseragent), the
+// folder the guard treats as theirs for what tools save.
 func DefaultDownloadDir() string {
-	if d := os.Getenv("BROWSERAGENT_DOWNLOAD_DIR"); filepath.IsAbs(d) {
-		return filepath.Clean(d)
+	if d := cmp.Or(os.Getenv("BROWSERAGENT_DOWNLOAD_DIR"), xdg.OutputDir(nil)); d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			return abs // a relative one is the working directory's, as the guard resolves it
+		}
 	}
-	if d := os.Getenv("XDG_DOWNLOAD_DIR"); filepath.IsAbs(d) {
-		return filepath.Join(d, "browseragent")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "browseragent-downloads")
-	}
-	return filepath.Join(home, "Downloads", "browseragent")
+	return filepath.Join(os.TempDir(), "browseragent-downloads")
 }
 
 // beginWait bounds how long a download may take to begin after the click.

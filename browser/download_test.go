@@ -1,6 +1,8 @@
 package browser
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,20 +32,24 @@ func TestSafeFileName(t *testing.T) {
 	}
 }
 
-// TestDefaultDownloadDir: the folder the person chose wins, then the
-// desktop's download folder, then ~/Downloads; each under a folder of
-// browseragent's own except the chosen one.
+// TestDefaultDownloadDir: the download folder the person chose wins, then
+// their output folder for everything tools save, then the desktop's
+// download folder, then ~/Downloads (these two under a folder of
+// browseragent's own).
 func TestDefaultDownloadDir(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	tests := []struct{ chosen, xdg, want string }{
-		{"/data/dl", "/x/Downloads", "/data/dl"},
-		{"relative/dl", "/x/Downloads", "/x/Downloads/browseragent"},
-		{"", "/x/Downloads", "/x/Downloads/browseragent"},
-		{"", "", home + "/Downloads/browseragent"},
+	wd, _ := os.Getwd()
+	tests := []struct{ chosen, output, xdg, want string }{
+		{"/data/dl", "/out", "/x/Downloads", "/data/dl"},
+		{"relative/dl", "", "/x/Downloads", filepath.Join(wd, "relative/dl")},
+		{"", "/out", "/x/Downloads", "/out"},
+		{"", "", "/x/Downloads", "/x/Downloads/browseragent"},
+		{"", "", "", home + "/Downloads/browseragent"},
 	}
 	for _, tt := range tests {
 		t.Setenv("BROWSERAGENT_DOWNLOAD_DIR", tt.chosen)
+		t.Setenv("BROWSERAGENT_OUTPUT_DIR", tt.output)
 		t.Setenv("XDG_DOWNLOAD_DIR", tt.xdg)
 		if got := DefaultDownloadDir(); got != tt.want {
 			t.Errorf("BROWSERAGENT_DOWNLOAD_DIR=%q XDG_DOWNLOAD_DIR=%q: %q, want %q", tt.chosen, tt.xdg, got, tt.want)
