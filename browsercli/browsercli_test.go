@@ -1,11 +1,20 @@
 package browsercli
 
 import (
+	"bufio"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/session"
+	"github.com/browseragent/browseragent/tools"
 )
 
 func TestCheckName(t *testing.T) {
@@ -68,6 +77,8 @@ func TestSnapshotElements(t *testing.T) {
 		`  - checkbox "Gift wrap" [checked, ref=e5]`,
 		`  - link "Cart \"now\"" [ref=e6] -> /cart`,
 		`  - button [ref=e7]`,
+		`  - iframe "Pay" [frame=f1] -> https://pay.test/`,
+		`    - button "Pay now" [ref=f1e2]`,
 		`  - text: Signed in`,
 	}
 	want := []Element{
@@ -75,12 +86,13 @@ func TestSnapshotElements(t *testing.T) {
 		{Ref: "e5", Role: "checkbox", Name: "Gift wrap", Checked: true},
 		{Ref: "e6", Role: "link", Name: `Cart "now"`, URL: "/cart"},
 		{Ref: "e7", Role: "button"},
+		{Ref: "f1e2", Frame: "f1", Role: "button", Name: "Pay now"},
 	}
 	if diff := cmp.Diff(want, elements(lines)); diff != "" {
 		t.Errorf("elements (-want +got):\n%s", diff)
 	}
 	wantI := []string{"Page: Shop", "URL: http://127.0.0.1/", `- textbox "User" [required, ref=e4] value="ada"`,
-		`- checkbox "Gift wrap" [checked, ref=e5]`, `- link "Cart \"now\"" [ref=e6] -> /cart`, `- button [ref=e7]`}
+		`- checkbox "Gift wrap" [checked, ref=e5]`, `- link "Cart \"now\"" [ref=e6] -> /cart`, `- button [ref=e7]`, `- button "Pay now" [ref=f1e2]`}
 	if diff := cmp.Diff(wantI, interactiveOnly(lines)); diff != "" {
 		t.Errorf("interactiveOnly (-want +got):\n%s", diff)
 	}
@@ -113,5 +125,49 @@ func TestDirRefusesOthersFolder(t *testing.T) {
 	os.Chmod(dir, 0o755)
 	if _, err := Dir(); err == nil {
 		t.Error("Dir() accepted a folder others may enter")
+	}
+}
+
+// TestDaemonOfAnotherBuildEnds: after an upgrade, a command of the new
+// build finds the old build's daemon; that one ends (exit 8, saying why)
+// rather than run the command with old code, and the session is free for
+// a fresh daemon.
+func TestDaemonOfAnotherBuildEnds(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	rules, err := guard.LoadRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	ready, wait := io.Pipe()
+	go func() {
+		served <- Serve(context.Background(), ServeOptions{Name: "up", Version: "v1", Ready: wait,
+			Open: func(ctx context.Context, a tools.Approver) (*session.Session, error) {
+				return session.NewSession(&session.SessionOptions{Rules: rules, Approver: a, AuditPath: "-"})
+			}})
+	}()
+	line, _ := bufio.NewReader(ready).ReadString('\n')
+	if line != "ok\n" {
+		t.Fatalf("daemon start: %q", line)
+	}
+	resp, err := Do(context.Background(), &Request{Command: "pending", Version: "v1"}, &ClientOptions{Session: "up"})
+	if err != nil || resp.Exit != ExitOK {
+		t.Fatalf("same build: %+v %v", resp, err)
+	}
+	resp, err = Do(context.Background(), &Request{Command: "pending", Version: "v2"}, &ClientOptions{Session: "up"})
+	if err != nil || resp.Exit != ExitLost || !strings.Contains(resp.Error, "ran browseragent v1, this is v2") {
+		t.Fatalf("another build: %+v %v", resp, err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the old build's daemon did not end")
+	}
+	p, _ := pathsOf("up")
+	if p.running() {
+		t.Error("the session is still locked after its daemon ended")
 	}
 }

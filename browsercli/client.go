@@ -58,7 +58,10 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 	}
 	context.AfterFunc(ctx, func() { conn.Close() })
 	resp, err := exchange(ctx, newWire(conn), req, o)
-	if resp != nil && resp.Exit == ExitLost && ctx.Err() == nil && dead(p) {
+	if errors.Is(err, errGone) {
+		if !dead(p) {
+			return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
+		}
 		// It died as we came: report it as on the next command, and
 		// start the fresh one.
 		lost := diedMessage(p)
@@ -199,6 +202,10 @@ func startDaemon(ctx context.Context, p paths, argv []string) error {
 	}
 }
 
+// errGone is exchange's answer when the daemon closed the connection
+// without answering.
+var errGone = errors.New("the session's daemon went away during the command")
+
 // exchange sends req and follows the daemon's messages to the outcome:
 // questions are put to the person, a parked call ends the command with
 // its pending id.
@@ -212,7 +219,7 @@ func exchange(ctx context.Context, w *wire, req *Request, o *ClientOptions) (*Re
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
+			return nil, errGone
 		}
 		switch m.Type {
 		case "ask":

@@ -30,14 +30,17 @@ type ServeOptions struct {
 	// Ready hears "ok\n" once the daemon listens, or the one-line reason it
 	// cannot start: the pipe the starting command waits on.
 	Ready io.Writer
+	// Version is this build of browseragent (see Request.Version).
+	Version string
 }
 
 // daemon is one running session and its socket.
 type daemon struct {
-	p    paths
-	s    *session.Session
-	idle time.Duration
-	stop context.CancelFunc
+	p       paths
+	s       *session.Session
+	idle    time.Duration
+	stop    context.CancelFunc
+	version string
 
 	busy sync.Mutex // one command at a time
 
@@ -79,7 +82,7 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 	defer ln.Close()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	d := &daemon{p: p, idle: o.Idle, stop: stop, pending: map[string]*parked{}, last: time.Now()}
+	d := &daemon{p: p, idle: o.Idle, stop: stop, version: o.Version, pending: map[string]*parked{}, last: time.Now()}
 	if d.idle <= 0 {
 		d.idle = DefaultIdle
 	}
@@ -183,6 +186,12 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	d.touch()
 	defer d.touch()
 	req := m.Request
+	if req.Version != "" && d.version != "" && req.Version != d.version && req.Command != "shutdown" {
+		// An upgrade: the old daemon would run the new command with old code.
+		_ = w.send(message{Type: "done", Done: &Response{Exit: ExitLost, Error: fmt.Sprintf("session %s ran browseragent %s, this is %s: it ended; run the command again for a fresh one (its tabs and refs are gone)", d.p.name, d.version, req.Version)}})
+		d.stop()
+		return
+	}
 	var resp *Response
 	switch req.Command {
 	case "confirm", "deny":

@@ -21,6 +21,9 @@ type Request struct {
 	Connect *Target `json:"connect,omitempty"`
 	// ID names the pending approval of confirm and deny.
 	ID string `json:"id,omitempty"`
+	// Version is the command's browseragent build: a daemon of another
+	// build ends rather than serve it with other code.
+	Version string `json:"version,omitempty"`
 }
 
 // Target is the person's browser, as browser.Target.

@@ -55,7 +55,10 @@ func interactiveOnly(lines []string) []string {
 
 // Element is one element of a snapshot with a ref, for --json.
 type Element struct {
-	Ref     string `json:"ref"`
+	Ref string `json:"ref"`
+	// Frame is the frame the element is in (f1, as its ref f1e3 says);
+	// "" for the page itself.
+	Frame   string `json:"frame,omitempty"`
 	Role    string `json:"role"`
 	Name    string `json:"name,omitempty"`
 	Value   string `json:"value,omitempty"`
@@ -65,7 +68,7 @@ type Element struct {
 
 var (
 	lineRE  = regexp.MustCompile(`^\s*-?\s*([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?(?: \[([^\]]*)\])?(?: -> (\S+))?(?: value=("(?:[^"\\]|\\.)*"))?`)
-	refAttr = regexp.MustCompile(`(?:^|, )ref=([a-z]*[0-9]+)`)
+	refAttr = regexp.MustCompile(`(?:^|, )ref=([a-z]*[0-9]+(?:e[0-9]+)?)`)
 )
 
 // elements reads the elements with refs out of the snapshot's lines.
@@ -81,6 +84,9 @@ func elements(lines []string) []Element {
 			continue
 		}
 		e := Element{Ref: r[1], Role: m[1], URL: m[4]}
+		if f, _, ok := strings.Cut(e.Ref, "e"); ok && f != "" {
+			e.Frame = f
+		}
 		e.Name, _ = strconv.Unquote(m[2])
 		e.Value, _ = strconv.Unquote(m[5])
 		for _, attr := range strings.Split(m[3], ", ") {

@@ -69,7 +69,7 @@ func (f *browserCLIFlags) daemonArgv() ([]string, error) {
 
 // request is the command as the daemon takes it.
 func (f *browserCLIFlags) request(cmd *cobra.Command, c browsercli.Command, args []string) *browsercli.Request {
-	req := &browsercli.Request{Command: c.Name, Args: args, Yes: f.yes, Flags: map[string]string{}}
+	req := &browsercli.Request{Command: c.Name, Args: args, Yes: f.yes, Flags: map[string]string{}, Version: buildVersion()}
 	for _, fl := range c.Flags {
 		if v := cmd.Flags().Lookup(fl.Name); v != nil && v.Changed {
 			req.Flags[fl.Name] = v.Value.String()
@@ -275,7 +275,7 @@ func newBrowserDaemonCmd(s *streams, f *browserCLIFlags) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ready := os.NewFile(3, "ready")
 			defer ready.Close()
-			return browsercli.Serve(cmd.Context(), browsercli.ServeOptions{Name: f.name(), Idle: f.idle, Ready: ready,
+			return browsercli.Serve(cmd.Context(), browsercli.ServeOptions{Name: f.name(), Idle: f.idle, Ready: ready, Version: buildVersion(),
 				Open: func(ctx context.Context, approver tools.Approver) (*session.Session, error) {
 					return openSession(ctx, sessionConfig{sitesFile: f.sites, noMCP: true, headed: f.headed, approver: approver, warn: s.err})
 				}})
