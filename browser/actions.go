@@ -264,7 +264,7 @@ func (c *call) afterAction(ctx context.Context, before map[string]bool, verb str
 				fmt.Sprintf("Opened new tab %s %s: /tab %s makes it the current one.", t.ID, t.URL, tabNum(t.ID)))
 		}
 	}
-	return res, nil
+	return c.withChanges(ctx, res), nil
 }
 
 // settle gives the page a moment to react, then waits (bounded) until the
@@ -341,7 +341,7 @@ func toolType(ctx context.Context, c *call) (*Result, error) {
 		return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", c.a.Ref), nil
 	}
 	if !c.a.Submit {
-		return &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(c.a.Text)), c.a.Ref)}, nil
+		return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(c.a.Text)), c.a.Ref)}), nil
 	}
 	before := c.s.tabIDs()
 	if err := chromedp.Do(pctx, chromedp.KeyEvent(kb.Enter)); err != nil {
@@ -371,7 +371,7 @@ func toolSelect(ctx context.Context, c *call) (*Result, error) {
 	if err != nil {
 		return jsFail(err)
 	}
-	return &Result{Text: fmt.Sprintf("Selected %q in %s.", label, c.a.Ref)}, nil
+	return c.withChanges(ctx, &Result{Text: fmt.Sprintf("Selected %q in %s.", label, c.a.Ref)}), nil
 }
 
 var keyNames = map[string]string{
@@ -453,7 +453,7 @@ func toolScroll(ctx context.Context, c *call) (*Result, error) {
 		if _, err := onRef[bool](d, c.a.Ref, `el.scrollIntoView({block: 'center', behavior: 'instant'}); return true;`); err != nil {
 			return jsFail(err)
 		}
-		return &Result{Text: "Scrolled " + c.a.Ref + " into view."}, nil
+		return c.withChanges(pctx, &Result{Text: "Scrolled " + c.a.Ref + " into view."}), nil
 	}
 	switch c.a.Direction {
 	case "", "down", "up", "top", "bottom":
@@ -464,7 +464,7 @@ func toolScroll(ctx context.Context, c *call) (*Result, error) {
 	if err != nil {
 		return jsFail(err)
 	}
-	return &Result{Text: msg}, nil
+	return c.withChanges(pctx, &Result{Text: msg}), nil
 }
 
 const waitJS = `(function(text, sel){

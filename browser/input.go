@@ -162,6 +162,12 @@ func toolHover(ctx context.Context, c *call) (*Result, error) {
 		return jsFail(err)
 	}
 	time.Sleep(150 * time.Millisecond) // hover menus open on a transition or a timer
+	if model, person := c.changes(pctx); model != "" {
+		// what it opened, against the last snapshot
+		r := &Result{Text: "Hovered over " + c.a.Ref + "."}
+		r.addLine(model, person)
+		return r, nil
+	}
 	return &Result{Text: "Hovered over " + c.a.Ref + "; what it opened shows in a new browser_snapshot."}, nil
 }
 
@@ -222,7 +228,7 @@ func toolCheck(ctx context.Context, c *call) (*Result, error) {
 	if after.State != wantS {
 		return failf("clicked %s (%s) but it is still %s: the page did not let it change", c.a.Ref, st.Kind, stateWord(after.State)), nil
 	}
-	return &Result{Text: fmt.Sprintf("Clicked %s (%s): it is %s now.", c.a.Ref, st.Kind, word)}, nil
+	return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Clicked %s (%s): it is %s now.", c.a.Ref, st.Kind, word)}), nil
 }
 
 func stateWord(s string) string {

@@ -16,23 +16,51 @@ var snapshotJS string
 const maxSnapshotLines = 20000
 
 // Snapshot is the outline of a page: one line per element that matters,
-// interactive elements tagged with refs.
+// interactive elements tagged with refs. It is browser_snapshot's Data:
+// Elements lists every element given a ref, frames' too, for callers that
+// want them as data (`browseragent browser snapshot --json`).
 type Snapshot struct {
-	Title     string   `json:"title"`
-	URL       string   `json:"url"`
-	Lines     []string `json:"lines"`
-	Refs      int      `json:"refs"`
-	Truncated bool     `json:"truncated"`
-	Next      int      `json:"next"` // highest ref number handed out so far
-	Error     string   `json:"error"`
+	Title     string    `json:"title"`
+	URL       string    `json:"url"`
+	Lines     []string  `json:"lines"`
+	Elements  []Element `json:"elements"`
+	Refs      int       `json:"refs"`
+	Truncated bool      `json:"truncated"`
+	Next      int       `json:"next"` // highest ref number handed out so far
+	Error     string    `json:"error,omitempty"`
 }
 
-// snapshotDoc outlines one document of the tab (selector "" means the
-// whole body), numbering new refs from base with prefix (a frame's key).
-func snapshotDoc(d docCtx, selector string, base int, prefix string) (*Snapshot, error) {
+// Element is one element of a snapshot that has a ref: what browser_click,
+// browser_type and browser_select act on.
+type Element struct {
+	Ref      string `json:"ref"` // e7, or f2e7 inside frame f2
+	Role     string `json:"role"`
+	Name     string `json:"name,omitempty"`
+	Value    string `json:"value,omitempty"` // a field's text (secret ones ••••), a <select>'s chosen label
+	Checked  bool   `json:"checked,omitempty"`
+	Disabled bool   `json:"disabled,omitempty"`
+	Href     string `json:"href,omitempty"`      // a link's absolute target
+	Frame    string `json:"frame,omitempty"`     // the frame's key, "" in the top document
+	FrameURL string `json:"frame_url,omitempty"` // the frame's document, when Frame is set
+}
+
+// SnapshotOptions choose what a snapshot outlines.
+type SnapshotOptions struct {
+	// Selector scopes the outline to the first element it matches ("":
+	// the whole page).
+	Selector string `json:"selector,omitempty"`
+	// Interactive outlines only the elements with refs, and headings, one
+	// flat line each, links without their targets: the page's controls
+	// for a fraction of the bytes.
+	Interactive bool `json:"interactive,omitempty"`
+}
+
+// snapshotDoc outlines one document of the tab, numbering new refs from
+// base with prefix (a frame's key).
+func snapshotDoc(d docCtx, o SnapshotOptions, base int, prefix string) (*Snapshot, error) {
 	// The values of secret fields (passwords, card numbers, one-time
 	// codes: secretFieldJS, the guard's one definition) show as ••••.
-	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d, %s)})()", secretFieldJS, snapshotJS, jsArg(selector), maxSnapshotLines, base, jsArg(prefix))
+	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d, %s, %v)})()", secretFieldJS, snapshotJS, jsArg(o.Selector), maxSnapshotLines, base, jsArg(prefix), o.Interactive)
 	s, err := evalDoc[*Snapshot](d, expr)
 	if err != nil {
 		return nil, err
@@ -46,13 +74,13 @@ func snapshotDoc(d docCtx, selector string, base int, prefix string) (*Snapshot,
 // snapshot outlines the call's tab: its top document (within selector),
 // and in place of each <iframe> shown the outline of the frame's own
 // document, same-origin or not, in-process or not, nested frames too.
-func (c *call) snapshot(ctx context.Context, selector string) (*Snapshot, error) {
+func (c *call) snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
 	frames, release, err := c.s.listFrames(ctx, c.ctx, c.t)
 	defer release()
 	if err != nil {
 		frames = nil // the top document is outlined all the same
 	}
-	top, err := snapshotDoc(docCtx{ctx: c.ctx}, selector, c.t.refBase(), "")
+	top, err := snapshotDoc(docCtx{ctx: c.ctx}, o, c.t.refBase(), "")
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +93,7 @@ func (c *call) snapshot(ctx context.Context, selector string) (*Snapshot, error)
 	for _, f := range frames {
 		byKey[f.key] = f
 	}
-	top.Lines = c.spliceFrames(ctx, top, top.Lines, byKey, 0)
+	top.Lines = c.spliceFrames(ctx, top, top.Lines, byKey, o.Interactive, 0)
 	return top, nil
 }
 
@@ -73,7 +101,7 @@ func (c *call) snapshot(ctx context.Context, selector string) (*Snapshot, error)
 // indented) by a line naming the frame and, below it, the outline of the
 // frame's document, whose own frames are spliced in turn. depth bounds the
 // nesting.
-func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, frames map[string]*docFrame, depth int) []string {
+func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, frames map[string]*docFrame, interactive bool, depth int) []string {
 	out := make([]string, 0, len(lines))
 	for _, line := range lines {
 		indent, rest, ok := strings.Cut(line, "\x00")
@@ -91,7 +119,7 @@ func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, 
 			head += " " + jsArg(name)
 		}
 		head += " [frame=" + key + "]"
-		s, err := c.frameSnapshot(ctx, f)
+		s, err := c.frameSnapshot(ctx, f, interactive)
 		if err != nil {
 			out = append(out, head+": (its content could not be read: "+err.Error()+")")
 			continue
@@ -106,7 +134,13 @@ func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, 
 		out = append(out, head)
 		top.Refs += s.Refs
 		top.Truncated = top.Truncated || s.Truncated
-		for _, l := range c.spliceFrames(ctx, top, s.Lines, frames, depth+1) {
+		for _, e := range s.Elements {
+			if e.Frame == "" {
+				e.Frame, e.FrameURL = key, s.URL
+			}
+			top.Elements = append(top.Elements, e)
+		}
+		for _, l := range c.spliceFrames(ctx, top, s.Lines, frames, interactive, depth+1) {
 			out = append(out, indent+"  "+l)
 		}
 	}
@@ -114,13 +148,13 @@ func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, 
 }
 
 // frameSnapshot outlines the whole document of frame f.
-func (c *call) frameSnapshot(ctx context.Context, f *docFrame) (*Snapshot, error) {
+func (c *call) frameSnapshot(ctx context.Context, f *docFrame, interactive bool) (*Snapshot, error) {
 	d, release, err := c.s.frameDoc(ctx, c.ctx, c.t, f)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s, err := snapshotDoc(d, "", c.t.refBase(), f.key)
+	s, err := snapshotDoc(d, SnapshotOptions{Interactive: interactive}, c.t.refBase(), f.key)
 	if err != nil {
 		return nil, err
 	}
@@ -141,27 +175,29 @@ func dropFramePlaceholders(lines []string) []string {
 // for the model.
 func (s *Snapshot) format(from, limit int) string { return s.render(from, limit, modelNotes) }
 
-// snapshotNotes are the notes of a snapshot that say how to go on.
+// snapshotNotes are the notes of a snapshot that say how to go on. cut
+// takes the lines and refs left and the line to go on from.
 type snapshotNotes struct{ empty, cut, tooLong string }
 
 // modelNotes name the tools; personNotes the shell's commands.
 var (
 	modelNotes = snapshotNotes{
 		empty:   "(the page shows no text or controls yet: it may still be loading; try browser_wait)\n",
-		cut:     "[snapshot cut at line %d of %d: call browser_snapshot with from_line=%d for more, or with selector to outline one part; browser_extract gives the text]\n",
-		tooLong: "[the page has more than %d lines: use browser_snapshot with selector, or browser_extract]\n",
+		cut:     "[%d more lines (%d more refs): call browser_snapshot with from_line=%d for them, or with interactive=true or selector for less; browser_extract gives the text]\n",
+		tooLong: "[the page has more than %d lines: use browser_snapshot with selector or interactive=true, or browser_extract]\n",
 	}
 	personNotes = snapshotNotes{
 		empty:   "(the page shows no text or controls yet: it may still be loading; /snapshot again in a moment)\n",
-		cut:     "[snapshot cut at line %d of %d: /call browser_snapshot {\"from_line\": %d} shows the rest, /snapshot CSS outlines one part]\n",
-		tooLong: "[the page has more than %d lines: /snapshot CSS outlines one part]\n",
+		cut:     "[%d more lines (%d more refs): /call browser_snapshot {\"from_line\": %d} shows them, /snapshot -i only the controls, /snapshot CSS one part]\n",
+		tooLong: "[the page has more than %d lines: /snapshot -i shows only the controls, /snapshot CSS one part]\n",
 	}
 )
 
 // result is the snapshot as a tool result: the model's notes in Text, the
-// person's in Display when the snapshot has one.
+// person's in Display when the snapshot has one; the snapshot itself in
+// Data.
 func (s *Snapshot) result(from, limit int) *Result {
-	r := &Result{Text: s.render(from, limit, modelNotes)}
+	r := &Result{Text: s.render(from, limit, modelNotes), Data: s}
 	if p := s.render(from, limit, personNotes); p != r.Text {
 		r.Display = p
 	}
@@ -191,23 +227,37 @@ func (s *Snapshot) render(from, limit int, notes snapshotNotes) string {
 		b.WriteByte('\n')
 	}
 	if i < len(s.Lines) {
-		fmt.Fprintf(&b, notes.cut, i, len(s.Lines), i+1)
+		refs := 0
+		for _, l := range s.Lines[i:] {
+			refs += strings.Count(l, "ref=")
+		}
+		fmt.Fprintf(&b, notes.cut, len(s.Lines)-i, refs, i+1)
 	} else if s.Truncated {
 		fmt.Fprintf(&b, notes.tooLong, maxSnapshotLines)
 	}
 	return b.String()
 }
 
+// minSnapshotChars is the smallest max_chars honoured: the header and a
+// few lines.
+const minSnapshotChars = 500
+
 func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
 	if _, r, err := c.page(ctx, c.a.Tab); r != nil || err != nil {
 		return r, err
 	}
-	s, err := c.snapshot(ctx, c.a.Selector)
+	o := SnapshotOptions{Selector: c.a.Selector, Interactive: c.a.Interactive}
+	s, err := c.snapshot(ctx, o)
 	if err != nil {
 		return jsFail(err)
 	}
 	if s.Error != "" {
 		return failf("%s", s.Error), nil
 	}
-	return s.result(c.a.FromLine, c.b.opts.SnapshotLimit), nil
+	c.t.setLastSnapshot(o, s)
+	limit := c.b.opts.SnapshotLimit
+	if c.a.MaxChars > 0 {
+		limit = min(limit, max(c.a.MaxChars, minSnapshotChars))
+	}
+	return s.result(c.a.FromLine, limit), nil
 }

@@ -5,8 +5,12 @@
 // from a previous page can never name an element of this one. In a frame,
 // prefix is the frame's key (f2): its refs read f2e7. An <iframe> the
 // caller marked with its key (__baFrameKey) becomes a placeholder line,
-// "\0key\0name", where the caller puts the frame's own outline.
-(function (rootSelector, maxLines, base, prefix) {
+// "\0key\0name", where the caller puts the frame's own outline. With
+// interactive, the outline is only the elements with refs and the
+// headings (without their level, names cut at 60 characters), one flat
+// line each, links without their targets. elements
+// lists every element given a ref, for callers that want data.
+(function (rootSelector, maxLines, base, prefix, interactive) {
   const KEY = '__browseragent';
   let st = window[KEY];
   if (!st) {
@@ -23,7 +27,8 @@
   const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
     'slider', 'spinbutton', 'switch', 'heading', 'img', 'option', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'treeitem']);
-  const HAS_CONTROL = 'a[href], button, input, select, textarea, [role=link], [role=button], [contenteditable=""], [contenteditable=true], [onclick], [tabindex]';
+  const HAS_CONTROL = 'a[href], button, input, select, textarea, [role=link], [role=button], [contenteditable=""], [contenteditable=true], [onclick], [tabindex]:not([tabindex^="-"])';
+  const NATIVE = /^(A|BUTTON|INPUT|SELECT|TEXTAREA)$/;
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'svg', 'SVG']);
   const INPUT_ROLE = { button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox',
     radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox', hidden: null, file: 'button' };
@@ -39,7 +44,9 @@
   };
   function role(el) {
     const r = el.getAttribute('role');
-    if (r) return r.split(' ')[0];
+    // A native control keeps its own role under a role that is not a
+    // widget's (<a href role=heading>): it still takes clicks.
+    if (r && !(NATIVE.test(el.tagName) && !INTERACTIVE.has(r.split(' ')[0]) && !(el.tagName === 'A' && !el.hasAttribute('href')))) return r.split(' ')[0];
     const tag = el.tagName;
     if (tag === 'INPUT') {
       const t = (el.getAttribute('type') || 'text').toLowerCase();
@@ -96,13 +103,15 @@
     return id;
   }
   const lines = [];
-  let lastText = -1, truncated = false, count = 0;
+  let lastText = -1, truncated = false, count = 0, gotRef = false;
+  const elements = [];
   function emit(depth, s) {
     if (lines.length >= maxLines) { truncated = true; return; }
-    lines.push('  '.repeat(depth) + '- ' + s);
+    lines.push((interactive ? '' : '  '.repeat(depth)) + '- ' + s);
     lastText = -1;
   }
   function text(depth, s) {
+    if (interactive) return;
     s = clean(s, 2000);
     if (!s) return;
     if (lastText === lines.length - 1 && lastText >= 0 && lines[lastText].startsWith('  '.repeat(depth) + '- text: ')) {
@@ -114,27 +123,41 @@
   }
   function describe(el, r) {
     let s = r;
-    const n = name(el, r);
+    gotRef = false;
+    let n = name(el, r);
+    if (interactive && r === 'heading') n = clean(n, 60);
     if (n) s += ' ' + JSON.stringify(n);
     const attrs = [];
-    if (r === 'heading') attrs.push('level=' + (el.getAttribute('aria-level') || el.tagName.slice(1)));
+    if (r === 'heading' && !interactive) attrs.push('level=' + (el.getAttribute('aria-level') || el.tagName.slice(1)));
     if (el.checked || el.getAttribute('aria-checked') === 'true') attrs.push('checked');
     if (el.disabled || el.getAttribute('aria-disabled') === 'true') attrs.push('disabled');
     const ex = el.getAttribute('aria-expanded');
     if (ex) attrs.push('expanded=' + ex);
     if (el.selected || el.getAttribute('aria-selected') === 'true') attrs.push('selected');
     if (el.required) attrs.push('required');
-    if (INTERACTIVE.has(r) || el.isContentEditable) { attrs.push('ref=' + ref(el)); count++; }
+    let rec = null;
+    if (INTERACTIVE.has(r) || el.isContentEditable) {
+      rec = { ref: ref(el), role: r, name: n };
+      attrs.push('ref=' + rec.ref); count++; gotRef = true;
+      if (el.checked || el.getAttribute('aria-checked') === 'true') rec.checked = true;
+      if (el.disabled || el.getAttribute('aria-disabled') === 'true') rec.disabled = true;
+      elements.push(rec);
+    }
     if (attrs.length) s += ' [' + attrs.join(', ') + ']';
-    if (r === 'link') {
+    if (rec && r === 'link') rec.href = el.href;
+    if (r === 'link' && !interactive) {
       const h = el.getAttribute('href');
       if (h && !h.startsWith('javascript:')) s += ' -> ' + h;
     }
-    if ((r === 'textbox' || r === 'searchbox' || r === 'spinbutton' || r === 'slider') && el.value)
-      s += ' value=' + JSON.stringify(__baSecret(el) ? '••••' : clean(el.value, 200));
+    if ((r === 'textbox' || r === 'searchbox' || r === 'spinbutton' || r === 'slider') && el.value) {
+      const v = __baSecret(el) ? '••••' : clean(el.value, 200);
+      s += ' value=' + JSON.stringify(v);
+      if (rec) rec.value = v;
+    }
     if (r === 'combobox' && el.tagName === 'SELECT') {
       const opts = Array.from(el.options, o => (o.selected ? '*' : '') + clean(o.label, 40)).slice(0, 30);
       s += ' options=' + JSON.stringify(opts.join(' | '));
+      if (rec && el.selectedIndex >= 0) rec.value = clean(el.options[el.selectedIndex].label, 100);
     }
     return s;
   }
@@ -159,6 +182,7 @@
       }
       const r = role(c);
       if (!r || r === 'presentation' || r === 'none' || r === 'generic') { walk(c, depth); continue; }
+      if (r === 'heading' && c.querySelector(HAS_CONTROL) && interactive) { walk(c, depth); continue; }
       if (r === 'heading' && c.querySelector(HAS_CONTROL)) {
         // A heading that holds a link (<h2><a>) is a container: the link
         // keeps its ref. With one line inside, it reads on one line.
@@ -171,10 +195,26 @@
         }
         continue;
       }
-      if (c.tagName === 'SELECT') { emit(depth, describe(c, r)); continue; }
-      if (LEAF.has(r)) { emit(depth, describe(c, r)); continue; }
+      if (LEAF.has(r) && r !== 'heading' && c.tagName !== 'SELECT' && c.querySelector(HAS_CONTROL)) {
+        // A control holding controls (a link around a button, a focusable
+        // group of radio buttons): each keeps its ref, inside it.
+        const line = describe(c, r);
+        if (!interactive || gotRef) emit(depth, line);
+        walk(c, interactive ? depth : depth + 1);
+        continue;
+      }
+      if (LEAF.has(r) || c.tagName === 'SELECT') {
+        const line = describe(c, r);
+        if (!interactive || gotRef || r === 'heading') emit(depth, line);
+        continue;
+      }
       const before = lines.length;
       const line = describe(c, r);
+      if (interactive) {
+        if (gotRef) emit(depth, line);
+        walk(c, depth);
+        continue;
+      }
       emit(depth, line);
       walk(c, depth + 1);
       // An empty container with no name says nothing.
@@ -194,5 +234,5 @@
     if (r && LEAF.has(r)) { emit(0, describe(root, r)); root = null; }
   }
   if (root) walk(root, 0);
-  return { title: document.title, url: location.href, lines: lines, refs: count, truncated: truncated, next: st.n };
+  return { title: document.title, url: location.href, lines: lines, refs: count, truncated: truncated, next: st.n, elements: elements };
 })

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browseragent/browseragent/internal/testutil"
 )
 
@@ -83,12 +85,18 @@ func TestSnapshotFrames(t *testing.T) {
 
 // TestSnapshotHeadingLinks: a link inside a heading (a news page's
 // headline, <h2><a>) keeps its ref; the heading reads on one line with it.
+// So do the other controls real pages hide (WCXB dev pages 0021, 0369): a
+// link given role=heading, radio buttons inside a focusable group, a
+// button inside a link.
 func TestSnapshotHeadingLinks(t *testing.T) {
 	testutil.Parallel(t)
 	b := newTestBrowser(t, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>News</title><h1>News</h1>
-<h2><a href="/story">Rates rise again</a></h2><h3>Sport <a href="/more">more</a></h3><h2>Plain</h2>`)
+<h2><a href="/story">Rates rise again</a></h2><h3>Sport <a href="/more">more</a></h3><h2>Plain</h2>
+<a href="/ba" role="heading">Bachelors</a>
+<div tabindex="0" aria-label="Levels"><label><input type="radio" name="l" aria-label="Associate"> Associate</label></div>
+<a href="/expert"><button>Become an expert</button></a>`)
 	}))
 	t.Cleanup(srv.Close)
 	mustCall(t, b, "browser_open", map[string]any{"url": srv.URL})
@@ -97,9 +105,151 @@ func TestSnapshotHeadingLinks(t *testing.T) {
 		regexp.MustCompile(`(?m)^- heading \[level=2\]: link "Rates rise again" \[ref=e\d+\] -> /story$`),
 		regexp.MustCompile(`(?m)^  - link "more" \[ref=e\d+\] -> /more$`),
 		regexp.MustCompile(`(?m)^- heading "Plain" \[level=2\]$`),
+		regexp.MustCompile(`(?m)^- link "Bachelors" \[ref=e\d+\] -> /ba$`),
+		regexp.MustCompile(`(?m)^  - radio "Associate" \[ref=e\d+\]$`),
+		regexp.MustCompile(`(?m)^  - button "Become an expert" \[ref=e\d+\]$`),
 	} {
 		if !want.MatchString(snap) {
 			t.Errorf("no line matching %s in:\n%s", want, snap)
 		}
+	}
+}
+
+// modesPage is a page with navigation, text, a form and an iframe holding
+// a button, for the snapshot's modes.
+func modesPage(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<!doctype html><title>Modes</title><nav><a href="/home">Home</a> <a href="/about">About</a></nav><main><h1>Modes</h1>`)
+		for i := range 40 {
+			fmt.Fprintf(&b, `<p>Paragraph %d with words that a reader reads and an agent acting on the page need not.</p>`, i)
+		}
+		b.WriteString(`<form><label>Email <input name="email" value="a@b.c"></label><label><input type="checkbox" checked> Keep</label>
+<select aria-label="Size"><option>S</option><option selected>L</option></select><button>Go</button></form>
+<iframe title="Inner" src="/inner"></iframe></main>`)
+		fmt.Fprint(w, b.String())
+	})
+	mux.HandleFunc("/inner", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p>inner text</p><button>Inner go</button>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// TestSnapshotModes: interactive=true keeps every ref of the whole outline
+// (the frame's too) in far fewer bytes; max_chars cuts with a note naming
+// what is left and where to go on, and reading on from there reaches
+// every ref; the result's Data lists the elements, frames named.
+func TestSnapshotModes(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	url := modesPage(t)
+	mustCall(t, b, "browser_open", map[string]any{"url": url})
+	var full *Result
+	for range 100 {
+		if full = mustCall(t, b, "browser_snapshot", nil); strings.Contains(full.Text, "Inner go") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	refs := func(s string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`ref=((?:f\d+)?e\d+)`).FindAllStringSubmatch(s, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	want := refs(full.Text)
+	if len(want) != 7 {
+		t.Fatalf("the whole outline has refs %v, want 7 (2 links, 4 controls, the frame's button):\n%s", want, full.Text)
+	}
+
+	inter := mustCall(t, b, "browser_snapshot", map[string]any{"interactive": true}).Text
+	if diff := cmp.Diff(want, refs(inter)); diff != "" {
+		t.Errorf("interactive refs (-whole +interactive)\n%s\n%s", diff, inter)
+	}
+	if strings.Contains(inter, "Paragraph") || strings.Contains(inter, "-> /home") || !strings.Contains(inter, "- heading \"Modes\"\n") {
+		t.Errorf("interactive outline keeps text or targets, or lost the heading:\n%s", inter)
+	}
+	if len(inter)*4 > len(full.Text) {
+		t.Errorf("interactive outline is %d bytes, the whole one %d: want under a quarter", len(inter), len(full.Text))
+	}
+
+	var got []string
+	from := 1
+	for range 20 {
+		part := mustCall(t, b, "browser_snapshot", map[string]any{"max_chars": 800, "from_line": from}).Text
+		if len(part) > 1100 {
+			t.Errorf("a part of max_chars 800 is %d bytes", len(part))
+		}
+		got = append(got, refs(part)...)
+		m := regexp.MustCompile(`\[(\d+) more lines \((\d+) more refs\): call browser_snapshot with from_line=(\d+)`).FindStringSubmatch(part)
+		if m == nil {
+			break
+		}
+		if n := len(refs(part)); n+atoi(m[2]) != len(want)-len(got)+n {
+			t.Errorf("the note says %s more refs after %d of %d", m[2], len(got), len(want))
+		}
+		from = atoi(m[3])
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("refs read part by part (-whole +parts)\n%s", diff)
+	}
+
+	s, ok := full.Data.(*Snapshot)
+	if !ok {
+		t.Fatalf("browser_snapshot's Data is %T, want *Snapshot", full.Data)
+	}
+	var els []string
+	for _, e := range s.Elements {
+		els = append(els, fmt.Sprintf("%s %s %q %q %v %s", e.Ref[:1], e.Role, e.Name, e.Value, e.Checked, e.Frame))
+	}
+	wantEls := []string{`e link "Home" "" false `, `e link "About" "" false `, `e textbox "Email" "a@b.c" false `,
+		`e checkbox "Keep" "" true `, `e combobox "Size" "L" false `, `e button "Go" "" false `, `f button "Inner go" "" false f1`}
+	if diff := cmp.Diff(wantEls, els); diff != "" {
+		t.Errorf("Elements (-want +got)\n%s", diff)
+	}
+	if last := s.Elements[len(s.Elements)-1]; !strings.HasSuffix(last.FrameURL, "/inner") {
+		t.Errorf("the frame's element names frame URL %q", last.FrameURL)
+	}
+}
+
+func atoi(s string) int {
+	var n int
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// TestActionChanges: after a snapshot, an action's result lists what
+// changed on the page — the lines added and gone, a new control with its
+// ref — or says nothing changed; after a navigation it lists nothing.
+func TestActionChanges(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Cart</title><h1>Cart</h1><p id="st">Cart is empty</p>
+<button onclick="st.textContent='1 item in cart'; document.getElementById('co').hidden=false">Add</button>
+<button id="co" hidden>Checkout</button><button>Nothing</button><a href="/next">Next</a>`)
+	}))
+	t.Cleanup(srv.Close)
+	mustCall(t, b, "browser_open", map[string]any{"url": srv.URL})
+	snap := mustCall(t, b, "browser_snapshot", nil).Text
+	res := mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Add"`)}).Text
+	for _, want := range []string{"Changes since the last snapshot (2 lines added, 1 gone):", "\n+ paragraph: 1 item in cart",
+		"\n+ button \"Checkout\" [ref=e", "\n- paragraph: Cart is empty"} {
+		if !strings.Contains(res, want) {
+			t.Errorf("click result lacks %q:\n%s", want, res)
+		}
+	}
+	res = mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Nothing"`)}).Text
+	if !strings.HasSuffix(res, "\nNo change on the page since the last snapshot.") {
+		t.Errorf("a click that changes nothing:\n%s", res)
+	}
+	res = mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Next"`)}).Text
+	if strings.Contains(res, "Changes since") || strings.Contains(res, "No change") {
+		t.Errorf("a click that loads another page lists changes:\n%s", res)
 	}
 }

@@ -80,6 +80,7 @@ type tab struct {
 	// frameKeys their keys by frame id; worlds the main worlds of the
 	// frames of the tab's own target, for the current attachment. Guarded
 	// by dmu.
+	last      *lastSnapshot // the model's last snapshot of the tab
 	frames    map[string]*docFrame
 	frameKeys map[cdp.FrameID]string
 	worlds    *worlds

@@ -33,6 +33,9 @@ type Result struct {
 	// Tab is the short id of the tab the call acted on, or opened: the
 	// answer to "which tab?" when the text cannot be shown (screened).
 	Tab string
+	// Data is the result as data for Go callers: browser_snapshot's
+	// *Snapshot; nil for the other tools.
+	Data any
 	// Display is Text as the person at the terminal reads it, where the
 	// two differ: it names the shell's commands (/tabs, /snapshot) where
 	// Text names the tools for the model; "" when Text reads as well.
@@ -104,8 +107,9 @@ func onTab(props map[string]any, required ...string) map[string]any {
 var toolDefs = []Tool{
 	{Name: "browser_open", Description: "Open a URL in a new tab and make it current.", Parameters: obj(map[string]any{"url": str("absolute URL")}, "url")},
 	{Name: "browser_navigate", Description: "Load a URL in the current tab (or 'back', 'forward', 'reload').", Parameters: onTab(map[string]any{"url": str("absolute URL, or back/forward/reload")}, "url")},
-	{Name: "browser_snapshot", Description: "Text outline of the current page (accessibility tree). Interactive elements carry refs like e12 for click/type/select.",
-		Parameters: onTab(map[string]any{"selector": str("optional CSS selector to outline only that part"), "from_line": num("optional line to start at, to read past a cut")})},
+	{Name: "browser_snapshot", Description: "Outline of the current page and its iframes. Interactive elements carry refs like e12 (f1e3 in frame f1) for click/type/select. After an action, its result lists what changed.",
+		Parameters: onTab(map[string]any{"selector": str("optional CSS selector to outline only that part"), "interactive": boolean("only the controls (refs) and headings, one line each: far smaller"),
+			"max_chars": num("optional cap on the outline's size; the rest is named with from_line to read on"), "from_line": num("optional line to start at, to read past a cut")})},
 	{Name: "browser_click", Description: "Click an element by ref; button=right for a context menu, count=2 for a double click.",
 		Parameters: onTab(map[string]any{"ref": refParam, "button": str("left|right|middle"), "count": num("2: double click"),
 			"modifiers": strList("keys held: Control, Shift, Alt, Meta")}, "ref")},
@@ -172,22 +176,25 @@ func withDefault(schema map[string]any, p string, v any) map[string]any {
 
 // args is the union of every tool's arguments.
 type args struct {
-	URL       string `json:"url"`
-	Selector  string `json:"selector"`
-	FromLine  int    `json:"from_line"`
-	Ref       string `json:"ref"`
-	Text      string `json:"text"`
-	Submit    bool   `json:"submit"`
-	Value     string `json:"value"`
-	Key       string `json:"key"`
-	Direction string `json:"direction"`
-	Timeout   int    `json:"timeout"`
-	FullPage  bool   `json:"full_page"`
-	MaxWidth  int    `json:"max_width"`
-	Format    string `json:"format"`
-	Select    string `json:"select"`
-	Tab       string `json:"tab"`
-	JS        string `json:"js"`
+	URL      string `json:"url"`
+	Selector string `json:"selector"`
+	FromLine int    `json:"from_line"`
+	// browser_snapshot
+	Interactive bool   `json:"interactive"`
+	MaxChars    int    `json:"max_chars"`
+	Ref         string `json:"ref"`
+	Text        string `json:"text"`
+	Submit      bool   `json:"submit"`
+	Value       string `json:"value"`
+	Key         string `json:"key"`
+	Direction   string `json:"direction"`
+	Timeout     int    `json:"timeout"`
+	FullPage    bool   `json:"full_page"`
+	MaxWidth    int    `json:"max_width"`
+	Format      string `json:"format"`
+	Select      string `json:"select"`
+	Tab         string `json:"tab"`
+	JS          string `json:"js"`
 	// browser_click, browser_hover, browser_drag, browser_check
 	Button    string   `json:"button"`
 	Count     int      `json:"count"`

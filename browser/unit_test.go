@@ -105,7 +105,7 @@ func TestSnapshotFormat(t *testing.T) {
 		want        string
 	}{
 		{"all", 0, 1000, "Page: T\nURL: http://x/\n- a\n- b\n- c\n- d\n"},
-		{"cut", 0, 29, "Page: T\nURL: http://x/\n- a\n[snapshot cut at line 1 of 4: call browser_snapshot with from_line=2 for more, or with selector to outline one part; browser_extract gives the text]\n"},
+		{"cut", 0, 29, "Page: T\nURL: http://x/\n- a\n[3 more lines (0 more refs): call browser_snapshot with from_line=2 for them, or with interactive=true or selector for less; browser_extract gives the text]\n"},
 		{"from", 3, 1000, "Page: T\nURL: http://x/\n- c\n- d\n"},
 		{"past end", 9, 1000, "Page: T\nURL: http://x/\n(from_line 9 is past the end: the snapshot has 4 lines)\n"},
 	}
@@ -151,8 +151,8 @@ func TestSnapshotWords(t *testing.T) {
 		limit         int
 		model, person string // the last line of each
 	}{
-		{"cut", s, 29, "[snapshot cut at line 1 of 4: call browser_snapshot with from_line=2 for more, or with selector to outline one part; browser_extract gives the text]",
-			`[snapshot cut at line 1 of 4: /call browser_snapshot {"from_line": 2} shows the rest, /snapshot CSS outlines one part]`},
+		{"cut", s, 29, "[3 more lines (0 more refs): call browser_snapshot with from_line=2 for them, or with interactive=true or selector for less; browser_extract gives the text]",
+			`[3 more lines (0 more refs): /call browser_snapshot {"from_line": 2} shows them, /snapshot -i only the controls, /snapshot CSS one part]`},
 		{"empty", &Snapshot{Title: "E"}, 100, "(the page shows no text or controls yet: it may still be loading; try browser_wait)",
 			"(the page shows no text or controls yet: it may still be loading; /snapshot again in a moment)"},
 		{"whole", s, 1000, "- d", ""},

@@ -38,7 +38,7 @@ func (t browserTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.T
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab, Images: r.Images}
+	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab, Images: r.Images, Data: r.Data}
 	if r.Display != "" {
 		out.Display = browser.RedactHeaders(r.Display)
 	}

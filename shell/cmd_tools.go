@@ -49,12 +49,17 @@ func browserCommands() []*command {
 		{name: "close", args: "[TAB]", summary: "close tab TAB (from /tabs), or the current one", run: cmdClose, complete: completeTabs,
 			help: "Goes through the guard like the agent's browser_close. In your own Chrome (/connect) only the\n" +
 				"tabs the agent opened can be closed: yours are refused, whoever asks; close them in Chrome."},
-		{name: "snapshot", args: "[CSS]", summary: "text outline of the page, with refs for /click and /type",
+		{name: "snapshot", args: "[-i] [CSS]", summary: "text outline of the page, with refs for /click and /type (-i: only the controls)",
 			run: toolCmd("browser_snapshot", func(c *call) map[string]any {
-				if len(c.args) > 0 {
-					return map[string]any{"selector": c.args[0]}
+				args := map[string]any{}
+				for _, a := range c.args {
+					if a == "-i" {
+						args["interactive"] = true
+					} else {
+						args["selector"] = a
+					}
 				}
-				return nil
+				return args
 			})},
 		{name: "screenshot", args: "[FILE]", summary: "screenshot of the page, saved to FILE (png or jpeg)", run: cmdScreenshot},
 		{name: "click", args: "REF", summary: "click the element REF (from /snapshot)", minArgs: 1,

@@ -1,0 +1,116 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// lastSnapshot is what the model last read of a tab: the options it asked
+// for and the whole outline (before any cut), which an action's result is
+// compared with.
+type lastSnapshot struct {
+	opts  SnapshotOptions
+	url   string
+	lines []string
+}
+
+// setLastSnapshot records the snapshot the model was given of the tab.
+func (t *tab) setLastSnapshot(o SnapshotOptions, s *Snapshot) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	t.last = &lastSnapshot{opts: o, url: s.URL, lines: s.Lines}
+}
+
+// Bounds of what an action's result shows of the page's changes.
+const (
+	maxChangeLines = 40
+	maxChangeChars = 3000
+)
+
+// changes outlines the tab again after an action, as the model's last
+// snapshot of it did, and says what changed since: the lines added ("+")
+// and gone ("-"), at most maxChangeLines and maxChangeChars of them, with
+// a note on how to see the rest; the outline becomes the last snapshot.
+// It says nothing when no snapshot was taken in the tab, when the tab now
+// shows another page (the action's own line names it), when a dialog
+// pauses the page, or when the page cannot be outlined now.
+func (c *call) changes(ctx context.Context) (model, person string) {
+	c.t.dmu.Lock()
+	last := c.t.last
+	c.t.dmu.Unlock()
+	if last == nil || ctx.Err() != nil || c.t.openDialog() != nil {
+		return "", "" // a dialog pauses the page: it answers no script
+	}
+	s, err := c.snapshot(ctx, last.opts)
+	if err != nil || s.Error != "" {
+		return "", ""
+	}
+	c.t.setLastSnapshot(last.opts, s)
+	if s.URL != last.url {
+		return "", ""
+	}
+	added, gone := lineDelta(last.lines, s.Lines)
+	if len(added)+len(gone) == 0 {
+		const none = "No change on the page since the last snapshot."
+		return none, none
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Changes since the last snapshot (%d lines added, %d gone):", len(added), len(gone))
+	shown := 0
+	for _, group := range []struct {
+		mark  string
+		lines []string
+	}{{"+ ", added}, {"- ", gone}} {
+		for _, l := range group.lines {
+			l = group.mark + strings.TrimPrefix(strings.TrimLeft(l, " "), "- ")
+			if shown == maxChangeLines || b.Len()+len(l) > maxChangeChars {
+				break
+			}
+			b.WriteString("\n" + l)
+			shown++
+		}
+	}
+	model, person = b.String(), b.String()
+	if left := len(added) + len(gone) - shown; left > 0 {
+		model += fmt.Sprintf("\n[%d more changes: browser_snapshot shows the whole page]", left)
+		person += fmt.Sprintf("\n[%d more changes: /snapshot shows the whole page]", left)
+	}
+	return model, person
+}
+
+// lineDelta returns the lines of now that were not in before and those of
+// before that are not in now, each in its order, counting repeats: refs
+// stay with their elements, so a line that moved is the same line.
+func lineDelta(before, now []string) (added, gone []string) {
+	count := map[string]int{}
+	for _, l := range before {
+		count[l]++
+	}
+	for _, l := range now {
+		if count[l] > 0 {
+			count[l]--
+			continue
+		}
+		added = append(added, l)
+	}
+	for _, l := range before {
+		if count[l] > 0 {
+			count[l]--
+			gone = append(gone, l)
+		}
+	}
+	return added, gone
+}
+
+// withChanges appends the page's changes since the last snapshot to an
+// action's result.
+func (c *call) withChanges(ctx context.Context, r *Result) *Result {
+	if r == nil || r.IsError {
+		return r
+	}
+	if model, person := c.changes(ctx); model != "" {
+		r.addLine(model, person)
+	}
+	return r
+}
