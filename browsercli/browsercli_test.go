@@ -171,3 +171,29 @@ func TestDaemonOfAnotherBuildEnds(t *testing.T) {
 		t.Error("the session is still locked after its daemon ended")
 	}
 }
+
+// TestSkillAndManualNameEveryCommand: the skill file a coding agent reads
+// and the manual keep up with the commands, and the skill file is one
+// Claude Code reads (front matter with a name and a description).
+func TestSkillAndManualNameEveryCommand(t *testing.T) {
+	if !strings.HasPrefix(Skill, "---\nname: browseragent-browser\ndescription: ") {
+		t.Errorf("SKILL.md does not open with its front matter:\n%.80s", Skill)
+	}
+	manual, err := os.ReadFile("../docs/browser-cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Commands() {
+		if c.Name == "skill" || c.Name == "sessions" || c.Name == "pending" {
+			continue // the skill file is itself; the others are in the manual
+		}
+		if !strings.Contains(Skill, "`"+c.Name) && !strings.Contains(Skill, " "+c.Name+" ") {
+			t.Errorf("SKILL.md does not mention %s", c.Name)
+		}
+	}
+	for _, c := range Commands() {
+		if !strings.Contains(string(manual), "`"+c.Name) {
+			t.Errorf("docs/browser-cli.md does not mention %s", c.Name)
+		}
+	}
+}
