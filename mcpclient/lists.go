@@ -152,8 +152,11 @@ func (s *server) withoutTaskTools(raw []*mcp.Tool) []*mcp.Tool {
 	out := raw[:0:0]
 	for _, t := range raw {
 		if c.requiresTask(t.Name) {
-			// In the server's log only: one-shot commands print host
-			// notices, and this one is no fault of anybody's.
+			// In the server's log only (one-shot commands print host
+			// notices, and this one is no fault of anybody's), once.
+			if _, said := s.taskNoted.LoadOrStore(t.Name, true); said {
+				continue
+			}
 			s.stderr.add(LogMessage{Server: s.name, Level: "info", Logger: HostLogger, Text: fmt.Sprintf("tool %q is not offered: the server runs it only as a task (execution.taskSupport \"required\"), which browseragent does not support", t.Name)}.String())
 			continue
 		}

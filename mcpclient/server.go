@@ -28,6 +28,9 @@ type server struct {
 	m      *Manager
 	name   string
 	stderr *ringBuffer
+	// taskNoted holds the task-only tools already named in the log, so a
+	// list fetched again (after roots or list_changed) says it once.
+	taskNoted sync.Map
 
 	mu      sync.Mutex
 	base    *ServerConfig

@@ -274,3 +274,21 @@ func TestMCPCallThroughServe(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPLogLevelNoticeOnce: mcp log-level prints a host notice once, even
+// when the server's tool list is fetched again during the command (the
+// reference server asks for roots and lists again).
+func TestMCPLogLevelNoticeOnce(t *testing.T) {
+	t.Parallel()
+	testutil.RequireProgram(t, "npx")
+	e := newBinEnv(t, "HOME="+t.TempDir())
+	ev := "npx -y @modelcontextprotocol/server-everything@2026.8.31"
+	code, out, errs := e.run(t, "", "mcp", "log-level", "--cmd", ev, "debug", "--wait", "2s")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	const note = `tool "simulate-research-query" is not offered`
+	if n := strings.Count(out, note); n != 1 {
+		t.Errorf("the notice %q is printed %d times, want once:\n%s", note, n, out)
+	}
+}
