@@ -232,8 +232,11 @@ func (r *Rule) matches(u URL) bool {
 			if u.Query == "" {
 				continue
 			}
-			pq := p + "?" + strings.ToLower(u.Query)
-			if strings.Contains(pq, needle) && glob(pat, pq) {
+			q := strings.ToLower(u.Query)
+			if strings.IndexByte(needle, '?') < 0 && !strings.Contains(p, needle) && !strings.Contains(q, needle) {
+				continue // the needle has no "?", so it lies in the path or in the query
+			}
+			if glob(pat, p+"?"+q) {
 				return true
 			}
 			continue
