@@ -83,21 +83,24 @@ func (p *Policy) decidePage(c Call) (judged, Decision) {
 			j.setRule(&d, j.pr, false)
 			return j, p.askFresh(j, d, fmt.Sprintf("%s reloads a tab the person opened%s; whatever they had there is left behind", c.Tool, j.where()))
 		}
-		return j, p.decidePersonsTab(j, p.decideWrite(j, d))
+		if p.personsTab(j) {
+			return j, p.askFresh(j, d, j.c.Tool+" acts in a tab the person opened"+j.where()+"; a click, key or choice there can follow a link or send a form, which leaves their page as a navigation does, and whatever they had there is left behind")
+		}
+		return j, p.decideWrite(j, d)
 	}
 	return j, d
 }
 
-// decidePersonsTab holds a write in a tab the person opened (shared mode)
-// to a fresh approval: a click, a key or a chosen option there can follow
-// a link, send a form or run the page's own location change, which leaves
-// their page as a navigation of their tab does; nothing can tell
-// beforehand which input will. d is the write's decision.
-func (p *Policy) decidePersonsTab(j judged, d Decision) Decision {
-	if p.mode != Shared || p.owned[j.c.TabID] || !j.browser || !j.e.OnPage || d.Verdict == Deny || d.Sensitive {
-		return d
-	}
-	return p.askFresh(j, d, fmt.Sprintf("%s acts in a tab the person opened%s; a click, key or choice there can follow a link or send a form, which leaves their page as a navigation does, and whatever they had there is left behind", j.c.Tool, j.where()))
+// personsTab reports whether a write is in a tab the person opened
+// (shared mode) on a known page no sensitive-site rule names (those ask
+// every time by their rule): such a write is held to a fresh approval,
+// since a click, a key or a chosen option there can follow a link, send a
+// form or run the page's own location change, which leaves their page as
+// a navigation of their tab does; nothing can tell beforehand which input
+// will.
+func (p *Policy) personsTab(j judged) bool {
+	return p.mode == Shared && !p.owned[j.c.TabID] && j.browser && j.e.OnPage &&
+		stricterOf(j.pr, j.tr) == nil && !j.pageUnknown && (j.hasPage || j.hasTarget)
 }
 
 // judge classifies c and normalises and matches its URLs. bad is a reason
