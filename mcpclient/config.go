@@ -200,17 +200,43 @@ type ConfigFile struct {
 	// projects[Local] part of the file is read (ParseLocal) instead of its
 	// top level: the local scope.
 	Local string
+	// Foreign marks another client's own file (Claude Code's
+	// ~/.claude.json), read but never written: a problem in it is a
+	// warning, not a failed start, and its enable/disable lists are that
+	// client's, not browseragent's.
+	Foreign bool
+}
+
+// ClaudeCodeConfigPath is Claude Code's own file, where `claude mcp add`
+// keeps user- and local-scope servers: $CLAUDE_CONFIG_DIR/.claude.json, else
+// ~/.claude.json; "" without a home directory.
+func ClaudeCodeConfigPath() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".claude.json")
 }
 
 // DefaultFiles are, in merge order (later wins per name, as in Claude
-// Code): the user file's top level (user scope), the project's .mcp.json in
-// workDir (project scope), the user file's projects[workDir] (local scope),
-// then each extra file (from --mcp-config, required), top level then its
-// projects[workDir] (so ~/.claude.json works whole).
+// Code): Claude Code's ~/.claude.json, its top level (user scope) and
+// projects[workDir] (local scope), read only, so a server added with
+// `claude mcp add` is there too; the user file's top level (user scope),
+// the project's .mcp.json in workDir (project scope), the user file's
+// projects[workDir] (local scope), then each extra file (from
+// --mcp-config, required), top level then its projects[workDir] (so
+// ~/.claude.json works whole). Each server's Source names its file.
 func DefaultFiles(workDir string, extra ...string) []ConfigFile {
 	wd := absPath(workDir)
 	user := UserConfigPath()
-	files := []ConfigFile{{Path: user}, {Path: filepath.Join(workDir, ".mcp.json"), Project: true}, {Path: user, Local: wd}}
+	var files []ConfigFile
+	if cc := ClaudeCodeConfigPath(); cc != "" {
+		files = append(files, ConfigFile{Path: cc, Foreign: true}, ConfigFile{Path: cc, Local: wd, Foreign: true})
+	}
+	files = append(files, ConfigFile{Path: user}, ConfigFile{Path: filepath.Join(workDir, ".mcp.json"), Project: true}, ConfigFile{Path: user, Local: wd})
 	for _, e := range extra {
 		if e != "" {
 			files = append(files, ConfigFile{Path: e, Required: true}, ConfigFile{Path: e, Local: wd})
@@ -231,6 +257,10 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 		if errors.Is(err, fs.ErrNotExist) && !f.Required {
 			continue
 		}
+		if err != nil && f.Foreign {
+			merged.Warnings = append(merged.Warnings, fmt.Sprintf("mcp config: %v (another program's file: its servers are left out)", err))
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("mcp config: %w", err)
 		}
@@ -240,8 +270,15 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 		} else {
 			c, err = Parse(data, f.Path, os.LookupEnv)
 		}
+		if err != nil && f.Foreign {
+			merged.Warnings = append(merged.Warnings, fmt.Sprintf("%v (another program's file: its servers are left out)", err))
+			continue
+		}
 		if err != nil {
 			return nil, err
+		}
+		if f.Foreign {
+			c.Toggles = nil
 		}
 		if f.Gate != nil && !f.Gate(newProjectFile(absPath(f.Path), data, c)) {
 			merged.Skipped = append(merged.Skipped, f.Path)

@@ -314,3 +314,67 @@ func TestParseCommandLine(t *testing.T) {
 		t.Error("unterminated quote accepted")
 	}
 }
+
+// TestDefaultFilesReadClaudeCode: the servers `claude mcp add` keeps in
+// ~/.claude.json (user scope, and local scope for this directory) are in
+// the default configuration, each naming that file as its source;
+// browseragent's own file wins a name both have; Claude Code's disable
+// list is its own; a broken ~/.claude.json is a warning, not a failed
+// start. The file is only read.
+func TestDefaultFilesReadClaudeCode(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	wd := t.TempDir()
+	cc := filepath.Join(home, ".claude.json")
+	claude := `{"numStartups": 3, "mcpServers": {"cc-user": {"type": "stdio", "command": "cc-user-server", "args": [], "env": {}},
+  "both": {"type": "stdio", "command": "claude-version"}},
+ "projects": {"` + wd + `": {"allowedTools": [], "mcpServers": {"cc-local": {"type": "http", "url": "http://127.0.0.1:1/mcp"}},
+   "disabledMcpServers": ["cc-user"]}}}`
+	if err := os.WriteFile(cc, []byte(claude), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	own := UserConfigPath()
+	if err := os.MkdirAll(filepath.Dir(own), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(own, []byte(`{"mcpServers": {"both": {"command": "browseragent-version"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadFiles(DefaultFiles(wd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Command, URL, Source string }
+	got := map[string]row{}
+	for _, n := range cfg.Names() {
+		sc := cfg.Servers[n]
+		if n != DefaultServerName {
+			got[n] = row{sc.Command, sc.URL, sc.Source}
+		}
+		if n == "cc-user" && sc.Disabled {
+			t.Errorf("Claude Code's disabledMcpServers turned cc-user off in browseragent")
+		}
+	}
+	want := map[string]row{
+		"cc-user":  {"cc-user-server", "", cc},
+		"cc-local": {"", "http://127.0.0.1:1/mcp", cc},
+		"both":     {"browseragent-version", "", own},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("servers (-want +got)\n%s", diff)
+	}
+	after, _ := os.ReadFile(cc)
+	if string(after) != claude {
+		t.Errorf("~/.claude.json was changed")
+	}
+
+	if err := os.WriteFile(cc, []byte(`{"mcpServers": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = LoadFiles(DefaultFiles(wd))
+	if err != nil || len(cfg.Warnings) == 0 || !strings.Contains(strings.Join(cfg.Warnings, "\n"), cc) {
+		t.Errorf("a broken ~/.claude.json: err %v, warnings %q; want a warning naming it", err, cfg.Warnings)
+	}
+}
