@@ -266,6 +266,7 @@ func agentBrowser(bin, chrome, base string, pages []*page) error {
 		}
 		return out.String(), nil
 	}
+	defer endDaemons(home)
 	defer ab("close", "--all")
 	for i, p := range pages {
 		args := []string{"open", base + "/p/" + p.id}
@@ -285,6 +286,23 @@ func agentBrowser(bin, chrome, base string, pages []*page) error {
 		}
 	}
 	return nil
+}
+
+// endDaemons stops agent-browser's daemon of this run (close leaves it
+// running, idle), found by the HOME it was given; its Chromium ends with
+// it.
+func endDaemons(home string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) && !bytes.HasPrefix(env, []byte("HOME="+home+"\x00")) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(p, "/proc/%d/environ", &pid); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
 }
 
 func report(pages []*page) {
