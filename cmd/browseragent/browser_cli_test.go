@@ -522,3 +522,49 @@ func TestBrowserCLIIdleTimeout(t *testing.T) {
 		t.Errorf("a fresh session after the idle timeout: %s", out)
 	}
 }
+
+// TestBrowserCLIAsksAtTerminal: at a terminal, a command that needs
+// approval asks there, as the shell does, and runs on "y" or is refused
+// on "n" (exit 3), with nothing left waiting. It runs the binary in tmux.
+func TestBrowserCLIAsksAtTerminal(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	testutil.RequireProgram(t, "tmux")
+	sh, srv := newShop(t)
+	e := browserEnv(t)
+	if err := os.WriteFile(filepath.Join(e.dir, "avatar.txt"), []byte("ada's avatar"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.step(t, 0, "open", srv.URL+"/profile")
+	snap := e.step(t, 0, "snapshot", "-i")
+	field, button := refOf(t, snap, "Avatar"), refOf(t, snap, `button "Upload"`)
+
+	tm := &ttySession{t: t, socket: filepath.Join(e.dir, "tmux.sock")}
+	args := []string{"-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "200", "-y", "50", "-c", e.dir, "env", "-i",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TERM=xterm-256color", "PS1=$ "}
+	tm.run(append(append(args, e.env...), "sh")...)
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+	bin := program(t, ".")
+
+	tm.keys(bin+" browser upload "+field+" avatar.txt; echo exit=$?", "Enter")
+	tm.waitFor("Allow? [y]es once, [N]o:", 30*time.Second) // a file read: no "always"
+	if sc := tm.screen(); !strings.Contains(sc, "browser_upload on "+srv.URL+"/profile needs your approval") {
+		t.Errorf("the question does not say what and where:\n%s", sc)
+	}
+	tm.keys("y", "Enter")
+	tm.waitFor("exit=0", 30*time.Second)
+	e.step(t, 0, "click", button)
+	if diff := cmp.Diff([]string{"avatar.txt: ada's avatar"}, sh.uploaded()); diff != "" {
+		t.Errorf("the shop's uploads (-want +got):\n%s", diff)
+	}
+
+	e.step(t, 0, "open", srv.URL+"/profile")
+	snap = e.step(t, 0, "snapshot", "-i")
+	tm.keys(bin+" browser upload "+refOf(t, snap, "Avatar")+" avatar.txt; echo exit=$?", "Enter")
+	tm.waitForN("Allow? [y]es once", 2, 30*time.Second)
+	tm.keys("n", "Enter")
+	tm.waitFor("exit=3", 30*time.Second)
+	if out := e.step(t, 0, "pending"); out != "No command waits for approval.\n" {
+		t.Errorf("a declined command is left waiting: %s", out)
+	}
+}
