@@ -38,7 +38,8 @@ type Task struct {
 // placeholders, filled from the results so far (Resolve):
 //
 //	{url:/path}   the site's address of path
-//	{ref:TEXT}    the ref of the last snapshot's line containing TEXT
+//	{ref:TEXT}    the ref of the newest outline line containing TEXT (a
+//	              snapshot's, or one an action's result lists as changed)
 //	{newtab}      the tab the last result says it opened
 //	{file:NAME}   the path of a fixture file (Files)
 type Step struct {
@@ -289,18 +290,20 @@ func (s *Site) one(kind, arg, files string, results []string) (string, error) {
 		}
 		return "", fmt.Errorf("no result says it opened a tab")
 	}
+	// The newest result that outlines the element: a snapshot, or the
+	// changes an action's result lists.
 	for i := len(results) - 1; i >= 0; i-- {
-		if !strings.Contains(results[i], "ref=") {
-			continue // not a snapshot
-		}
+		changes := strings.Contains(results[i], "Changes since the last snapshot")
 		for _, line := range strings.Split(results[i], "\n") {
+			if changes && !strings.HasPrefix(line, "+ ") {
+				continue // of a list of changes, only what is there now
+			}
 			if strings.Contains(line, arg) {
 				if m := refOnLine.FindStringSubmatch(line); m != nil {
 					return m[1], nil
 				}
 			}
 		}
-		return "", fmt.Errorf("no ref for %q in the last snapshot:\n%s", arg, results[i])
 	}
-	return "", fmt.Errorf("no snapshot before the step that needs the ref of %q", arg)
+	return "", fmt.Errorf("no result so far outlines %q with a ref", arg)
 }
