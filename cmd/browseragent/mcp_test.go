@@ -292,3 +292,23 @@ func TestMCPLogLevelNoticeOnce(t *testing.T) {
 		t.Errorf("the notice %q is printed %d times, want once:\n%s", note, n, out)
 	}
 }
+
+// TestMCPServeConnectWithoutChrome: `mcp serve --connect` with no Chrome
+// allowing remote debugging starts anyway (a host's health check sees it
+// up), serves web_fetch, and answers a browser tool with what to set up,
+// never driving an isolated browser in its place.
+func TestMCPServeConnectWithoutChrome(t *testing.T) {
+	t.Parallel()
+	e := newBinEnv(t, "HOME="+t.TempDir())
+	page := articleServer(t)
+	serve := program(t, ".") + " mcp serve --connect --browser-url http://" + closedPort(t)
+	code, out, errs := e.run(t, "", "mcp", "call", "--cmd", serve, "web_fetch", `{"url":"`+page+`"}`)
+	if code != 0 || !strings.Contains(out, "fishing fleet") {
+		t.Errorf("web_fetch through mcp serve --connect without a Chrome: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, _ = e.run(t, "", "mcp", "call", "--cmd", serve, "--yes", "browser_tabs")
+	if code != 1 || !strings.Contains(out, "not connected to the person's Chrome, so no browser tool runs yet (web_fetch works)") ||
+		!strings.Contains(out, "allow remote debugging") {
+		t.Errorf("browser_tabs without a Chrome: exit %d, want 1 and what to set up:\n%s", code, out)
+	}
+}
