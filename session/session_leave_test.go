@@ -43,12 +43,17 @@ func TestSessionInputLeavingPersonsTabAsksEveryTime(t *testing.T) {
 	if inbox == "" {
 		t.Fatalf("the person's inbox tab is not listed: %v", listTabs(t, s))
 	}
-	refOf := func(label string) string {
-		snap := call(t, s, "browser_snapshot", map[string]any{"tab": inbox}).Text
-		for _, line := range strings.Split(snap, "\n") {
-			if m := snapRefRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
-				return m[1]
+	refOf := func(t *testing.T, label string) string {
+		t.Helper()
+		var snap string
+		for range 20 { // the person's Chrome may still be loading the page
+			snap = call(t, s, "browser_snapshot", map[string]any{"tab": inbox}).Text
+			for _, line := range strings.Split(snap, "\n") {
+				if m := snapRefRE.FindStringSubmatch(line); m != nil && strings.Contains(line, label) {
+					return m[1]
+				}
 			}
+			time.Sleep(250 * time.Millisecond)
 		}
 		t.Fatalf("no ref for %q in:\n%s", label, snap)
 		return ""
@@ -57,7 +62,7 @@ func TestSessionInputLeavingPersonsTabAsksEveryTime(t *testing.T) {
 		t.Run(label, func(t *testing.T) {
 			before := len(answers.questions())
 			answers.will(tools.AnswerTool) // "always" is not on offer: refused
-			res := call(t, s, "browser_click", map[string]any{"tab": inbox, "ref": refOf(label)})
+			res := call(t, s, "browser_click", map[string]any{"tab": inbox, "ref": refOf(t, label)})
 			if !res.IsError {
 				t.Errorf("an \"always\" answer was accepted for a click in the person's tab: %s", res.Text)
 			}
