@@ -51,7 +51,7 @@ var commands = []Command{
 	{Name: "forward", Use: "forward", Short: "Go forward in the current tab's history", run: history("forward")},
 	{Name: "reload", Use: "reload", Short: "Reload the current tab", run: history("reload")},
 	{Name: "snapshot", Use: "snapshot", Short: "Outline the page; interactive elements carry refs (e3) for the other commands",
-		Flags: []Flag{{Name: "interactive", Short: "i", Bool: true, Usage: "only the elements that carry refs"},
+		Flags: []Flag{{Name: "interactive", Short: "i", Bool: true, Usage: "only the controls (with refs) and headings, one line each"},
 			{Name: "selector", Short: "s", Usage: "outline only the part this CSS `SELECTOR` matches"},
 			{Name: "max", Usage: "print at most `N` lines"}}, run: cmdSnapshot},
 	{Name: "click", Use: "click REF", Short: "Click an element by ref", MinArgs: 1, MaxArgs: 1,

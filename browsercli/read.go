@@ -2,15 +2,17 @@ package browsercli
 
 import (
 	"fmt"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/tools"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
-// cmdSnapshot is browser_snapshot, cut down for the command line: -i
-// keeps the lines with refs (and the page's title and URL), --max caps
-// the lines printed.
+// cmdSnapshot is browser_snapshot for the command line: -i asks for the
+// controls and headings only, --max caps the lines printed.
 func cmdSnapshot(x *execution) *Response {
 	a := map[string]any{}
 	if s := x.req.flag("selector"); s != "" {
@@ -24,33 +26,29 @@ func cmdSnapshot(x *execution) *Response {
 		}
 		max = n
 	}
+	if x.req.on("interactive") {
+		a["interactive"] = true // the controls and headings, one line each
+	}
 	res, fail := x.call("browser_snapshot", a)
 	if fail != nil {
 		return fail
 	}
 	lines := strings.Split(strings.TrimRight(cliWords(res.ForPerson()), "\n"), "\n")
-	if x.req.on("interactive") {
-		lines = interactiveOnly(lines)
-	}
 	if max > 0 && len(lines) > max {
 		n := len(lines)
 		lines = append(lines[:max], fmt.Sprintf("[cut at %d of %d lines: -s SELECTOR outlines one part]", max, n))
 	}
 	text := strings.Join(lines, "\n")
-	return &Response{Text: text, Data: map[string]any{"snapshot": text, "elements": elements(lines), "tab": res.Tab}}
+	return &Response{Text: text, Data: map[string]any{"snapshot": text, "elements": elementsOf(res, lines), "tab": res.Tab}}
 }
 
-// interactiveOnly keeps the header and the elements that carry a ref,
-// unindented: what -i asks for is the list of things to act on.
-func interactiveOnly(lines []string) []string {
-	var out []string
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(l, "Page: ") || strings.HasPrefix(l, "URL: ") || strings.Contains(t, "ref=") || strings.HasPrefix(t, "[") {
-			out = append(out, t)
-		}
+// elementsOf is the snapshot's elements as the browser gives them as
+// data, else as read from its lines.
+func elementsOf(res *tools.ToolResult, lines []string) any {
+	if s, ok := res.Data.(*browser.Snapshot); ok && s != nil && s.Elements != nil {
+		return s.Elements
 	}
-	return out
+	return elements(lines)
 }
 
 // Element is one element of a snapshot with a ref, for --json.
@@ -144,7 +142,15 @@ func getOfRef(x *execution, what, arg string) *Response {
 	if fail != nil {
 		return fail
 	}
-	for _, e := range elements(strings.Split(res.Text, "\n")) {
+	var list []Element
+	if s, ok := res.Data.(*browser.Snapshot); ok && s != nil {
+		for _, e := range s.Elements {
+			list = append(list, Element{Ref: e.Ref, Role: e.Role, Name: e.Name, Value: e.Value})
+		}
+	} else {
+		list = elements(strings.Split(res.Text, "\n"))
+	}
+	for _, e := range list {
 		if e.Ref != ref {
 			continue
 		}
