@@ -59,6 +59,8 @@ type Options struct {
 	// error refuses it before any byte is sent and fails the fetch with
 	// ErrAddressRefused. The guard uses it so that a name resolving to a
 	// denied address (cloud metadata) is refused, redirects included.
+	// Through a proxy it is asked about the request's own host too, with
+	// a nil RawConn (see Proxy).
 	DialControl func(ctx context.Context, network, address string, c syscall.RawConn) error
 	// RequestControl, when set, is asked for every request (the first and
 	// each redirect) with the "ip:port" of the connection it is about to
@@ -69,6 +71,19 @@ type Options struct {
 	RequestControl func(address string, u *url.URL) error
 	// Resolver looks names up (nil: the system's).
 	Resolver *net.Resolver
+	// Header holds request headers sent with every request, over the
+	// defaults (User-Agent, Accept-Language …). Go drops Authorization and
+	// Cookie on a redirect to another host.
+	Header http.Header
+	// Jar, when set, sends and keeps cookies (a cookie file's).
+	Jar http.CookieJar
+	// Proxy, when set, is the HTTP proxy every request goes through;
+	// nil means the environment's (HTTP_PROXY, HTTPS_PROXY, NO_PROXY).
+	// Through a proxy the connection is the proxy's, so DialControl and
+	// RequestControl are also asked about the addresses the request's own
+	// host resolves to here, before it is sent; a host that does not
+	// resolve here is refused, since its address cannot be judged.
+	Proxy *url.URL
 }
 
 func (o *Options) withDefaults() Options {
@@ -117,8 +132,12 @@ func NewClient(opts *Options) *Client {
 			return nil
 		}
 	}
+	proxy := http.ProxyFromEnvironment
+	if o.Proxy != nil {
+		proxy = http.ProxyURL(o.Proxy)
+	}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
+		Proxy:                 proxy,
 		DialContext:           dialer.DialContext,
 		TLSHandshakeTimeout:   o.ConnectTimeout,
 		TLSClientConfig:       o.TLSConfig,
@@ -135,7 +154,10 @@ func NewClient(opts *Options) *Client {
 	if o.RequestControl != nil {
 		rt = &checkedTransport{base: tr, check: o.RequestControl}
 	}
-	hc := &http.Client{Transport: rt, CheckRedirect: checkRedirect(o.MaxRedirects, o.AllowRedirect)}
+	if o.RequestControl != nil || o.DialControl != nil {
+		rt = &proxiedTransport{base: rt, proxy: proxy, opts: o}
+	}
+	hc := &http.Client{Transport: rt, Jar: o.Jar, CheckRedirect: checkRedirect(o.MaxRedirects, o.AllowRedirect)}
 	return &Client{opts: o, hc: hc}
 }
 
@@ -209,6 +231,12 @@ func (c *Client) setHeaders(req *http.Request) {
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,application/json;q=0.8,text/plain;q=0.8,*/*;q=0.5")
 	req.Header.Set("Accept-Language", c.opts.AcceptLanguage)
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+	for k, vs := range c.opts.Header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
 }
 
 // ParseURL checks that raw is an absolute http or https URL and returns it
@@ -411,6 +439,57 @@ func (t *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, refused
 	}
 	return resp, err
+}
+
+// proxiedTransport judges a request that goes through a proxy by the
+// addresses its own host resolves to here, as a direct connection would
+// be judged (DialControl, then RequestControl), before the proxy is asked
+// for it: the connection itself is the proxy's, whose address alone is all
+// the dial sees. The proxy may resolve the name otherwise (a split DNS);
+// what the guard can judge is what this machine resolves.
+type proxiedTransport struct {
+	base  http.RoundTripper
+	proxy func(*http.Request) (*url.URL, error)
+	opts  Options
+}
+
+func (t *proxiedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if p, err := t.proxy(req); err != nil || p == nil {
+		return t.base.RoundTrip(req)
+	}
+	host, port := req.URL.Hostname(), req.URL.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[req.URL.Scheme]
+	}
+	var addrs []string
+	if ip := net.ParseIP(host); ip != nil {
+		addrs = []string{host}
+	} else {
+		r := t.opts.Resolver
+		if r == nil {
+			r = net.DefaultResolver
+		}
+		found, err := r.LookupHost(req.Context(), host)
+		if err != nil || len(found) == 0 {
+			return nil, &refusedDial{address: net.JoinHostPort(host, port),
+				err: fmt.Errorf("%s does not resolve here, so its address cannot be judged before the proxy connects to it", host)}
+		}
+		addrs = found
+	}
+	for _, a := range addrs {
+		address := net.JoinHostPort(a, port)
+		if ctl := t.opts.DialControl; ctl != nil {
+			if err := ctl(req.Context(), "tcp", address, nil); err != nil {
+				return nil, &refusedDial{address: address, err: err}
+			}
+		}
+		if ctl := t.opts.RequestControl; ctl != nil {
+			if err := ctl(address, req.URL); err != nil {
+				return nil, &refusedDial{address: address, err: err}
+			}
+		}
+	}
+	return t.base.RoundTrip(req)
 }
 
 // refusedDial is DialControl's refusal, kept apart from network failures.

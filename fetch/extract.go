@@ -23,6 +23,9 @@ type ExtractOptions struct {
 	// Links collects the page's absolute http(s) links (only those inside
 	// the selected nodes when Select is set).
 	Links bool
+
+	// pageType, when set, replaces classifyPage's verdict (tuning tests).
+	pageType PageType
 }
 
 // Extract finds the main content of an HTML page that is already UTF-8 (the
@@ -60,6 +63,13 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	}
 	pageTitle := documentTitle(doc)
 	scripts := prepareScripts(doc)
+	r.PageType = firstNonEmptyType(opts.pageType, classifyPage(doc, pageURL, scripts))
+	// Pages that are not articles are read broadly, from a copy made before
+	// readability changes the tree; readability still gives the metadata.
+	var broad *html.Node
+	if r.PageType != PageArticle {
+		broad = broadContent(doc)
+	}
 	// The second opinion is copied before readability changes the tree.
 	var second *html.Node
 	container := findContainer(doc)
@@ -74,7 +84,9 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		// Readability found nothing it calls an article: keep the page's
 		// own article body, or the body minus what is never content.
 		r.Title = pageTitle
-		if second != nil {
+		if broad != nil {
+			r.nodes = []*html.Node{broad}
+		} else if second != nil {
 			r.nodes = []*html.Node{second}
 		} else {
 			r.nodes = fallbackBody(doc)
@@ -93,6 +105,12 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	addParts(chosen, idx)
 	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
+	if broad != nil {
+		r.nodes = []*html.Node{broad}
+	}
+	if r.PageType == PageProduct {
+		r.addProductFacts(scripts)
+	}
 	r.addScriptArticle(scripts)
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
@@ -328,6 +346,15 @@ func attr(n *html.Node, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+func firstNonEmptyType(ts ...PageType) PageType {
+	for _, t := range ts {
+		if t != "" {
+			return t
+		}
+	}
+	return PageArticle
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -136,7 +136,7 @@ func TestRenderJSON(t *testing.T) {
 	delete(got, "content")
 	want := map[string]any{
 		"url": "https://news.test/a", "final_url": "https://news.test/a", "kind": "html", "charset": "utf-8",
-		"title": "Le titre", "byline": "Jeanne Auteur", "lang": "fr", "published": "2024-03-05T10:20:30Z",
+		"title": "Le titre", "byline": "Jeanne Auteur", "lang": "fr", "published": "2024-03-05T10:20:30Z", "page_type": "article",
 		"format": "markdown", "links": []any{}, "js_shell": false, "truncated": false,
 		"raw_bytes": float64(len(page)), "content_bytes": float64(len(content)),
 		"excerpt": strings.TrimSpace(strings.Repeat("Un paragraphe assez long pour être retenu comme article. ", 12)),

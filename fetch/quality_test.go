@@ -47,6 +47,9 @@ func TestExtractionQuality(t *testing.T) {
 			mark = fmt.Sprintf("got %q, want %q", res.Title, p.expectedTitle)
 			titleMisses = append(titleMisses, p.name)
 		}
+		if res.PageType != PageArticle {
+			mark += " (read as " + string(res.PageType) + ")"
+		}
 		fmt.Fprintf(&table, "%-42s %6.3f %6.3f %6.3f  %s\n", p.name, prec, rec, f1, mark)
 	}
 	mean := sumF1 / float64(len(pages))

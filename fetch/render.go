@@ -184,6 +184,7 @@ type jsonResult struct {
 	SiteName     string   `json:"site_name,omitempty"`
 	Excerpt      string   `json:"excerpt,omitempty"`
 	Published    string   `json:"published"`
+	PageType     PageType `json:"page_type,omitempty"`
 	Format       Format   `json:"format,omitempty"`
 	Content      string   `json:"content"`
 	Links        []Link   `json:"links"`
@@ -203,7 +204,7 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 	j := jsonResult{
 		URL: r.URL, FinalURL: r.FinalURL, Status: r.Status, ContentType: r.ContentType,
 		Kind: r.Kind, Charset: r.Charset, Title: r.Title, Byline: r.Byline, Lang: r.Lang,
-		SiteName: r.SiteName, Excerpt: r.Excerpt, Links: r.Links, JSShell: r.JSShell,
+		SiteName: r.SiteName, Excerpt: r.Excerpt, PageType: r.PageType, Links: r.Links, JSShell: r.JSShell,
 		Hint: r.Hint, Truncated: r.Truncated, RawBytes: r.RawBytes, Warnings: r.Warnings, Error: r.Error,
 		ErrorKind: r.ErrorKind,
 	}

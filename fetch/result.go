@@ -44,6 +44,7 @@ type Result struct {
 	Lang        string    // language tag from metadata or <html lang>
 	SiteName    string    // site name from metadata
 	Excerpt     string    // short description
+	PageType    PageType  // what kind of page the HTML was read as; "" for other kinds
 	Published   time.Time // zero when unknown
 	Links       []Link    // absolute links, when ExtractOptions.Links
 	JSShell     bool      // the page looks like a JavaScript app shell

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -34,6 +37,9 @@ type fetchFlags struct {
 	connectTimeout time.Duration
 	acceptLanguage string
 	userAgent      string
+	headers        []string
+	cookie         string
+	proxy          string
 	input          string
 	out            string
 	concurrency    int
@@ -47,7 +53,7 @@ func newFetchCmd(s *streams) *cobra.Command {
 	f := &fetchFlags{maxBytes: fetch.DefaultMaxBytes, timeout: fetch.DefaultTimeout,
 		connectTimeout: fetch.DefaultConnectTimeout, concurrency: 4}
 	cmd := &cobra.Command{
-		Use:   "fetch URL... | fetch -i FILE [--out FILE]",
+		Use:   "fetch URL... [-o FILE] | fetch -i FILE [--out FILE]",
 		Short: "Fetch pages over HTTP and print their main content (markdown, text, json or html)",
 		Long: `Fetch web pages over plain HTTP (no browser) and print their main content:
 navigation, ads and boilerplate are dropped. HTML comes out as markdown by
@@ -80,8 +86,11 @@ again with --resume.`,
 	fl.DurationVar(&f.connectTimeout, "connect-timeout", f.connectTimeout, "give up connecting to a host after this long")
 	fl.StringVar(&f.acceptLanguage, "accept-language", fetch.DefaultAcceptLanguage, "Accept-Language header: which language to ask sites for")
 	fl.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default: a current desktop Chrome)")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, `request header "Name: value" (repeat for more; not Host)`)
+	fl.StringVar(&f.cookie, "cookie", "", `cookies to send: "name=value; name2=value2", or a cookies.txt file (Netscape format, as curl writes)`)
+	fl.StringVar(&f.proxy, "proxy", "", "HTTP proxy for every request, e.g. http://127.0.0.1:3128 (default: HTTP_PROXY/HTTPS_PROXY); the guard still judges each page's own address")
 	fl.StringVarP(&f.input, "input", "i", "", `read URLs from this file, one per line ("-" for stdin); output is JSON lines`)
-	fl.StringVarP(&f.out, "out", "o", "", "write JSON lines to this file instead of stdout")
+	fl.StringVarP(&f.out, "out", "o", "", "write the page's output to this file instead of stdout (a batch's JSON lines with -i)")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", f.concurrency, "how many URLs to fetch at once")
 	f.batch.addFlags(fl)
 	f.render.addFlags(fl)
@@ -96,12 +105,18 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	if f.concurrency < 1 {
 		return exitCode(exitUsage, "--concurrency must be at least 1")
 	}
+	if err := f.requestOptions(&fetch.Options{}); err != nil {
+		return err // before a batch empties its --out, or a browser starts
+	}
 	if f.concurrency > maxConcurrency {
 		// Each is a worker with its share of the read-ahead window, and a
 		// connection or a tab: -c 1000000 took 2.7 GB and a minute to start.
 		return exitCode(exitUsage, fmt.Sprintf("--concurrency %d is too many: at most %d at once (a connection, or a browser tab, each)", f.concurrency, maxConcurrency))
 	}
-	batch := f.input != "" || f.out != ""
+	// -o FILE with one URL writes that page's output to FILE, as curl and
+	// wget do; with -i, several URLs or a batch's flag (--resume …) it is
+	// the batch's JSON lines.
+	batch := f.input != "" || (f.out != "" && (len(args) != 1 || f.batch.check() != nil))
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		tuneGC(batch)
 	}
@@ -114,6 +129,13 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	if len(args) == 0 {
 		return exitCode(exitUsage, "no URL given (see 'browseragent fetch --help')")
 	}
+	if f.out != "" && f.out != "-" {
+		return writePage(s, f.out, func(s *streams) error { return fetchPages(ctx, s, f, args, format) })
+	}
+	return fetchPages(ctx, s, f, args, format)
+}
+
+func fetchPages(ctx context.Context, s *streams, f *fetchFlags, args []string, format fetch.Format) error {
 	if f.render.wanted() {
 		return runRender(ctx, s, f, args, format)
 	}
@@ -123,6 +145,72 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	}
 	defer done()
 	return printPages(ctx, s, f, get, args, format)
+}
+
+// requestOptions puts -H, --cookie and --proxy into o: bad values are
+// usage errors, said before anything is fetched.
+func (f *fetchFlags) requestOptions(o *fetch.Options) error {
+	if (len(f.headers) > 0 || f.cookie != "" || f.proxy != "") && f.render.wanted() {
+		return exitCode(exitUsage, "-H, --cookie and --proxy are for plain fetch: --render uses the browser's own")
+	}
+	for _, h := range f.headers {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return exitCode(exitUsage, fmt.Sprintf("-H %q is not a header: write it as \"Name: value\"", h))
+		}
+		if strings.EqualFold(name, "Host") {
+			// The guard judges the URL's host; another Host would ask
+			// the server for a site the guard never judged.
+			return exitCode(exitUsage, "-H Host: is not allowed: put the host in the URL, which the guard judges")
+		}
+		if o.Header == nil {
+			o.Header = http.Header{}
+		}
+		o.Header.Add(name, strings.TrimSpace(value))
+	}
+	switch {
+	case f.cookie == "":
+	case strings.Contains(f.cookie, "="):
+		if o.Header == nil {
+			o.Header = http.Header{}
+		}
+		o.Header.Set("Cookie", strings.TrimSpace(f.cookie))
+	default:
+		data, err := os.ReadFile(f.cookie)
+		if err != nil {
+			return exitCode(exitUsage, fmt.Sprintf("cannot read the cookie file %s: %v", f.cookie, errors.Unwrap(err)))
+		}
+		jar, err := fetch.ParseCookieFile(data)
+		if err != nil {
+			return exitCode(exitUsage, fmt.Sprintf("cookie file %s: %v", f.cookie, err))
+		}
+		o.Jar = jar
+	}
+	if f.proxy != "" {
+		u, err := url.Parse(f.proxy)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
+			return exitCode(exitUsage, fmt.Sprintf("--proxy %q is not a proxy URL: write it as http://HOST:PORT", f.proxy))
+		}
+		o.Proxy = u
+	}
+	return nil
+}
+
+// writePage runs print with its output kept, then writes that output to
+// path: a page that could not be fetched leaves path as it was.
+func writePage(s *streams, path string, print func(*streams) error) error {
+	if err := checkOutPlace(path); err != nil {
+		return err // before anything is fetched
+	}
+	var buf bytes.Buffer
+	err := print(&streams{in: s.in, out: &buf, err: s.err})
+	if buf.Len() > 0 || err == nil {
+		if werr := os.WriteFile(path, buf.Bytes(), 0o644); werr != nil {
+			return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(werr))
+		}
+	}
+	return err
 }
 
 // fetchMemoryLimit is the heap a one-shot fetch may grow to before it
@@ -176,7 +264,11 @@ type fetcher func(ctx context.Context, url string) (*fetch.Result, error)
 // The session's web_fetch has the flags' options and one HTTP client, so
 // connections are reused across URLs; its result carries fetch's own.
 func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error) {
-	sess, err := openSession(ctx, sessionConfig{sitesFile: f.render.sites, noMCP: true, fetch: f.options()})
+	o := f.options()
+	if err := f.requestOptions(o); err != nil {
+		return nil, nil, err
+	}
+	sess, err := openSession(ctx, sessionConfig{sitesFile: f.render.sites, noMCP: true, fetch: o})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/fetch"
 )
 
 const cliArticle = `<!doctype html><html lang="en"><head><title>Valley Notes</title></head><body>
@@ -153,6 +155,83 @@ func TestFetchTextIsTheBody(t *testing.T) {
 	var got struct{ Title string }
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil || got.Title != "Winter baskets | Valley Notes" {
 		t.Errorf("-f json title %q (%v)", got.Title, err)
+	}
+}
+
+// TestFetchOutFile: `fetch URL -o FILE` writes the page's output, in the
+// format asked, to FILE, as curl -o and wget -O do; nothing goes to stdout,
+// and a page that cannot be fetched leaves FILE as it was. It used to
+// start a batch and write a JSON line whatever the format.
+func TestFetchOutFile(t *testing.T) {
+	srv := cliServer(t)
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		earlier  string
+		wantCode int
+		want     string
+	}{
+		{"text", []string{srv.URL + "/article", "-f", "text"}, "", 0,
+			"The first paragraph of the article talks about cheese, bread and the long history of both in the valley.\n\n" +
+				"The second paragraph goes on about wine and olives, and how farmers kept them through hard winters.\n\n" +
+				"Cheese 4.50\nBread 2.10\n\nA third paragraph closes the article with a note on markets, trade routes and the people who walked them.\n"},
+		{"a failure keeps the file", []string{srv.URL + "/missing"}, "kept\n", 1, "kept\n"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, fmt.Sprintf("page-%d.txt", i))
+			if tc.earlier != "" {
+				os.WriteFile(out, []byte(tc.earlier), 0o644)
+			}
+			code, stdout, stderr := runCLI(t, "", append([]string{"fetch", "-o", out}, tc.args...)...)
+			data, _ := os.ReadFile(out)
+			got := fmt.Sprintf("exit %d, stdout %q\n%s", code, stdout, data)
+			want := fmt.Sprintf("exit %d, stdout %q\n%s", tc.wantCode, "", tc.want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("fetch -o (-want +got):\n%s\nstderr: %s", diff, stderr)
+			}
+		})
+	}
+}
+
+// TestFetchRequestFlags: -H, --cookie (a string or a cookies.txt file)
+// and --user-agent reach the server; a malformed header, a Host header
+// (the guard judges the URL's host) and these flags with --render are
+// usage errors.
+func TestFetchRequestFlags(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "token=%s cookie=%s ua=%s\n", r.Header.Get("X-Token"), r.Header.Get("Cookie"), r.Header.Get("User-Agent"))
+	}))
+	t.Cleanup(srv.Close)
+	jar := filepath.Join(t.TempDir(), "cookies.txt")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	host = host[:strings.LastIndex(host, ":")]
+	os.WriteFile(jar, []byte("# Netscape HTTP Cookie File\n"+host+"\tFALSE\t/\tFALSE\t0\tsession\tf00\n"), 0o600)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string
+		err  string
+	}{
+		{"header, cookie and user agent", []string{"-H", "X-Token: abc", "--cookie", "a=b; c=d", "--user-agent", "probe/1"}, 0,
+			"token=abc cookie=a=b; c=d ua=probe/1\n", ""},
+		{"cookie file", []string{"--cookie", jar}, 0, "token= cookie=session=f00 ua=" + fetch.DefaultUserAgent + "\n", ""},
+		{"malformed header", []string{"-H", "X-Token abc"}, 2, "", "browseragent: -H \"X-Token abc\" is not a header: write it as \"Name: value\"\n"},
+		{"host header", []string{"-H", "Host: admin.internal"}, 2, "", "browseragent: -H Host: is not allowed: put the host in the URL, which the guard judges\n"},
+		{"missing cookie file", []string{"--cookie", "/nonexistent/c.txt"}, 2, "", "browseragent: cannot read the cookie file /nonexistent/c.txt: no such file or directory\n"},
+		{"bad proxy", []string{"--proxy", "127.0.0.1:3128"}, 2, "", "browseragent: --proxy \"127.0.0.1:3128\" is not a proxy URL: write it as http://HOST:PORT\n"},
+		{"with --render", []string{"--render", "-H", "X-Token: abc"}, 2, "", "browseragent: -H, --cookie and --proxy are for plain fetch: --render uses the browser's own\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", append(append([]string{"fetch"}, tc.args...), srv.URL+"/")...)
+			if diff := cmp.Diff(fmt.Sprintf("%d\n%s\n%s", tc.code, tc.out, tc.err), fmt.Sprintf("%d\n%s\n%s", code, stdout, stderr)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
