@@ -63,11 +63,21 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	}
 	pageTitle := documentTitle(doc)
 	scripts := prepareScripts(doc)
-	r.PageType = firstNonEmptyType(opts.pageType, classifyPage(doc, pageURL, scripts))
-	// Pages that are not articles are read broadly, from a copy made before
-	// readability changes the tree; readability still gives the metadata.
+	kind, declared := classifyPage(doc, pageURL, scripts)
+	if opts.pageType != "" {
+		kind, declared = opts.pageType, opts.pageType != PageArticle
+	}
+	r.PageType = kind
+	if declared && kind != PageForum && opts.pageType == "" && namesArticleBody(doc) {
+		declared = false // an article about a product, beside its offer
+	}
+	// A page whose structured data declares it is not an article is read
+	// broadly, from a copy made before readability changes the tree;
+	// readability still gives the metadata. Any other page's broad
+	// reading is made too, but for a page too big to copy twice: it wins
+	// when readability's pick holds under a third of its text (broadWins).
 	var broad *html.Node
-	if r.PageType != PageArticle {
+	if declared || len(page) <= broadCopyMax {
 		broad = broadContent(doc)
 	}
 	// The second opinion is copied before readability changes the tree.
@@ -84,7 +94,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		// Readability found nothing it calls an article: keep the page's
 		// own article body, or the body minus what is never content.
 		r.Title = pageTitle
-		if broad != nil {
+		if broad != nil && (declared || r.PageType != PageArticle) {
 			r.nodes = []*html.Node{broad}
 		} else if second != nil {
 			r.nodes = []*html.Node{second}
@@ -105,7 +115,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	addParts(chosen, idx)
 	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
-	if broad != nil {
+	if broad != nil && (declared || broadWins(chosen, broad)) {
 		r.nodes = []*html.Node{broad}
 	}
 	if r.PageType == PageProduct {
@@ -346,15 +356,6 @@ func attr(n *html.Node, key string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func firstNonEmptyType(ts ...PageType) PageType {
-	for _, t := range ts {
-		if t != "" {
-			return t
-		}
-	}
-	return PageArticle
 }
 
 func firstNonEmpty(ss ...string) string {

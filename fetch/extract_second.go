@@ -70,6 +70,30 @@ func findContainer(doc *html.Node) *html.Node {
 	return nil
 }
 
+// namesArticleBody says doc has an element it names as an article's body
+// (itemprop=articleBody, a class such as article-body or entry-content):
+// a page declared a product or a listing that says so is an article about
+// one.
+func namesArticleBody(doc *html.Node) bool {
+	found := false
+	walk(doc, func(n *html.Node) bool {
+		if found || n.Type != html.ElementNode {
+			return !found
+		}
+		switch n.DataAtom {
+		case atom.Script, atom.Style, atom.Head, atom.Nav, atom.Footer, atom.Aside, atom.Form:
+			return false
+		case atom.Div, atom.Section, atom.Article, atom.Main, atom.Td:
+			if v, _ := attr(n, "itemprop"); strings.EqualFold(v, "articleBody") ||
+				containerTiers[0].MatchString(strings.ToLower(attrOr(n, "class")+" "+attrOr(n, "id"))) {
+				found = plainTextLen(n) >= 200
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 func attrOr(n *html.Node, key string) string {
 	v, _ := attr(n, key)
 	return v

@@ -44,9 +44,17 @@ type pageSignals struct {
 // classifyPage says what kind of page doc is, from its structured data
 // (JSON-LD, microdata, og:type), its URL and the shape of its DOM. Every
 // page it cannot place is an article, which is how it was read before.
-func classifyPage(doc *html.Node, pageURL string, ps *pageScripts) PageType {
+// declared says the page's structured data (or a forum's host name) names
+// a kind other than an article: the verdict is the page's own, not a guess
+// from its URL path or its shape (a blog's comments look like a thread's
+// posts).
+func classifyPage(doc *html.Node, pageURL string, ps *pageScripts) (t PageType, declared bool) {
 	s := readSignals(doc, pageURL, ps)
-	return s.classify()
+	t = s.classify()
+	declared = t != PageArticle && (s.ogType == "product" || t == PageForum && s.forumHost() || s.ld("qapage", "discussionforumposting", "product", "productgroup",
+		"techarticle", "apireference", "collectionpage", "itemlist", "offercatalog", "searchresultspage",
+		"service", "localbusiness", "professionalservice", "faqpage", "webapplication", "softwareapplication"))
+	return t, declared
 }
 
 func (s *pageSignals) classify() PageType {
@@ -99,8 +107,13 @@ func (s *pageSignals) ld(types ...string) bool {
 
 func (s *pageSignals) forumPath() bool {
 	return hasSegment(s.path, "forum", "forums", "thread", "threads", "topic", "topics", "questions", "discussion", "discussions", "community", "t", "viewtopic.php", "showthread.php") ||
-		strings.HasPrefix(s.host, "forum.") || strings.HasPrefix(s.host, "forums.") || strings.HasPrefix(s.host, "community.") ||
-		strings.HasSuffix(s.host, "stackexchange.com") || s.host == "stackoverflow.com" || strings.Contains(s.path, "/r/") && strings.Contains(s.path, "/comments/")
+		s.forumHost() || strings.Contains(s.path, "/r/") && strings.Contains(s.path, "/comments/")
+}
+
+// forumHost says the site is a forum by its name.
+func (s *pageSignals) forumHost() bool {
+	return strings.HasPrefix(s.host, "forum.") || strings.HasPrefix(s.host, "forums.") || strings.HasPrefix(s.host, "community.") ||
+		strings.HasPrefix(s.host, "discuss.") || strings.HasSuffix(s.host, "stackexchange.com") || s.host == "stackoverflow.com"
 }
 
 func (s *pageSignals) docsPath() bool {

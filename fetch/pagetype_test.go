@@ -44,6 +44,18 @@ func TestPageTypes(t *testing.T) {
 </main>` + siteFooter + `</body></html>`,
 			PageListing,
 			"Harbour reopens after storm\n\nThe harbour opened again on Monday after a week of repairs.\n\nNew bridge for the old town\n\nWork starts in spring on a footbridge over the river.\n\nMarket moves to the square\n\nFrom June the weekly market is held on the main square.\n"},
+		{"landing page: every section, without nav and footer", "https://acme.example/",
+			`<html><head><title>Acme Rockets</title></head><body>` + siteChrome + `
+<section class="hero"><h1>Rockets for everyone</h1><p>Acme builds small rockets that schools, clubs and families can launch safely on a weekend afternoon.</p></section>
+<section class="features"><h2>Features</h2><p>Every kit comes with a reusable motor mount, a parachute that opens by itself and a launch pad that folds into a backpack.</p></section>
+<section class="pricing"><h2>Pricing</h2><p>The starter kit costs 49 dollars, the club kit with ten rockets 390 dollars, and spare motors are sold in packs of six.</p></section>
+<section class="faq"><h2>Questions</h2><p>Do I need a licence? No: our motors are small enough to fly without one in most countries, but check your local park rules.</p></section>
+` + siteFooter + `</body></html>`,
+			PageArticle,
+			"Rockets for everyone\n\nAcme builds small rockets that schools, clubs and families can launch safely on a weekend afternoon.\n\n" +
+				"Features\n\nEvery kit comes with a reusable motor mount, a parachute that opens by itself and a launch pad that folds into a backpack.\n\n" +
+				"Pricing\n\nThe starter kit costs 49 dollars, the club kit with ten rockets 390 dollars, and spare motors are sold in packs of six.\n\n" +
+				"Questions\n\nDo I need a licence? No: our motors are small enough to fly without one in most countries, but check your local park rules.\n"},
 		{"an article stays an article", "https://news.example/2026/05/harbour",
 			`<html><head><title>Harbour</title><meta property="og:type" content="article"></head><body>` + siteChrome + `<article><h1>Harbour reopens</h1>
 <p>The harbour opened again on Monday after a week of repairs to the quay and the old lighthouse, which the storm had damaged badly.</p>

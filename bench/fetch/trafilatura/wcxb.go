@@ -226,7 +226,7 @@ func runWCXB(dir, half string, withTrafilatura, fallback bool, dump string, verb
 		var text, kind string
 		if res, err := client.Fetch(context.Background(), u); err == nil {
 			text = printed(res)
-			kind = res.PageType
+			kind = string(res.PageType)
 		}
 		d := time.Since(t0)
 		p, r, f := wcxbF1(pg.truth, text)
