@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/browseragent/browseragent/agent"
 )
 
 // command is one slash command: its help, flags and handler.
@@ -94,7 +96,7 @@ func cmdHelp(_ context.Context, s *Shell, c *call) error {
 	if len(c.args) > 0 {
 		name := strings.TrimPrefix(c.args[0], "/")
 		if name == "model" || name == "llm" {
-			s.p.Text(modelHelp)
+			s.p.Text(modelHelp())
 			return nil
 		}
 		cmd := lookup(name)
@@ -157,12 +159,26 @@ func columns(rows [][2]string) string {
 	return b.String()
 }
 
-const modelHelp = `Configuring an LLM (any OpenAI-compatible Chat Completions API):
+// modelHelp is /help model: how an LLM is configured, and the local
+// servers found without any configuration (agent.LocalServers).
+func modelHelp() string {
+	var local []string
+	for _, ls := range agent.LocalServers {
+		local = append(local, fmt.Sprintf("%s (%s)", ls.Name, ls.BaseURL))
+	}
+	return `Configuring an LLM (any OpenAI-compatible Chat Completions API):
   OPENAI_API_KEY       the API key
   OPENAI_BASE_URL      another provider or a local server, e.g. https://api.deepseek.com/v1
                        or http://127.0.0.1:8080/v1 (llama.cpp, Ollama: no key needed)
   BROWSERAGENT_MODEL   the model, e.g. deepseek-chat; --model overrides it
-Then start browseragent again. /model NAME switches model within the provider.`
+  --provider NAME      a built-in provider (` + strings.Join(agent.ProviderNames(), ", ") + `) or one from config.yaml
+With nothing configured, browseragent looks for a local server on this machine and
+uses the first that answers, saying so at start:
+  ` + strings.Join(local, ", ") + `
+(BROWSERAGENT_DISCOVER=0 turns that off.) Settings can live in
+$XDG_CONFIG_HOME/browseragent/config.yaml. Then start browseragent again;
+/model lists what the endpoint serves, /model NAME switches model within it.`
+}
 
 func indent(s, pre string) string {
 	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)

@@ -75,6 +75,18 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 	}
 }
 
+// TestHelpModelNamesDiscovery: /help model says that a local server is
+// found without configuration, which ones and where, and how to turn it off.
+func TestHelpModelNamesDiscovery(t *testing.T) {
+	stdout, _ := runScript(t, &Options{Tools: newFakeTools()}, "/help model\n")
+	for _, want := range []string{"looks for a local server", "Ollama (http://127.0.0.1:11434/v1)", "LM Studio (http://127.0.0.1:1234/v1)",
+		"vLLM (http://127.0.0.1:8000/v1)", "llama.cpp", "BROWSERAGENT_DISCOVER=0", "--provider NAME", "/model lists what the endpoint serves"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("/help model lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // TestScriptBareAddress: an address typed without a scheme is tried as
 // http:// when it names this machine or a port (as a browser's address bar
 // does), as https:// otherwise.
@@ -133,7 +145,7 @@ func TestScriptRouting(t *testing.T) {
 			"/fetch URL [--select CSS]\n  fetch a page over HTTP as markdown (web_fetch)\n\nflags:\n  --select CSS  only the parts matching a CSS selector\n", "", 0},
 		{"help with slash and sub-commands", "/help /trust\n",
 			"/trust [reset]\n  list \"always allow\" grants; reset drops them all\n\nsub-commands:\n  /trust reset  drop every grant\n", "", 0},
-		{"help model", "/help model\n", modelHelp + "\n", "", 0},
+		{"help model", "/help model\n", modelHelp() + "\n", "", 0},
 		{"help unknown", "/help nope\n", "", "error: unknown command /nope; did you mean /mode or /open?\n/help lists the commands; text without a leading / goes to the agent\n", 0},
 		{"cancel with nothing running", "/cancel\n", "nothing is running\npress Ctrl-C while a turn or command runs to cancel it\n", "", 0},
 		{"clear without LLM", "/clear\n", "nothing to clear: there is no agent in this session, so no conversation\n/help model says how to configure an LLM\n", "", 0},
