@@ -31,6 +31,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -90,6 +91,15 @@ func run(n, cold int, ab, pw, ba, chrome string) error {
 	if err != nil {
 		return err
 	}
+	// Every tool's session ends with the run, also when it fails midway;
+	// the peers' daemons outlive their close, so they are ended by the
+	// HOME they were given.
+	defer endDaemons(filepath.Join(work, "home"))
+	defer func() {
+		for _, t := range tools {
+			t.time(t.close...)
+		}
+	}()
 	url := srv.URL + "/"
 	times := map[string]map[string][]time.Duration{}
 	for _, t := range tools {
@@ -124,9 +134,6 @@ func run(n, cold int, ab, pw, ba, chrome string) error {
 				return fmt.Errorf("%s round %d: %w", t.name, i, err)
 			}
 		}
-	}
-	for _, t := range tools {
-		t.time(t.close...)
 	}
 	report(tools, times, n, cold)
 	return nil
@@ -206,7 +213,8 @@ func setup(work, ab, pw, ba, chrome string) ([]tool, error) {
 	}
 	rt := filepath.Join(work, "rt")
 	pwDir := filepath.Join(work, "pw")
-	for _, d := range []string{rt, filepath.Join(pwDir, ".playwright"), filepath.Join(work, "ab")} {
+	home := filepath.Join(work, "home")
+	for _, d := range []string{rt, home, filepath.Join(pwDir, ".playwright"), filepath.Join(work, "ab")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
 		}
@@ -225,16 +233,18 @@ func setup(work, ab, pw, ba, chrome string) ([]tool, error) {
 		text:  []string{"get", "text"},
 		close: []string{"close", "--all"}}
 	ours.first = ours.open
-	agent := tool{name: "agent-browser", dir: filepath.Join(work, "ab"), env: []string{"AGENT_BROWSER_SESSION=bench"},
-		base:  []string{ab},
-		open:  func(u string) []string { return []string{"open", u} },
-		first: func(u string) []string { return []string{"--executable-path", chrome, "--args", "--no-sandbox", "open", u} },
+	agent := tool{name: "agent-browser", dir: filepath.Join(work, "ab"), env: []string{"AGENT_BROWSER_SESSION=bench", "HOME=" + home},
+		base: []string{ab},
+		open: func(u string) []string { return []string{"open", u} },
+		first: func(u string) []string {
+			return []string{"--executable-path", chrome, "--args", "--no-sandbox", "open", u}
+		},
 		snap:  []string{"snapshot", "-i"},
 		click: func(r string) []string { return []string{"click", "@" + r} },
 		fill:  func(r, s string) []string { return []string{"fill", "@" + r, s} },
 		text:  []string{"get", "text", "body"},
 		close: []string{"close"}}
-	playwright := tool{name: "playwright-cli", dir: pwDir,
+	playwright := tool{name: "playwright-cli", dir: pwDir, env: []string{"HOME=" + home},
 		base:  []string{pw, "-s=bench"},
 		open:  func(u string) []string { return []string{"goto", u} },
 		first: func(u string) []string { return []string{"open", u} },
@@ -272,5 +282,21 @@ func report(tools []tool, times map[string]map[string][]time.Duration, n, cold i
 			fmt.Printf(" %14s", d.Round(100*time.Microsecond))
 		}
 		fmt.Printf(" %11.2fx %11.2fx\n", float64(m[0])/float64(m[1]), float64(m[0])/float64(m[2]))
+	}
+}
+
+// endDaemons stops what the peers left running for this run, found by the
+// HOME they were given (their browsers end with them).
+func endDaemons(home string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) && !bytes.HasPrefix(env, []byte("HOME="+home+"\x00")) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(p, "/proc/%d/environ", &pid); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
 	}
 }
