@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -335,7 +336,7 @@ func TestSessionsCloseOnlyTheirTabs(t *testing.T) {
 	if text, _ := callTool(t, a, "browser_eval", map[string]any{"js": "location.pathname"}); !strings.Contains(text, "/news/a") {
 		t.Errorf("a's eval ran on %q, want its own tab /news/a", text)
 	}
-	text, isErr := callTool(t, a, "browser_tabs", nil)
+	text, isErr := callTool(t, b, "browser_tabs", nil) // a's own list leaves b's tabs out
 	if isErr {
 		t.Fatal(text)
 	}
@@ -609,6 +610,11 @@ func TestHTTPSessionEndClosesItsTabs(t *testing.T) {
 	}
 	if strings.Contains(tabs, "/news/a") || !strings.Contains(tabs, "/news/b") {
 		t.Fatalf("after host-a left, the tabs are:\n%s", tabs)
+	}
+	// b's list never showed a's tab (TestHTTPSessionsKeepTheirGrantsAndTabs):
+	// the close is seen in the audit log.
+	for time.Now().Before(deadline) && !slices.ContainsFunc(readAudit(t, f.audit), func(e guard.Entry) bool { return e.Tool == "browser_close" }) {
+		time.Sleep(100 * time.Millisecond)
 	}
 	var closes []string
 	for _, e := range readAudit(t, f.audit) {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,7 +199,30 @@ func (s *Server) call(ctx context.Context, c *client, d tools.ToolDef, args json
 	}
 	// A refusal goes to the client as an error result saying why.
 	c.after(d.Name, args, res, before, s.currentTab())
+	if d.Name == "browser_tabs" && !res.IsError {
+		// Another session's tabs are not this one's to see: their
+		// addresses and titles are that session's work.
+		others := s.identity(c).Others
+		res.Text, res.Display = dropTabs(res.Text, others), dropTabs(res.Display, others)
+	}
 	return res, nil
+}
+
+// dropTabs removes from a browser_tabs list the lines of the tabs others
+// reports (a line starts with its tab's id).
+func dropTabs(list string, others func(string) bool) string {
+	if list == "" {
+		return list
+	}
+	lines := strings.Split(list, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 && others(strings.TrimPrefix(f[0], "*")) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n")
 }
 
 func (s *Server) currentTab() string {

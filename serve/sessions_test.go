@@ -90,7 +90,7 @@ func TestHTTPSessionsKeepTheirGrantsAndTabs(t *testing.T) {
 	}
 	waitVotes(2)
 
-	tabs, _ := callTool(t, b, "browser_tabs", nil)
+	tabs, _ := callTool(t, a, "browser_tabs", nil)
 	var aTab string
 	for _, line := range strings.Split(tabs, "\n") {
 		if strings.Contains(line, site.URL+"/a") {
@@ -98,7 +98,10 @@ func TestHTTPSessionsKeepTheirGrantsAndTabs(t *testing.T) {
 		}
 	}
 	if aTab == "" {
-		t.Fatalf("no tab of a's in:\n%s", tabs)
+		t.Fatalf("no tab of a's in its own list:\n%s", tabs)
+	}
+	if tabs, _ := callTool(t, b, "browser_tabs", nil); strings.Contains(tabs, site.URL+"/a") || !strings.Contains(tabs, site.URL+"/b") {
+		t.Errorf("b's tab list shows a's tab (or not its own):\n%s", tabs)
 	}
 	for _, tc := range []struct {
 		tool string
