@@ -19,19 +19,31 @@ import (
 //go:embed refs.js
 var refsJS string
 
-type handler func(ctx context.Context, c *call) (*Result, error)
-
-var toolFuncs map[string]handler
-
 func init() {
-	toolFuncs = map[string]handler{
-		"browser_open": toolOpen, "browser_navigate": toolNavigate, "browser_snapshot": toolSnapshot,
-		"browser_click": toolClick, "browser_type": toolType, "browser_select": toolSelect,
-		"browser_press": toolPress, "browser_scroll": toolScroll, "browser_wait": toolWait,
-		"browser_screenshot": toolScreenshot, "browser_extract": toolExtract, "browser_tabs": toolTabs,
-		"browser_select_tab": toolSelectTab, "browser_close": toolClose, "browser_eval": toolEval,
-		"browser_hover": toolHover, "browser_drag": toolDrag, "browser_check": toolCheck,
-		"browser_upload": toolUpload, "browser_dialog": toolDialog, "browser_download": toolDownload,
+	for _, err := range []error{
+		addTool("browser_open", "Open a URL in a new tab and make it current.", toolOpen),
+		addTool("browser_navigate", "Load a URL in the current tab (or 'back', 'forward', 'reload').", toolNavigate),
+		addTool("browser_snapshot", "Outline of the current page and its iframes. Interactive elements carry refs like e12 (f1e3 in frame f1) for click/type/select. After an action, its result lists what changed.", toolSnapshot),
+		addTool("browser_click", "Click an element by ref; button=right for a context menu, count=2 for a double click.", toolClick),
+		addTool("browser_hover", "Move the pointer onto an element by ref (opens hover menus).", toolHover),
+		addTool("browser_drag", "Drag ref onto to (HTML5 or mouse drag).", toolDrag),
+		addTool("browser_check", "Check or uncheck a checkbox, radio or switch by ref; says its state after.", toolCheck),
+		addTool("browser_upload", "Choose local files for a file input by ref (the input, or the button opening the chooser).", toolUpload),
+		addTool("browser_dialog", "Answer the open alert/confirm/prompt: accept=true (OK) or false (Cancel).", toolDialog),
+		addTool("browser_type", "Replace the text of a field by ref; submit=true presses Enter after.", toolType),
+		addTool("browser_select", "Choose an option of a <select> by ref, by value or visible label.", toolSelect),
+		addTool("browser_press", "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a.", toolPress),
+		addTool("browser_scroll", "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", toolScroll),
+		addTool("browser_wait", "Wait until text appears on the page or a CSS selector matches a visible element.", toolWait),
+		addTool("browser_screenshot", "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", toolScreenshot),
+		addTool("browser_extract", "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", toolExtract),
+		addTool("browser_download", "Save what a link (ref) or url downloads; says the file saved.", toolDownload),
+		addTool("browser_tabs", "List open tabs: id, title, URL, whether the agent opened it, which is current.", toolTabs),
+		addTool("browser_select_tab", "Make a tab current by id (from browser_tabs).", toolSelectTab),
+		addTool("browser_close", "Close a tab by id (default: the current tab). In the person's browser only tabs the agent opened.", toolClose),
+		addTool("browser_eval", "Run JavaScript in the current page and return its JSON result (awaits promises).", toolEval),
+	} {
+		mustAdd(err)
 	}
 }
 
@@ -191,15 +203,19 @@ func (c *call) pageLine(ctx context.Context, verb string) *Result {
 	return &Result{Text: fmt.Sprintf("%s tab %s: %q %s", verb, c.t.short, info[0], info[1])}
 }
 
-func toolOpen(ctx context.Context, c *call) (*Result, error) {
-	if c.a.URL == "" {
+type openArgs struct {
+	URL string `json:"url" jsonschema:"absolute URL"`
+}
+
+func toolOpen(ctx context.Context, c *call, a openArgs) (*Result, error) {
+	if a.URL == "" {
 		return failf("browser_open needs url"), nil
 	}
 	t, err := c.s.newTab(ctx, true)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.openIn(ctx, t)
+	res, err := c.openIn(ctx, t, a.URL)
 	if res != nil && res.IsError {
 		// The tab exists even when its page failed: say which, so the
 		// caller can close it or try again in it.
@@ -209,27 +225,33 @@ func toolOpen(ctx context.Context, c *call) (*Result, error) {
 	return res, err
 }
 
-func (c *call) openIn(ctx context.Context, t *tab) (*Result, error) {
-	pctx, r, err := c.page(ctx, t.short)
+func (c *call) openIn(ctx context.Context, t *tab, url string) (*Result, error) {
+	c.tab = t.short
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	return c.navigate(pctx, c.a.URL)
+	return c.navigate(pctx, url)
 }
 
-func toolNavigate(ctx context.Context, c *call) (*Result, error) {
-	if c.a.URL == "" {
+type navigateArgs struct {
+	URL string `json:"url" jsonschema:"absolute URL, or back/forward/reload"`
+	tabArg
+}
+
+func toolNavigate(ctx context.Context, c *call, a navigateArgs) (*Result, error) {
+	if a.URL == "" {
 		return failf("browser_navigate needs url"), nil
 	}
 	c.loading = true
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
 	c.s.mu.Lock()
 	c.t.used = true
 	c.s.mu.Unlock()
-	return c.navigate(pctx, c.a.URL)
+	return c.navigate(pctx, a.URL)
 }
 
 // point scrolls the element into view and returns where to click, or why
@@ -306,12 +328,19 @@ if ('value' in el) {
 }
 return (el.innerText || '').includes(v);`
 
-func toolType(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
+type typeArgs struct {
+	refArg
+	Text   string `json:"text" jsonschema:"text to type"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards"`
+	tabArg
+}
+
+func toolType(ctx context.Context, c *call, a typeArgs) (*Result, error) {
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	d, r := c.refDoc(ctx, c.a.Ref)
+	d, r := c.refDoc(ctx, a.Ref)
 	if r != nil {
 		return r, nil
 	}
@@ -319,35 +348,35 @@ func toolType(ctx context.Context, c *call) (*Result, error) {
 		// Focus moves into another frame only as a person's act would.
 		d.gesture = true
 	}
-	ok, err := onRef[bool](d, c.a.Ref, focusJS)
+	ok, err := onRef[bool](d, a.Ref, focusJS)
 	if err != nil {
 		return jsFail(err)
 	}
 	if !ok {
-		return failf("%s cannot take focus: is it a text field? (take a browser_snapshot)", c.a.Ref).
-			say("%s cannot take focus: is it a text field? (/snapshot shows the fields)", c.a.Ref), nil
+		return failf("%s cannot take focus: is it a text field? (take a browser_snapshot)", a.Ref).
+			say("%s cannot take focus: is it a text field? (/snapshot shows the fields)", a.Ref), nil
 	}
-	if c.a.Text == "" {
+	if a.Text == "" {
 		err = chromedp.Do(pctx, chromedp.KeyEvent(kb.Delete))
 	} else {
-		_, err = chromedp.Call(pctx, input.InsertText, input.InsertTextParams{Text: c.a.Text})
+		_, err = chromedp.Call(pctx, input.InsertText, input.InsertTextParams{Text: a.Text})
 	}
 	if err != nil {
 		return jsFail(err)
 	}
-	if ok, err := onRef[bool](d, c.a.Ref, fmt.Sprintf(setValueJS, jsArg(c.a.Text))); err != nil {
+	if ok, err := onRef[bool](d, a.Ref, fmt.Sprintf(setValueJS, jsArg(a.Text))); err != nil {
 		return jsFail(err)
 	} else if !ok {
-		return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", c.a.Ref), nil
+		return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", a.Ref), nil
 	}
-	if !c.a.Submit {
-		return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(c.a.Text)), c.a.Ref)}), nil
+	if !a.Submit {
+		return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(a.Text)), a.Ref)}), nil
 	}
 	before := c.s.tabIDs()
 	if err := chromedp.Do(pctx, chromedp.KeyEvent(kb.Enter)); err != nil {
 		return jsFail(err)
 	}
-	return c.afterAction(pctx, before, fmt.Sprintf("Typed into %s and pressed Enter; now", c.a.Ref))
+	return c.afterAction(pctx, before, fmt.Sprintf("Typed into %s and pressed Enter; now", a.Ref))
 }
 
 const selectJS = `if (el.tagName !== 'SELECT') throw new Error('not a <select>: click it and pick from the list instead');
@@ -359,19 +388,25 @@ el.dispatchEvent(new Event('input', {bubbles: true}));
 el.dispatchEvent(new Event('change', {bubbles: true}));
 return o.label.trim();`
 
-func toolSelect(ctx context.Context, c *call) (*Result, error) {
-	if _, r, err := c.page(ctx, c.a.Tab); r != nil || err != nil {
+type selectArgs struct {
+	refArg
+	Value string `json:"value" jsonschema:"option value or label"`
+	tabArg
+}
+
+func toolSelect(ctx context.Context, c *call, a selectArgs) (*Result, error) {
+	if _, r, err := c.page(ctx); r != nil || err != nil {
 		return r, err
 	}
-	d, r := c.refDoc(ctx, c.a.Ref)
+	d, r := c.refDoc(ctx, a.Ref)
 	if r != nil {
 		return r, nil
 	}
-	label, err := onRef[string](d, c.a.Ref, fmt.Sprintf(selectJS, jsArg(c.a.Value)))
+	label, err := onRef[string](d, a.Ref, fmt.Sprintf(selectJS, jsArg(a.Value)))
 	if err != nil {
 		return jsFail(err)
 	}
-	return c.withChanges(ctx, &Result{Text: fmt.Sprintf("Selected %q in %s.", label, c.a.Ref)}), nil
+	return c.withChanges(ctx, &Result{Text: fmt.Sprintf("Selected %q in %s.", label, a.Ref)}), nil
 }
 
 var keyNames = map[string]string{
@@ -411,12 +446,17 @@ func parseKey(s string) (string, []chromedp.Modifier, error) {
 	return k, mods, nil
 }
 
-func toolPress(ctx context.Context, c *call) (*Result, error) {
-	key, mods, err := parseKey(c.a.Key)
+type pressArgs struct {
+	Key string `json:"key" jsonschema:"key name"`
+	tabArg
+}
+
+func toolPress(ctx context.Context, c *call, a pressArgs) (*Result, error) {
+	key, mods, err := parseKey(a.Key)
 	if err != nil {
 		return failErr(err), nil
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -424,7 +464,7 @@ func toolPress(ctx context.Context, c *call) (*Result, error) {
 	if err := chromedp.Do(pctx, chromedp.KeyEvent(key, chromedp.KeyModifiers(mods...))); err != nil {
 		return jsFail(err)
 	}
-	return c.afterAction(pctx, before, "Pressed "+c.a.Key+" in")
+	return c.afterAction(pctx, before, "Pressed "+a.Key+" in")
 }
 
 const scrollJS = `(function(dir){
@@ -435,13 +475,19 @@ const max = Math.max(0, document.documentElement.scrollHeight - innerHeight);
 return 'Scrolled ' + (dir || 'down') + ': now at ' + Math.round(scrollY) + ' of ' + Math.round(max) + ' px' + (scrollY >= max - 2 ? ' (bottom)' : '') + '.';
 })(%s)`
 
-func toolScroll(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
+type scrollArgs struct {
+	Direction string `json:"direction,omitempty" jsonschema:"down|up|top|bottom; default down"`
+	Ref       string `json:"ref,omitempty" jsonschema:"optional element ref to scroll into view"`
+	tabArg
+}
+
+func toolScroll(ctx context.Context, c *call, a scrollArgs) (*Result, error) {
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	if c.a.Ref != "" {
-		d, r := c.refDoc(ctx, c.a.Ref)
+	if a.Ref != "" {
+		d, r := c.refDoc(ctx, a.Ref)
 		if r != nil {
 			return r, nil
 		}
@@ -450,17 +496,17 @@ func toolScroll(ctx context.Context, c *call) (*Result, error) {
 				return failErr(err), nil
 			}
 		}
-		if _, err := onRef[bool](d, c.a.Ref, `el.scrollIntoView({block: 'center', behavior: 'instant'}); return true;`); err != nil {
+		if _, err := onRef[bool](d, a.Ref, `el.scrollIntoView({block: 'center', behavior: 'instant'}); return true;`); err != nil {
 			return jsFail(err)
 		}
-		return c.withChanges(pctx, &Result{Text: "Scrolled " + c.a.Ref + " into view."}), nil
+		return c.withChanges(pctx, &Result{Text: "Scrolled " + a.Ref + " into view."}), nil
 	}
-	switch c.a.Direction {
+	switch a.Direction {
 	case "", "down", "up", "top", "bottom":
 	default:
 		return failf("direction must be down, up, top or bottom"), nil
 	}
-	msg, err := eval[string](pctx, fmt.Sprintf(scrollJS, jsArg(c.a.Direction)))
+	msg, err := eval[string](pctx, fmt.Sprintf(scrollJS, jsArg(a.Direction)))
 	if err != nil {
 		return jsFail(err)
 	}
@@ -473,24 +519,31 @@ if (sel) { let e; try { e = document.querySelector(sel); } catch (x) { return 'b
 return document.body && document.body.innerText.includes(text) ? 'ok' : '';
 })(%s, %s)`
 
-func toolWait(ctx context.Context, c *call) (*Result, error) {
-	if c.a.Text == "" && c.a.Selector == "" {
+type waitArgs struct {
+	Text     string `json:"text,omitempty" jsonschema:"text to wait for"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"seconds, default 10, max 60"`
+	tabArg
+}
+
+func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
+	if a.Text == "" && a.Selector == "" {
 		return failf("browser_wait needs text or selector"), nil
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	timeout := time.Duration(c.a.Timeout) * time.Second
+	timeout := time.Duration(a.Timeout) * time.Second
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
 	timeout = min(timeout, 60*time.Second)
-	what := fmt.Sprintf("text %q", c.a.Text)
-	if c.a.Selector != "" {
-		what = fmt.Sprintf("selector %q", c.a.Selector)
+	what := fmt.Sprintf("text %q", a.Text)
+	if a.Selector != "" {
+		what = fmt.Sprintf("selector %q", a.Selector)
 	}
-	found, err := waitFor(pctx, c.a.Text, c.a.Selector, timeout)
+	found, err := waitFor(pctx, a.Text, a.Selector, timeout)
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err() // cancelled by the caller: no "did not appear"
 	}
@@ -527,7 +580,9 @@ func waitFor(ctx context.Context, text, selector string, timeout time.Duration) 
 	}
 }
 
-func toolTabs(ctx context.Context, c *call) (*Result, error) {
+type noArgs struct{}
+
+func toolTabs(ctx context.Context, c *call, a noArgs) (*Result, error) {
 	return &Result{Text: FormatTabs(c.s.listFresh(ctx), c.s.mode)}, nil
 }
 
@@ -557,8 +612,12 @@ func FormatTabs(tabs []Tab, mode Mode) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func toolSelectTab(ctx context.Context, c *call) (*Result, error) {
-	t, err := c.s.selectTab(c.a.Tab)
+type selectTabArgs struct {
+	Tab string `json:"tab" jsonschema:"tab id, e.g. t2"`
+}
+
+func toolSelectTab(ctx context.Context, c *call, a selectTabArgs) (*Result, error) {
+	t, err := c.s.selectTab(c.tab)
 	if err != nil {
 		return failErr(err), nil
 	}
@@ -566,8 +625,12 @@ func toolSelectTab(ctx context.Context, c *call) (*Result, error) {
 	return &Result{Text: "Current tab is now " + t.short + "."}, nil
 }
 
-func toolClose(ctx context.Context, c *call) (*Result, error) {
-	t, err := c.s.lookup(c.a.Tab)
+type closeArgs struct {
+	tabArg
+}
+
+func toolClose(ctx context.Context, c *call, a closeArgs) (*Result, error) {
+	t, err := c.s.lookup(c.tab)
 	if err != nil {
 		return failErr(err), nil
 	}
@@ -577,15 +640,20 @@ func toolClose(ctx context.Context, c *call) (*Result, error) {
 	return &Result{Text: "Closed tab " + t.short + "."}, nil
 }
 
-func toolEval(ctx context.Context, c *call) (*Result, error) {
-	if strings.TrimSpace(c.a.JS) == "" {
+type evalArgs struct {
+	JS string `json:"js" jsonschema:"expression or IIFE"`
+	tabArg
+}
+
+func toolEval(ctx context.Context, c *call, a evalArgs) (*Result, error) {
+	if strings.TrimSpace(a.JS) == "" {
 		return failf("browser_eval needs js"), nil
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	v, err := eval[json.RawMessage](pctx, c.a.JS)
+	v, err := eval[json.RawMessage](pctx, a.JS)
 	if err != nil {
 		if errors.Is(err, chromedp.ErrJSUndefined) {
 			return &Result{Text: "undefined"}, nil

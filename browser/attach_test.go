@@ -173,8 +173,8 @@ func TestSharedMode(t *testing.T) {
 	if !b.Owned(agent) || b.Owned(account) {
 		t.Errorf("ownership: agent %s owned=%v, person %s owned=%v", agent, b.Owned(agent), account, b.Owned(account))
 	}
-	if b.TabFor("browser_click", nil) != agent {
-		t.Errorf("TabFor(browser_click) = %q, want current %q", b.TabFor("browser_click", nil), agent)
+	if b.TabFor("browser_click", "") != agent {
+		t.Errorf("TabFor(browser_click) = %q, want current %q", b.TabFor("browser_click", ""), agent)
 	}
 
 	// A popup opened by the agent's tab is the agent's too.

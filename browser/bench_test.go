@@ -27,7 +27,7 @@ func BenchmarkSnapshot2000(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if r, err := br.Call(context.Background(), "browser_snapshot", nil); err != nil || r.IsError {
+		if r, err := br.run(context.Background(), "browser_snapshot", "", nil); err != nil || r.IsError {
 			b.Fatal(err, r)
 		}
 	}

@@ -55,7 +55,6 @@ func (e lostError) Is(target error) bool { return target == ErrLost }
 type Options struct {
 	Launch        LaunchOptions
 	NavTimeout    time.Duration // page load wait, default 30s
-	CallTimeout   time.Duration // any one tool call, default 60s
 	ScreenshotDir string        // default $TMPDIR/browseragent-screenshots
 	SnapshotLimit int           // characters of snapshot text, default 30000
 	// Extract turns rendered HTML into markdown for browser_extract; nil
@@ -103,9 +102,6 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.NavTimeout <= 0 {
 		v.NavTimeout = 30 * time.Second
-	}
-	if v.CallTimeout <= 0 {
-		v.CallTimeout = 60 * time.Second
 	}
 	if v.ScreenshotDir == "" {
 		v.ScreenshotDir = filepath.Join(os.TempDir(), "browseragent-screenshots")

@@ -59,8 +59,15 @@ func screenshot(ctx context.Context, fullPage bool, maxWidth int, png bool) ([]b
 	return res.Data, nil
 }
 
-func toolScreenshot(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
+type screenshotArgs struct {
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"whole page, not only the viewport"`
+	MaxWidth int    `json:"max_width,omitempty" jsonschema:"scale down to this width in pixels, default 1280"`
+	Format   string `json:"format,omitempty" jsonschema:"jpeg (default) or png"`
+	tabArg
+}
+
+func toolScreenshot(ctx context.Context, c *call, a screenshotArgs) (*Result, error) {
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -68,8 +75,8 @@ func toolScreenshot(ctx context.Context, c *call) (*Result, error) {
 		// A background tab of a real window paints nothing to capture.
 		cdp.Call(ctx, chromedp.FromContext(c.s.root).Browser, target.ActivateTarget, target.ActivateTargetParams{TargetID: c.t.id})
 	}
-	png := c.a.Format == "png"
-	data, err := screenshot(pctx, c.a.FullPage, c.a.MaxWidth, png)
+	png := a.Format == "png"
+	data, err := screenshot(pctx, a.FullPage, a.MaxWidth, png)
 	if err != nil {
 		return jsFail(err)
 	}
@@ -132,12 +139,17 @@ func (b *Browser) extract(ctx context.Context, d docCtx, selector string) (title
 	return r.Title, url, r.Markdown(), nil
 }
 
-func toolExtract(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
+type extractArgs struct {
+	Select string `json:"select,omitempty" jsonschema:"optional CSS selector"`
+	tabArg
+}
+
+func toolExtract(ctx context.Context, c *call, a extractArgs) (*Result, error) {
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	title, url, md, err := c.b.extract(ctx, docCtx{ctx: pctx}, c.a.Select)
+	title, url, md, err := c.b.extract(ctx, docCtx{ctx: pctx}, a.Select)
 	if err != nil {
 		if url == "" {
 			return jsFail(err)
@@ -145,7 +157,7 @@ func toolExtract(ctx context.Context, c *call) (*Result, error) {
 		return failf("extract %s: %v", url, err), nil
 	}
 	text := fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, md)
-	if c.a.Select == "" {
+	if a.Select == "" {
 		text += c.frameTexts(ctx)
 	}
 	return &Result{Text: text}, nil

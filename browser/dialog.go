@@ -75,9 +75,15 @@ func (c *call) persons() bool {
 	return c.s.mode == ModeShared && !c.t.owned
 }
 
+type dialogArgs struct {
+	Accept *bool  `json:"accept" jsonschema:"OK or Cancel"`
+	Text   string `json:"text,omitempty" jsonschema:"a prompt's answer"`
+	tabArg
+}
+
 // toolDialog answers the dialog open in the tab.
-func toolDialog(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
+func toolDialog(ctx context.Context, c *call, a dialogArgs) (*Result, error) {
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -85,16 +91,16 @@ func toolDialog(ctx context.Context, c *call) (*Result, error) {
 	if d == nil {
 		return failf("no dialog is open in tab %s", c.t.short), nil
 	}
-	if c.a.Accept == nil {
+	if a.Accept == nil {
 		return failf("browser_dialog needs accept: true (OK) or false (Cancel)"), nil
 	}
-	accept := *c.a.Accept
+	accept := *a.Accept
 	params := page.HandleJavaScriptDialogParams{Accept: accept}
 	text := ""
 	if accept && d.Type == page.DialogTypePrompt {
-		text = cmp.Or(c.a.Text, d.DefaultPrompt)
+		text = cmp.Or(a.Text, d.DefaultPrompt)
 		params.PromptText = text
-	} else if c.a.Text != "" && d.Type != page.DialogTypePrompt {
+	} else if a.Text != "" && d.Type != page.DialogTypePrompt {
 		return failf("text answers a prompt; this is a %s dialog: answer it with accept only", d.Type), nil
 	}
 	closed, stop := c.t.events.watch(is[*page.EventJavascriptDialogClosed])

@@ -47,21 +47,28 @@ func DefaultDownloadDir() string {
 // beginWait bounds how long a download may take to begin after the click.
 const beginWait = 10 * time.Second
 
-func toolDownload(ctx context.Context, c *call) (*Result, error) {
-	if (c.a.Ref == "") == (c.a.URL == "") {
+type downloadArgs struct {
+	Ref string `json:"ref,omitempty" jsonschema:"element ref from browser_snapshot, e.g. e12"`
+	URL string `json:"url,omitempty" jsonschema:"or its address"`
+	Dir string `json:"dir,omitempty" jsonschema:"folder"`
+	tabArg
+}
+
+func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error) {
+	if (a.Ref == "") == (a.URL == "") {
 		return failf("browser_download needs ref (the link or button that downloads) or url, one of them"), nil
 	}
-	dir := c.a.Dir
+	dir := a.Dir
 	if dir == "" {
 		dir = c.b.opts.DownloadDir
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
 	var p point
-	if c.a.Ref != "" {
-		if p, r, err = c.pointAt(ctx, pctx, c.a.Ref); r != nil || err != nil {
+	if a.Ref != "" {
+		if p, r, err = c.pointAt(ctx, pctx, a.Ref); r != nil || err != nil {
 			return r, err
 		}
 	}
@@ -81,17 +88,17 @@ func toolDownload(ctx context.Context, c *call) (*Result, error) {
 		return nil, err
 	}
 	defer c.s.refuseDownloads()
-	if c.a.Ref != "" {
+	if a.Ref != "" {
 		err = press(pctx, p.X, p.Y, gesture{button: input.MouseButtonLeft, buttons: 1, count: 1})
 	} else {
-		_, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: c.a.URL})
+		_, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: a.URL})
 	}
 	if err != nil {
 		return jsFail(err)
 	}
-	what := c.a.Ref
+	what := a.Ref
 	if what == "" {
-		what = c.a.URL
+		what = a.URL
 	}
 	d, r := c.takeDownload(pctx, events, what)
 	if r != nil {

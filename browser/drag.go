@@ -54,12 +54,12 @@ return id;
 
 // dragPoints scrolls both elements into view (the target first, then the
 // source) and returns where each is.
-func (c *call) dragPoints(ctx, pctx context.Context) (from, to point, r *Result, err error) {
-	if !refPattern.MatchString(c.a.To) {
+func (c *call) dragPoints(ctx, pctx context.Context, a *dragArgs) (from, to point, r *Result, err error) {
+	if !refPattern.MatchString(a.To) {
 		// A drop zone is often a plain box the snapshot gives no ref (a
 		// board's column): it is named by its visible text instead, and
 		// given a ref here.
-		ref, err := eval[string](pctx, fmt.Sprintf(textTargetJS, jsArg(c.a.To)))
+		ref, err := eval[string](pctx, fmt.Sprintf(textTargetJS, jsArg(a.To)))
 		if err != nil {
 			r, err := jsFail(err)
 			return from, to, r, err
@@ -67,19 +67,19 @@ func (c *call) dragPoints(ctx, pctx context.Context) (from, to point, r *Result,
 		if n, err := strconv.Atoi(ref[1:]); err == nil {
 			c.t.noteRefs(n)
 		}
-		c.a.To = ref
+		a.To = ref
 	}
-	if r, err := c.scrollNear(ctx, pctx, c.a.To); r != nil || err != nil {
+	if r, err := c.scrollNear(ctx, pctx, a.To); r != nil || err != nil {
 		return from, to, r, err
 	}
-	if from, r, err = c.pointAt(ctx, pctx, c.a.Ref); r != nil || err != nil {
+	if from, r, err = c.pointAt(ctx, pctx, a.Ref); r != nil || err != nil {
 		return from, to, r, err
 	}
-	d, r := c.refDoc(ctx, c.a.To)
+	d, r := c.refDoc(ctx, a.To)
 	if r != nil {
 		return from, to, r, nil
 	}
-	to, err = onRef[point](d, c.a.To, `const r = el.getBoundingClientRect();
+	to, err = onRef[point](d, a.To, `const r = el.getBoundingClientRect();
 if (r.width < 1 || r.height < 1) return {err: 'is not visible (zero size): it may be hidden or collapsed'};
 return {x: r.left + r.width / 2, y: r.top + r.height / 2};`)
 	if err != nil {
@@ -101,7 +101,7 @@ return {x: r.left + r.width / 2, y: r.top + r.height / 2};`)
 		}
 	}
 	if to.Err != "" {
-		return from, to, failf("%s %s", c.a.To, to.Err), nil
+		return from, to, failf("%s %s", a.To, to.Err), nil
 	}
 	return from, to, nil, nil
 }
@@ -123,15 +123,21 @@ func (c *call) scrollNear(ctx, pctx context.Context, ref string) (*Result, error
 	return nil, nil
 }
 
-func toolDrag(ctx context.Context, c *call) (*Result, error) {
-	if c.a.Ref == "" || c.a.To == "" {
+type dragArgs struct {
+	refArg
+	To string `json:"to" jsonschema:"ref, or the drop zone's visible text"`
+	tabArg
+}
+
+func toolDrag(ctx context.Context, c *call, a dragArgs) (*Result, error) {
+	if a.Ref == "" || a.To == "" {
 		return failf("browser_drag needs ref (what to drag) and to (where to drop it)"), nil
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	from, to, r, err := c.dragPoints(ctx, pctx)
+	from, to, r, err := c.dragPoints(ctx, pctx, &a)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -171,7 +177,7 @@ func toolDrag(ctx context.Context, c *call) (*Result, error) {
 		if err := mouseEvent(pctx, input.DispatchMouseEventTypeMouseReleased, to.X, to.Y, g, g.button, 0, 1); err != nil {
 			return jsFail(err)
 		}
-		return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s to %s with the mouse (it is not an HTML5 draggable, so no drop event is involved); now in", c.a.Ref, c.a.To))
+		return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s to %s with the mouse (it is not an HTML5 draggable, so no drop event is involved); now in", a.Ref, a.To))
 	}
 	for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
 		if _, err := chromedp.Call(pctx, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: to.X, Y: to.Y, Data: data}); err != nil {
@@ -186,7 +192,7 @@ func toolDrag(ctx context.Context, c *call) (*Result, error) {
 		return jsFail(err)
 	}
 	if seen == nil {
-		return failf("dragged %s over %s, but it did not take the drop (no drop event: it is not a drop zone for this item)", c.a.Ref, c.a.To), nil
+		return failf("dragged %s over %s, but it did not take the drop (no drop event: it is not a drop zone for this item)", a.Ref, a.To), nil
 	}
-	return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s onto %s (HTML5 drag and drop: the page received the drop); now in", c.a.Ref, c.a.To))
+	return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s onto %s (HTML5 drag and drop: the page received the drop); now in", a.Ref, a.To))
 }

@@ -70,7 +70,7 @@ func TestSharedFaults(t *testing.T) {
 	deadline = time.Now().Add(10 * time.Second)
 	var err error
 	for time.Now().Before(deadline) {
-		if _, err = b.Call(context.Background(), "browser_tabs", nil); err != nil {
+		if _, err = b.run(context.Background(), "browser_tabs", "", nil); err != nil {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)

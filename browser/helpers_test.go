@@ -177,7 +177,7 @@ func newSite(t testing.TB) *httptest.Server {
 func tryCall(t testing.TB, b *Browser, name string, args any) *Result {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	r, err := b.Call(context.Background(), name, raw)
+	r, err := b.run(context.Background(), name, "", raw)
 	if err != nil {
 		t.Fatalf("%s %s: %v", name, raw, err)
 	}

@@ -33,7 +33,7 @@ var mouseButtons = map[string]struct {
 var modBits = map[string]int64{"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cmd": 4, "shift": 8}
 
 // gestureOf reads button, count and modifiers.
-func gestureOf(a args) (gesture, error) {
+func gestureOf(a clickArgs) (gesture, error) {
 	btn, ok := mouseButtons[strings.ToLower(a.Button)]
 	if !ok {
 		return gesture{}, fmt.Errorf("button must be left, right or middle, not %q", a.Button)
@@ -121,16 +121,24 @@ func (c *call) pointAt(ctx, pctx context.Context, ref string) (point, *Result, e
 	return p, nil, nil
 }
 
-func toolClick(ctx context.Context, c *call) (*Result, error) {
-	g, err := gestureOf(c.a)
+type clickArgs struct {
+	refArg
+	Button    string   `json:"button,omitempty" jsonschema:"left|right|middle"`
+	Count     int      `json:"count,omitempty" jsonschema:"2: double click"`
+	Modifiers []string `json:"modifiers,omitempty" jsonschema:"keys held: Control, Shift, Alt, Meta"`
+	tabArg
+}
+
+func toolClick(ctx context.Context, c *call, a clickArgs) (*Result, error) {
+	g, err := gestureOf(a)
 	if err != nil {
 		return failErr(err), nil
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	p, r, err := c.pointAt(ctx, pctx, c.a.Ref)
+	p, r, err := c.pointAt(ctx, pctx, a.Ref)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -140,21 +148,26 @@ func toolClick(ctx context.Context, c *call) (*Result, error) {
 		done()
 		return jsFail(err)
 	}
-	res, err := c.afterAction(pctx, before, "Clicked "+c.a.Ref+g.words+" in")
+	res, err := c.afterAction(pctx, before, "Clicked "+a.Ref+g.words+" in")
 	if fc := done(); fc != nil && res != nil {
-		res.addLine(chooserNote(c.a.Ref, fc), chooserNote(c.a.Ref, fc))
+		res.addLine(chooserNote(a.Ref, fc), chooserNote(a.Ref, fc))
 	}
 	return res, err
 }
 
+type hoverArgs struct {
+	refArg
+	tabArg
+}
+
 // toolHover moves the pointer onto the element and leaves it there, so
 // menus and tooltips that open on hover stay open for the next call.
-func toolHover(ctx context.Context, c *call) (*Result, error) {
-	pctx, r, err := c.page(ctx, c.a.Tab)
+func toolHover(ctx context.Context, c *call, a hoverArgs) (*Result, error) {
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	p, r, err := c.pointAt(ctx, pctx, c.a.Ref)
+	p, r, err := c.pointAt(ctx, pctx, a.Ref)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -164,11 +177,11 @@ func toolHover(ctx context.Context, c *call) (*Result, error) {
 	time.Sleep(150 * time.Millisecond) // hover menus open on a transition or a timer
 	if model, person := c.changes(pctx); model != "" {
 		// what it opened, against the last snapshot
-		r := &Result{Text: "Hovered over " + c.a.Ref + "."}
+		r := &Result{Text: "Hovered over " + a.Ref + "."}
 		r.addLine(model, person)
 		return r, nil
 	}
-	return &Result{Text: "Hovered over " + c.a.Ref + "; what it opened shows in a new browser_snapshot."}, nil
+	return &Result{Text: "Hovered over " + a.Ref + "; what it opened shows in a new browser_snapshot."}, nil
 }
 
 // checkStateJS reads whether el (or the control its label names) is
@@ -183,37 +196,43 @@ return {state: '', kind: t.tagName.toLowerCase()};`
 
 type checkState struct{ State, Kind string }
 
+type checkArgs struct {
+	refArg
+	Checked *bool `json:"checked,omitempty" jsonschema:"false to uncheck"`
+	tabArg
+}
+
 // toolCheck sets a checkbox, radio or switch to checked (default) or
 // unchecked by clicking it as a person would, and says what state it is in
 // afterwards, read from the page.
-func toolCheck(ctx context.Context, c *call) (*Result, error) {
-	want := c.a.Checked == nil || *c.a.Checked
+func toolCheck(ctx context.Context, c *call, a checkArgs) (*Result, error) {
+	want := a.Checked == nil || *a.Checked
 	wantS, word := "on", "checked"
 	if !want {
 		wantS, word = "off", "unchecked"
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	d, r := c.refDoc(ctx, c.a.Ref)
+	d, r := c.refDoc(ctx, a.Ref)
 	if r != nil {
 		return r, nil
 	}
-	st, err := onRef[checkState](d, c.a.Ref, checkStateJS)
+	st, err := onRef[checkState](d, a.Ref, checkStateJS)
 	if err != nil {
 		return jsFail(err)
 	}
 	if st.State == "" {
-		return failf("%s is a <%s>, not a checkbox, radio or switch: use browser_click", c.a.Ref, st.Kind), nil
+		return failf("%s is a <%s>, not a checkbox, radio or switch: use browser_click", a.Ref, st.Kind), nil
 	}
 	if st.State == wantS {
-		return &Result{Text: fmt.Sprintf("%s (%s) was already %s; nothing was done.", c.a.Ref, st.Kind, word)}, nil
+		return &Result{Text: fmt.Sprintf("%s (%s) was already %s; nothing was done.", a.Ref, st.Kind, word)}, nil
 	}
 	if !want && st.Kind == "radio" {
-		return failf("%s is a radio button: it is unchecked by checking another one of its group", c.a.Ref), nil
+		return failf("%s is a radio button: it is unchecked by checking another one of its group", a.Ref), nil
 	}
-	p, r, err := c.pointAt(ctx, pctx, c.a.Ref)
+	p, r, err := c.pointAt(ctx, pctx, a.Ref)
 	if r != nil || err != nil {
 		return r, err
 	}
@@ -221,14 +240,14 @@ func toolCheck(ctx context.Context, c *call) (*Result, error) {
 		return jsFail(err)
 	}
 	time.Sleep(100 * time.Millisecond) // a page may set the state in a handler that runs later
-	after, err := onRef[checkState](d, c.a.Ref, checkStateJS)
+	after, err := onRef[checkState](d, a.Ref, checkStateJS)
 	if err != nil {
 		return jsFail(err)
 	}
 	if after.State != wantS {
-		return failf("clicked %s (%s) but it is still %s: the page did not let it change", c.a.Ref, st.Kind, stateWord(after.State)), nil
+		return failf("clicked %s (%s) but it is still %s: the page did not let it change", a.Ref, st.Kind, stateWord(after.State)), nil
 	}
-	return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Clicked %s (%s): it is %s now.", c.a.Ref, st.Kind, word)}), nil
+	return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Clicked %s (%s): it is %s now.", a.Ref, st.Kind, word)}), nil
 }
 
 func stateWord(s string) string {

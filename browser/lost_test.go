@@ -42,7 +42,7 @@ func TestSharedLostOnce(t *testing.T) {
 	}
 	dir := b.s.proc.dir
 
-	_, err := b.Call(ctx, "browser_tabs", nil)
+	_, err := b.run(ctx, "browser_tabs", "", nil)
 	if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "person's Chrome") || strings.Count(err.Error(), "\n") > 0 {
 		t.Fatalf("first call after the loss: err = %v, want the one-line loss of the person's Chrome", err)
 	}

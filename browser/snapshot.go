@@ -242,11 +242,19 @@ func (s *Snapshot) render(from, limit int, notes snapshotNotes) string {
 // few lines.
 const minSnapshotChars = 500
 
-func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
-	if _, r, err := c.page(ctx, c.a.Tab); r != nil || err != nil {
+type snapshotArgs struct {
+	Selector    string `json:"selector,omitempty" jsonschema:"optional CSS selector to outline only that part"`
+	Interactive bool   `json:"interactive,omitempty" jsonschema:"only the controls (refs) and headings, one line each: far smaller"`
+	MaxChars    int    `json:"max_chars,omitempty" jsonschema:"optional cap on the outline's size; the rest is named with from_line to read on"`
+	FromLine    int    `json:"from_line,omitempty" jsonschema:"optional line to start at, to read past a cut"`
+	tabArg
+}
+
+func toolSnapshot(ctx context.Context, c *call, a snapshotArgs) (*Result, error) {
+	if _, r, err := c.page(ctx); r != nil || err != nil {
 		return r, err
 	}
-	o := SnapshotOptions{Selector: c.a.Selector, Interactive: c.a.Interactive}
+	o := SnapshotOptions{Selector: a.Selector, Interactive: a.Interactive}
 	s, err := c.snapshot(ctx, o)
 	if err != nil {
 		return jsFail(err)
@@ -256,8 +264,8 @@ func toolSnapshot(ctx context.Context, c *call) (*Result, error) {
 	}
 	c.t.setLastSnapshot(o, s)
 	limit := c.b.opts.SnapshotLimit
-	if c.a.MaxChars > 0 {
-		limit = min(limit, max(c.a.MaxChars, minSnapshotChars))
+	if a.MaxChars > 0 {
+		limit = min(limit, max(a.MaxChars, minSnapshotChars))
 	}
-	return s.result(c.a.FromLine, limit), nil
+	return s.result(a.FromLine, limit), nil
 }

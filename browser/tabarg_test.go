@@ -33,7 +33,7 @@ func TestPageToolsTakeTab(t *testing.T) {
 	}
 	var want []string
 	for _, tool := range New(nil).Tools() {
-		if pageTool(tool.Name) && tool.Name != "browser_select_tab" && tool.Name != "browser_close" {
+		if tool.Entry.OnPage && tool.Name != "browser_select_tab" && tool.Name != "browser_close" {
 			want = append(want, tool.Name)
 		}
 	}
@@ -49,15 +49,15 @@ func TestTabForNamedTab(t *testing.T) {
 	b := New(nil)
 	for _, tool := range b.Tools() {
 		name := tool.Name
-		if !pageTool(name) {
+		if !tool.Entry.OnPage {
 			continue
 		}
-		if got := b.TabFor(name, json.RawMessage(`{"tab":"t3"}`)); got != "t3" {
+		if got := b.TabFor(name, "t3"); got != "t3" {
 			t.Errorf("TabFor(%s, tab t3) = %q", name, got)
 		}
 	}
 	for _, name := range []string{"browser_open", "browser_tabs"} {
-		if got := b.TabFor(name, json.RawMessage(`{"tab":"t3"}`)); got != "" {
+		if got := b.TabFor(name, "t3"); got != "" {
 			t.Errorf("TabFor(%s, tab t3) = %q, want none: it acts on no existing tab", name, got)
 		}
 	}
@@ -66,7 +66,7 @@ func TestTabForNamedTab(t *testing.T) {
 var loadedTabRE = regexp.MustCompile(`^Loaded tab (t\d+)`)
 
 // TestToolsOnNamedTab works a tab that is not the current one by its id:
-// each page tool acts there, the guard's view (TabFor, PageURL) names it,
+// each page tool acts there, the guard's view (TabFor, CurrentURL) names it,
 // and the current tab stays what it was.
 func TestToolsOnNamedTab(t *testing.T) {
 	testutil.Parallel(t)
@@ -102,13 +102,12 @@ func TestToolsOnNamedTab(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
 			tt.args["tab"] = article
-			raw, _ := json.Marshal(tt.args)
-			if got := b.TabFor(tt.tool, raw); got != article {
+			if got := b.TabFor(tt.tool, article); got != article {
 				t.Errorf("TabFor = %q, want %q", got, article)
 			}
-			u, err := b.PageURL(context.Background(), tt.tool, raw)
+			u, err := b.CurrentURL(context.Background(), b.TargetOf(article))
 			if err != nil || !strings.HasPrefix(u, site.URL+"/article.html") {
-				t.Errorf("PageURL = %q, %v; want the article's URL", u, err)
+				t.Errorf("CurrentURL = %q, %v; want the article's URL", u, err)
 			}
 			r := mustCall(t, b, tt.tool, tt.args)
 			if !contains(r.Text, tt.want) {
@@ -142,7 +141,7 @@ func TestToolsOnNamedTab(t *testing.T) {
 	for _, id := range []string{article, spa} {
 		wg.Go(func() {
 			raw, _ := json.Marshal(map[string]any{"tab": id})
-			r, err := b.Call(context.Background(), "browser_extract", raw)
+			r, err := b.run(context.Background(), "browser_extract", "", raw)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil || r.IsError {

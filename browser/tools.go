@@ -10,17 +10,12 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/media"
 )
-
-// Tool describes one native browser tool for the registry to offer an LLM.
-type Tool struct {
-	Name        string
-	Description string
-	Parameters  map[string]any // JSON Schema, type object
-}
 
 // Result is what a tool returned. IsError marks a failure the model can act
 // on (a stale ref, a page that did not load); Go errors from Call mean the
@@ -74,80 +69,148 @@ func (r *Result) addLine(model, person string) {
 	}
 }
 
-func obj(props map[string]any, required ...string) map[string]any {
-	m := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		m["required"] = required
-	}
-	return m
+// Tool is one native browser tool as one value: what the model is offered
+// (its name, description and parameters, derived from its argument
+// struct), its catalogue entry, and its handler. addTool makes it; a tool
+// the catalogue has no entry for is an error there, never a fallback.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  map[string]any // JSON Schema of the argument struct, type object
+	Entry       catalog.Entry
+
+	// run decodes the arguments into the tool's struct and calls its
+	// handler.
+	run func(ctx context.Context, c *call, raw json.RawMessage) (*Result, error)
 }
 
-func str(desc string) map[string]any  { return map[string]any{"type": "string", "description": desc} }
-func boolean(d string) map[string]any { return map[string]any{"type": "boolean", "description": d} }
-func num(desc string) map[string]any  { return map[string]any{"type": "integer", "description": desc} }
-func strList(desc string) map[string]any {
-	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": desc}
+// tabArg is the tab a page tool acts on, embedded in its argument struct so
+// several tabs can be worked without switching the current one. The
+// handler reads c.tab, which is the tab the guard judged.
+type tabArg struct {
+	Tab string `json:"tab,omitempty" jsonschema:"tab id; default current"`
 }
 
+// refArg is the element a tool acts on.
+type refArg struct {
+	Ref string `json:"ref" jsonschema:"element ref from browser_snapshot, e.g. e12"`
+}
+
+// nativeTools are the registered tools in the order they are offered;
+// byName finds one. Both are filled once, at init, by addTool.
 var (
-	refParam = str("element ref from browser_snapshot, e.g. e12")
-	tabParam = str("tab id; default current")
+	nativeTools []*Tool
+	byName      = map[string]*Tool{}
 )
 
-// onTab is the schema of a page tool: its properties plus the optional tab
-// it acts on, so several tabs can be worked without switching the current
-// one.
-func onTab(props map[string]any, required ...string) map[string]any {
-	props["tab"] = tabParam
-	return obj(props, required...)
+// addTool registers native tool name, in the spirit of go-sdk's
+// mcp.AddTool: its parameters are the JSON Schema of A (a field is
+// required unless it is omitempty; its jsonschema tag is its
+// description), its catalogue entry is catalog.NativeTool(name), and h
+// receives the decoded arguments. A name with no catalogue entry, a second
+// registration of a name, or an argument struct with no schema is an
+// error: the program does not start with a tool nobody described.
+func addTool[A any](name, description string, h func(ctx context.Context, c *call, a A) (*Result, error)) error {
+	t, err := newTool(name, description, h)
+	if err != nil {
+		return err
+	}
+	if _, dup := byName[name]; dup {
+		return fmt.Errorf("browser tool %s registered twice", name)
+	}
+	nativeTools = append(nativeTools, t)
+	byName[name] = t
+	return nil
 }
 
-// toolDefs is the catalogue; handlers live in toolFuncs. Every page tool
-// (pageTools) takes the optional tab argument.
-var toolDefs = []Tool{
-	{Name: "browser_open", Description: "Open a URL in a new tab and make it current.", Parameters: obj(map[string]any{"url": str("absolute URL")}, "url")},
-	{Name: "browser_navigate", Description: "Load a URL in the current tab (or 'back', 'forward', 'reload').", Parameters: onTab(map[string]any{"url": str("absolute URL, or back/forward/reload")}, "url")},
-	{Name: "browser_snapshot", Description: "Outline of the current page and its iframes. Interactive elements carry refs like e12 (f1e3 in frame f1) for click/type/select. After an action, its result lists what changed.",
-		Parameters: onTab(map[string]any{"selector": str("optional CSS selector to outline only that part"), "interactive": boolean("only the controls (refs) and headings, one line each: far smaller"),
-			"max_chars": num("optional cap on the outline's size; the rest is named with from_line to read on"), "from_line": num("optional line to start at, to read past a cut")})},
-	{Name: "browser_click", Description: "Click an element by ref; button=right for a context menu, count=2 for a double click.",
-		Parameters: onTab(map[string]any{"ref": refParam, "button": str("left|right|middle"), "count": num("2: double click"),
-			"modifiers": strList("keys held: Control, Shift, Alt, Meta")}, "ref")},
-	{Name: "browser_hover", Description: "Move the pointer onto an element by ref (opens hover menus).", Parameters: onTab(map[string]any{"ref": refParam}, "ref")},
-	{Name: "browser_drag", Description: "Drag ref onto to (HTML5 or mouse drag).",
-		Parameters: onTab(map[string]any{"ref": refParam, "to": str("ref, or the drop zone's visible text")}, "ref", "to")},
-	{Name: "browser_check", Description: "Check or uncheck a checkbox, radio or switch by ref; says its state after.",
-		Parameters: onTab(map[string]any{"ref": refParam, "checked": boolean("false to uncheck")}, "ref")},
-	{Name: "browser_upload", Description: "Choose local files for a file input by ref (the input, or the button opening the chooser).",
-		Parameters: onTab(map[string]any{"ref": refParam, "paths": strList("files to upload")}, "ref", "paths")},
-	{Name: "browser_dialog", Description: "Answer the open alert/confirm/prompt: accept=true (OK) or false (Cancel).",
-		Parameters: onTab(map[string]any{"accept": boolean("OK or Cancel"), "text": str("a prompt's answer")}, "accept")},
-	{Name: "browser_type", Description: "Replace the text of a field by ref; submit=true presses Enter after.", Parameters: onTab(map[string]any{"ref": refParam, "text": str("text to type"), "submit": boolean("press Enter afterwards")}, "ref", "text")},
-	{Name: "browser_select", Description: "Choose an option of a <select> by ref, by value or visible label.", Parameters: onTab(map[string]any{"ref": refParam, "value": str("option value or label")}, "ref", "value")},
-	{Name: "browser_press", Description: "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a.", Parameters: onTab(map[string]any{"key": str("key name")}, "key")},
-	{Name: "browser_scroll", Description: "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", Parameters: onTab(map[string]any{"direction": str("down|up|top|bottom; default down"), "ref": str("optional element ref to scroll into view")})},
-	{Name: "browser_wait", Description: "Wait until text appears on the page or a CSS selector matches a visible element.",
-		Parameters: onTab(map[string]any{"text": str("text to wait for"), "selector": str("CSS selector to wait for"), "timeout": num("seconds, default 10, max 60")})},
-	{Name: "browser_screenshot", Description: "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.",
-		Parameters: onTab(map[string]any{"full_page": boolean("whole page, not only the viewport"), "max_width": num("scale down to this width in pixels, default 1280"), "format": str("jpeg (default) or png")})},
-	{Name: "browser_extract", Description: "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.",
-		Parameters: onTab(map[string]any{"select": str("optional CSS selector")})},
-	{Name: "browser_download", Description: "Save what a link (ref) or url downloads; says the file saved.",
-		Parameters: onTab(map[string]any{"ref": refParam, "url": str("or its address"), "dir": str("folder")})},
-	{Name: "browser_tabs", Description: "List open tabs: id, title, URL, whether the agent opened it, which is current.", Parameters: obj(map[string]any{})},
-	{Name: "browser_select_tab", Description: "Make a tab current by id (from browser_tabs).", Parameters: obj(map[string]any{"tab": str("tab id, e.g. t2")}, "tab")},
-	{Name: "browser_close", Description: "Close a tab by id (default: the current tab). In the person's browser only tabs the agent opened.", Parameters: obj(map[string]any{"tab": tabParam})},
-	{Name: "browser_eval", Description: "Run JavaScript in the current page and return its JSON result (awaits promises).", Parameters: onTab(map[string]any{"js": str("expression or IIFE")}, "js")},
+func newTool[A any](name, description string, h func(ctx context.Context, c *call, a A) (*Result, error)) (*Tool, error) {
+	e, ok := catalog.NativeTool(name)
+	if !ok {
+		return nil, fmt.Errorf("browser tool %s has no catalogue entry (catalog/tools.go): say what it touches there first", name)
+	}
+	params, err := schemaOf[A]()
+	if err != nil {
+		return nil, fmt.Errorf("browser tool %s: %w", name, err)
+	}
+	run := func(ctx context.Context, c *call, raw json.RawMessage) (*Result, error) {
+		var a A
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return failf("bad arguments for %s: %v", name, err), nil
+			}
+		}
+		return h(ctx, c, a)
+	}
+	return &Tool{Name: name, Description: description, Parameters: params, Entry: e, run: run}, nil
 }
 
-// Tools returns the native tools as data for the registry. browser_download's
-// folder carries its default (Options.DownloadDir) in its schema, so the
-// registry judges the folder a call writes into even when the call names
-// none.
+// schemaOf is the JSON Schema of A as a map, the form every tool
+// definition takes. additionalProperties is left out: the model is
+// offered what it may send, not a rule the registry does not enforce.
+func schemaOf[A any]() (map[string]any, error) {
+	s, err := jsonschema.For[A](nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "additionalProperties")
+	if props, ok := m["properties"].(map[string]any); ok {
+		for _, p := range props {
+			notNull(p)
+		}
+	}
+	if req, ok := m["required"].([]any); ok {
+		names := make([]string, len(req))
+		for i, r := range req {
+			names[i], _ = r.(string)
+		}
+		m["required"] = names
+	}
+	if _, ok := m["properties"]; !ok {
+		m["properties"] = map[string]any{}
+	}
+	if m["type"] != "object" {
+		return nil, fmt.Errorf("arguments of type %T are not an object", *new(A))
+	}
+	return m, nil
+}
+
+// notNull makes a property jsonschema-go declared nullable (a slice, a
+// pointer: ["null", "array"]) plain: a model omits an argument it does not
+// give, it never sends null.
+func notNull(p any) {
+	m, ok := p.(map[string]any)
+	if !ok {
+		return
+	}
+	if ts, ok := m["type"].([]any); ok && len(ts) == 2 && ts[0] == "null" {
+		m["type"] = ts[1]
+	}
+	notNull(m["items"])
+}
+
+// mustAdd stops the program at start when a registration failed.
+func mustAdd(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Tools returns the native tools as data for the registry, each with its
+// catalogue entry. browser_download's folder carries its default
+// (Options.DownloadDir) in its schema, so the registry judges the folder a
+// call writes into even when the call names none.
 func (b *Browser) Tools() []Tool {
-	out := make([]Tool, len(toolDefs))
-	copy(out, toolDefs)
-	for i, t := range out {
+	out := make([]Tool, len(nativeTools))
+	for i, t := range nativeTools {
+		out[i] = *t
 		if t.Name == "browser_download" {
 			out[i].Parameters = withDefault(t.Parameters, "dir", b.opts.DownloadDir)
 		}
@@ -174,126 +237,58 @@ func withDefault(schema map[string]any, p string, v any) map[string]any {
 	return out
 }
 
-// args is the union of every tool's arguments.
-type args struct {
-	URL      string `json:"url"`
-	Selector string `json:"selector"`
-	FromLine int    `json:"from_line"`
-	// browser_snapshot
-	Interactive bool   `json:"interactive"`
-	MaxChars    int    `json:"max_chars"`
-	Ref         string `json:"ref"`
-	Text        string `json:"text"`
-	Submit      bool   `json:"submit"`
-	Value       string `json:"value"`
-	Key         string `json:"key"`
-	Direction   string `json:"direction"`
-	Timeout     int    `json:"timeout"`
-	FullPage    bool   `json:"full_page"`
-	MaxWidth    int    `json:"max_width"`
-	Format      string `json:"format"`
-	Select      string `json:"select"`
-	Tab         string `json:"tab"`
-	JS          string `json:"js"`
-	// browser_click, browser_hover, browser_drag, browser_check
-	Button    string   `json:"button"`
-	Count     int      `json:"count"`
-	Modifiers []string `json:"modifiers"`
-	To        string   `json:"to"`
-	Checked   *bool    `json:"checked"`
-	// browser_upload, browser_download, browser_dialog
-	Paths  []string `json:"paths"`
-	Dir    string   `json:"dir"`
-	Accept *bool    `json:"accept"`
-}
-
-func parseArgs(raw json.RawMessage) (args, error) {
-	var a args
-	if len(raw) == 0 || string(raw) == "null" {
-		return a, nil
-	}
-	err := json.Unmarshal(raw, &a)
-	return a, err
-}
-
-// pageTool reports whether name acts on one tab (the tab argument, else
-// the current tab), as the catalogue says.
-func pageTool(name string) bool {
-	e, ok := catalog.NativeTool(name)
-	return ok && e.OnPage
-}
-
 // TabFor returns the id of the tab a call would act on: its tab argument
 // (browser_select_tab, browser_close and every page tool take one), else the
 // current tab for browser_close and page tools, "" for browser_open (a new
 // tab) and browser_tabs. It is what the guard judges, so it must name the
-// tab Call then acts on.
-func (b *Browser) TabFor(name string, raw json.RawMessage) string {
-	a, _ := parseArgs(raw)
+// tab the call then acts on.
+func (b *Browser) TabFor(name string, tab string) string {
+	t, ok := byName[name]
 	switch {
-	case a.Tab != "" && pageTool(name):
-		return a.Tab
-	case pageTool(name) && name != "browser_select_tab":
+	case !ok || !t.Entry.OnPage:
+		return ""
+	case tab != "":
+		return tab
+	case name != "browser_select_tab":
 		return b.CurrentTab()
 	}
 	return ""
 }
 
-// PageURL returns the live URL of the page a call acts on, asked from the
-// browser now: for browser_open the URL it will open, for a tab the URL it
-// shows, "" when the call acts on no page.
-func (b *Browser) PageURL(ctx context.Context, name string, raw json.RawMessage) (string, error) {
-	if name == "browser_open" {
-		a, err := parseArgs(raw)
-		return a.URL, err
-	}
-	id := b.TabFor(name, raw)
-	if id == "" {
-		return "", nil
-	}
-	return b.CurrentURL(ctx, id)
-}
-
-// Call runs one native tool on the tab its arguments name (or the current
-// one). Failures the model can fix come back as a Result with IsError; an
-// error means the browser could not be used at all.
-func (b *Browser) Call(ctx context.Context, name string, raw json.RawMessage) (*Result, error) {
-	return b.CallTab(ctx, name, "", raw)
-}
-
-// CallTab runs one native tool on the tab whose CDP target id is tab, the
-// one the guard judged; "" means the tab the arguments name. When that tab
-// has closed since, the call fails: it never falls back to another tab.
-func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMessage) (*Result, error) {
-	h, ok := toolFuncs[name]
+// run runs one native tool on the tab whose CDP target id is tab, the one
+// the guard judged; "" means the tab the arguments name. When that tab has
+// closed since, the call fails: it never falls back to another tab. It is
+// bounded by ctx alone: the registry gives each call its one timeout.
+func (b *Browser) run(ctx context.Context, name, tab string, raw json.RawMessage) (*Result, error) {
+	t, ok := byName[name]
 	if !ok {
 		return failf("unknown browser tool %q", name), nil
 	}
-	a, err := parseArgs(raw)
-	if err != nil {
-		return failf("bad arguments for %s: %v", name, err), nil
+	var named tabArg
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &named); err != nil {
+			return failf("bad arguments for %s: %v", name, err), nil
+		}
 	}
 	s, err := b.session(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c := &call{b: b, s: s, tab: named.Tab, name: name}
 	if tab != "" {
-		t, err := s.lookup(tab)
-		if err != nil || string(t.id) != tab {
+		tt, err := s.lookup(tab)
+		if err != nil || string(tt.id) != tab {
 			return failf("the tab %s acts on closed after it was checked; nothing was done. List tabs with browser_tabs and try again.", name).
 				say("the tab closed after it was checked; nothing was done. /tabs lists the tabs."), nil
 		}
-		a.Tab = tab
+		c.tab = tab
 	}
-	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
-	defer cancel()
-	c := &call{b: b, s: s, a: a, name: name}
 	defer func() {
 		for i := len(c.release) - 1; i >= 0; i-- {
 			c.release[i]()
 		}
 	}()
-	res, err := h(ctx, c)
+	res, err := t.run(ctx, c, raw)
 	if c.dialogCut.Load() && c.t != nil && c.t.openDialog() != nil && (err != nil || res.IsError) {
 		// The dialog cut the call short: what it sent reached the page.
 		res, err = &Result{Text: fmt.Sprintf("%s reached the page in tab %s, which then opened a dialog.", name, c.t.short)}, nil
@@ -321,7 +316,7 @@ func (b *Browser) CallTab(ctx context.Context, name, tab string, raw json.RawMes
 type call struct {
 	b   *Browser
 	s   *session
-	a   args
+	tab string          // the tab it acts on: the judged target id, the tab argument, or "" for the current one
 	t   *tab            // the tab acted on, once known
 	ctx context.Context // chromedp context of t, bounded by the call
 
@@ -333,10 +328,10 @@ type call struct {
 	dialogCut atomic.Bool
 }
 
-// page resolves the tab of the call (current or the tab argument) and
+// page resolves the tab of the call (c.tab, else the current one) and
 // returns a chromedp context for it that ends with ctx.
-func (c *call) page(ctx context.Context, short string) (context.Context, *Result, error) {
-	t, err := c.s.lookup(short)
+func (c *call) page(ctx context.Context) (context.Context, *Result, error) {
+	t, err := c.s.lookup(c.tab)
 	if err != nil {
 		return nil, failErr(err), nil
 	}

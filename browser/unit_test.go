@@ -20,8 +20,11 @@ func TestToolSchemas(t *testing.T) {
 			t.Errorf("duplicate tool %s", tool.Name)
 		}
 		seen[tool.Name] = true
-		if _, ok := toolFuncs[tool.Name]; !ok {
+		if tool.run == nil {
 			t.Errorf("%s has no handler", tool.Name)
+		}
+		if !tool.Entry.Known() || tool.Entry.Name != tool.Name {
+			t.Errorf("%s carries entry %+v", tool.Name, tool.Entry)
 		}
 		if tool.Parameters["type"] != "object" {
 			t.Errorf("%s: parameters are not an object schema", tool.Name)
@@ -40,8 +43,8 @@ func TestToolSchemas(t *testing.T) {
 			t.Errorf("%s: description of %d characters is not tight", tool.Name, len(tool.Description))
 		}
 	}
-	if len(seen) != len(toolFuncs) {
-		t.Errorf("%d tools described, %d handlers", len(seen), len(toolFuncs))
+	if len(seen) != len(byName) {
+		t.Errorf("%d tools described, %d registered", len(seen), len(byName))
 	}
 }
 
@@ -49,25 +52,21 @@ func TestTabForWithoutBrowser(t *testing.T) {
 	testutil.Parallel(t)
 	b := New(nil)
 	tests := []struct {
-		name, args, want string
+		name, tab, want string
 	}{
-		{"browser_open", `{"url":"http://x"}`, ""},
-		{"browser_tabs", `{}`, ""},
-		{"browser_select_tab", `{"tab":"t3"}`, "t3"},
-		{"browser_close", `{"tab":"t2"}`, "t2"},
-		{"browser_click", `{"ref":"e1"}`, ""}, // no browser yet, so no current tab
+		{"browser_open", "", ""},
+		{"browser_tabs", "", ""},
+		{"browser_select_tab", "t3", "t3"},
+		{"browser_close", "t2", "t2"},
+		{"browser_click", "", ""}, // no browser yet, so no current tab
 	}
 	for _, tt := range tests {
-		if got := b.TabFor(tt.name, json.RawMessage(tt.args)); got != tt.want {
-			t.Errorf("TabFor(%s, %s) = %q, want %q", tt.name, tt.args, got, tt.want)
+		if got := b.TabFor(tt.name, tt.tab); got != tt.want {
+			t.Errorf("TabFor(%s, %q) = %q, want %q", tt.name, tt.tab, got, tt.want)
 		}
 	}
-	u, err := b.PageURL(context.Background(), "browser_open", json.RawMessage(`{"url":"https://bank.example/"}`))
-	if err != nil || u != "https://bank.example/" {
-		t.Errorf("PageURL(browser_open) = %q, %v", u, err)
-	}
 	if b.Running() {
-		t.Errorf("TabFor/PageURL started a browser")
+		t.Errorf("TabFor started a browser")
 	}
 }
 
@@ -171,5 +170,21 @@ func TestSnapshotWords(t *testing.T) {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAddToolNeedsCatalogueEntry: a native tool nothing in the catalogue
+// describes cannot be registered (it used to be judged by a fallback).
+func TestAddToolNeedsCatalogueEntry(t *testing.T) {
+	testutil.Parallel(t)
+	h := func(context.Context, *call, noArgs) (*Result, error) { return &Result{}, nil }
+	if _, err := newTool("browser_undescribed", "x", h); err == nil || !strings.Contains(err.Error(), "no catalogue entry") {
+		t.Errorf("newTool(browser_undescribed) = %v, want a missing-entry error", err)
+	}
+	if err := addTool("browser_click", "again", h); err == nil || !strings.Contains(err.Error(), "registered twice") {
+		t.Errorf("a second browser_click: %v, want an error", err)
+	}
+	if _, err := newTool("browser_tabs", "x", func(context.Context, *call, string) (*Result, error) { return nil, nil }); err == nil {
+		t.Errorf("a tool whose arguments are a string: no error")
 	}
 }

@@ -41,14 +41,20 @@ type fileInput struct {
 	Tag                      string
 }
 
+type uploadArgs struct {
+	refArg
+	Paths []string `json:"paths" jsonschema:"files to upload"`
+	tabArg
+}
+
 // toolUpload chooses local files for a file input: the one ref names, or
 // the chooser clicking ref opens (a button that calls input.click()). The
 // registry resolved each path and the person approved reading each one.
-func toolUpload(ctx context.Context, c *call) (*Result, error) {
-	if len(c.a.Paths) == 0 {
+func toolUpload(ctx context.Context, c *call, a uploadArgs) (*Result, error) {
+	if len(a.Paths) == 0 {
 		return failf("browser_upload needs paths: the files to choose"), nil
 	}
-	for _, p := range c.a.Paths {
+	for _, p := range a.Paths {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
@@ -57,25 +63,25 @@ func toolUpload(ctx context.Context, c *call) (*Result, error) {
 			return failf("cannot upload %s: it is not a regular file", p), nil
 		}
 	}
-	pctx, r, err := c.page(ctx, c.a.Tab)
+	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
 	}
-	d, r := c.refDoc(ctx, c.a.Ref)
+	d, r := c.refDoc(ctx, a.Ref)
 	if r != nil {
 		return r, nil
 	}
-	in, err := onRef[fileInput](d, c.a.Ref, fileInputJS)
+	in, err := onRef[fileInput](d, a.Ref, fileInputJS)
 	if err != nil {
 		return jsFail(err)
 	}
-	set := dom.SetFileInputFilesParams{Files: c.a.Paths}
+	set := dom.SetFileInputFilesParams{Files: a.Paths}
 	multiple := in.Multiple
 	switch {
 	case in.File && in.Disabled:
-		return failf("%s is a disabled file input", c.a.Ref), nil
+		return failf("%s is a disabled file input", a.Ref), nil
 	case in.File:
-		id, err := refObject(d, c.a.Ref)
+		id, err := refObject(d, a.Ref)
 		if err != nil {
 			return jsFail(err)
 		}
@@ -83,7 +89,7 @@ func toolUpload(ctx context.Context, c *call) (*Result, error) {
 	default:
 		fc := c.t.takeChooser()
 		if fc == nil {
-			p, r, err := c.pointAt(ctx, pctx, c.a.Ref)
+			p, r, err := c.pointAt(ctx, pctx, a.Ref)
 			if r != nil || err != nil {
 				return r, err
 			}
@@ -95,30 +101,30 @@ func toolUpload(ctx context.Context, c *call) (*Result, error) {
 			fc = done()
 		}
 		if fc == nil || fc.BackendNodeID == 0 {
-			return failf("%s is a <%s> and clicking it opened no file chooser: give the ref of the file input or of the button that opens the chooser", c.a.Ref, in.Tag), nil
+			return failf("%s is a <%s> and clicking it opened no file chooser: give the ref of the file input or of the button that opens the chooser", a.Ref, in.Tag), nil
 		}
 		set.BackendNodeID = fc.BackendNodeID
 		multiple = fc.Mode == page.FileChooserOpenedModeSelectMultiple
 	}
-	if len(c.a.Paths) > 1 && !multiple {
-		return failf("%s takes one file, and %d were given", c.a.Ref, len(c.a.Paths)), nil
+	if len(a.Paths) > 1 && !multiple {
+		return failf("%s takes one file, and %d were given", a.Ref, len(a.Paths)), nil
 	}
 	on := pctx // the chooser's node is the tab's; an input's, its document's target's
 	if set.ObjectID != "" {
 		on = d.ctx
 	}
 	if _, err := chromedp.Call(on, dom.SetFileInputFiles, set); err != nil {
-		return failf("could not choose the files for %s: %v", c.a.Ref, err), nil
+		return failf("could not choose the files for %s: %v", a.Ref, err), nil
 	}
-	names := make([]string, len(c.a.Paths))
-	for i, p := range c.a.Paths {
+	names := make([]string, len(a.Paths))
+	for i, p := range a.Paths {
 		names[i] = filepath.Base(p)
 	}
 	noun := "file"
 	if len(names) > 1 {
 		noun = "files"
 	}
-	return &Result{Text: fmt.Sprintf("Chose %d %s for %s: %s.", len(names), noun, c.a.Ref, strings.Join(names, ", "))}, nil
+	return &Result{Text: fmt.Sprintf("Chose %d %s for %s: %s.", len(names), noun, a.Ref, strings.Join(names, ", "))}, nil
 }
 
 // refObject returns a handle on the element behind ref (the file input a

@@ -24,7 +24,8 @@ var destroys = Annotations{Destructive: true, OpenWorld: true}
 
 // native are web_fetch and browseragent's own browser_* tools (browser/tools.go).
 var native = []Entry{
-	{Name: WebFetch, Kind: Builtin, Effect: Read, URL: "url", Timeout: 90 * time.Second, Annotations: readOnly},
+	// web_fetch's limit is the one its client is configured with (tools.NewWebFetch)
+	{Name: WebFetch, Kind: Builtin, Effect: Read, URL: "url", Annotations: readOnly},
 	{Name: "browser_open", Effect: Open, URL: "url", Annotations: writes},
 	{Name: "browser_navigate", Effect: Navigate, Tab: "tab", OnPage: true, URL: "url",
 		History: []string{"back", "forward", "reload"}, Annotations: destroys},
@@ -213,6 +214,17 @@ func index(es []Entry, k Kind) map[string]Entry {
 func NativeTool(name string) (Entry, bool) {
 	e, ok := nativeByName[name]
 	return e, ok
+}
+
+// MustNative is NativeTool for a tool defined at package level (web_fetch,
+// mcp serve's browser_connect): it panics when name has no entry, so the
+// program does not start with a tool nobody described.
+func MustNative(name string) Entry {
+	e, ok := NativeTool(name)
+	if !ok {
+		panic("catalog: native tool " + name + " has no entry in catalog/tools.go")
+	}
+	return e
 }
 
 // DevToolsTool returns the entry of a chrome-devtools-mcp tool.

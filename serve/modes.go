@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -23,15 +24,18 @@ var modeDefs = []tools.ToolDef{
 			"ws_endpoint":   map[string]any{"type": "string", "description": "DevTools websocket URL"},
 			"browser_url":   map[string]any{"type": "string", "description": "http://host:port to debug"},
 			"user_data_dir": map[string]any{"type": "string", "description": "Chrome profile dir"},
-		}}},
+		}}, Entry: catalog.MustNative("browser_connect")},
 	{Name: "browser_disconnect", RawName: "browser_disconnect", Source: tools.SourceBrowser,
 		Description: "Back to an isolated browser; the person's Chrome stays open. Resets trust.",
-		Parameters:  map[string]any{"type": "object", "properties": map[string]any{}}},
+		Parameters:  map[string]any{"type": "object", "properties": map[string]any{}}, Entry: catalog.MustNative("browser_disconnect")},
 }
 
 func (m modeTools) Tools() []tools.ToolDef { return modeDefs }
 
 func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolResult, error) {
+	if err := c.Judged(); err != nil {
+		return nil, err
+	}
 	def, raw := c.Def, c.Raw
 	var msg string
 	var err error

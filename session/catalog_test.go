@@ -17,7 +17,7 @@ import (
 // the tool's.
 func TestNativeToolsCatalogued(t *testing.T) {
 	var offered []string
-	for _, d := range append(browserTools{browser.New(nil)}.Tools(), tools.NewWebFetch(nil).Tools()...) {
+	for _, d := range append(browser.New(nil).Provider().Tools(), tools.NewWebFetch(nil).Tools()...) {
 		offered = append(offered, d.Name)
 		e := tools.EntryOf(d)
 		if !e.Known() {

@@ -39,8 +39,6 @@ type SessionOptions struct {
 	// AuditPath is the audit log; "" means guard.DefaultAuditPath(), "-"
 	// keeps no log.
 	AuditPath string
-	// CallTimeout bounds each tool call (default DefaultCallTimeout).
-	CallTimeout time.Duration
 	// OnNotice hears one-line notices meant for the person, such as the
 	// browser starting on first use; it may run on any goroutine.
 	OnNotice func(msg string)
@@ -105,7 +103,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if s.notice == nil {
 		s.notice = func(string) {}
 	}
-	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, CallTimeout: opts.CallTimeout, Screen: s.screen}
+	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, Screen: s.screen}
 	if opts.AuditPath != "-" {
 		path := opts.AuditPath
 		if path == "" {
@@ -183,7 +181,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	}
 	s.web = tools.NewWebFetch(&fo)
 	s.Registry.Add(s.web)
-	s.Registry.Add(browserTools{s.Browser})
+	s.Registry.Add(s.Browser.Provider())
 	if opts.MCP != nil {
 		mo := opts.MCPOptions
 		mo.Adjust = s.adjustServer

@@ -15,36 +15,6 @@ import (
 	"github.com/browseragent/browseragent/tools"
 )
 
-// browserTools offers the native browser_* tools.
-type browserTools struct{ b *browser.Browser }
-
-func (t browserTools) Tools() []tools.ToolDef {
-	toolList := t.b.Tools()
-	defs := make([]tools.ToolDef, 0, len(toolList))
-	for _, bt := range toolList {
-		ro := catalog.Describe("", bt.Name, catalog.Hints{}, nil).Annotations.ReadOnly
-		defs = append(defs, tools.ToolDef{Name: bt.Name, RawName: bt.Name, Description: bt.Description,
-			Parameters: bt.Parameters, Source: tools.SourceBrowser, ReadOnlyHint: &ro})
-	}
-	return defs
-}
-
-func (t browserTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolResult, error) {
-	tab := c.Page.TabID
-	if !c.Entry.OnPage {
-		tab = ""
-	}
-	r, err := t.b.CallTab(ctx, c.Def.Name, tab, c.Raw)
-	if err != nil || r == nil {
-		return nil, err
-	}
-	out := &tools.ToolResult{Text: browser.RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab, Images: r.Images, Data: r.Data}
-	if r.Display != "" {
-		out.Display = browser.RedactHeaders(r.Display)
-	}
-	return out, nil
-}
-
 // mcpTools offers every ready MCP server's tools.
 type mcpTools struct {
 	m     *mcpclient.Manager
@@ -55,14 +25,19 @@ func (t mcpTools) Tools() []tools.ToolDef {
 	toolList := t.m.Tools()
 	defs := make([]tools.ToolDef, 0, len(toolList))
 	for _, mt := range toolList {
+		e := catalog.Describe(mt.Server, mt.RawName, catalog.Hints{ReadOnly: mt.ReadOnlyHint,
+			Destructive: mt.DestructiveHint}, mt.InputSchema)
 		defs = append(defs, tools.ToolDef{Name: mt.Name, RawName: mt.RawName, Server: mt.Server,
 			Description: mt.Description, Parameters: mt.InputSchema, Source: tools.SourceMCP,
-			ReadOnlyHint: mt.ReadOnlyHint, DestructiveHint: mt.DestructiveHint, Timeout: mt.CallTimeout})
+			ReadOnlyHint: mt.ReadOnlyHint, DestructiveHint: mt.DestructiveHint, Timeout: mt.CallTimeout, Entry: e})
 	}
 	return defs
 }
 
 func (t mcpTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolResult, error) {
+	if err := c.Judged(); err != nil {
+		return nil, err
+	}
 	r, err := t.m.CallTool(ctx, c.Def.Name, c.Raw)
 	if err != nil || r == nil {
 		return nil, err
@@ -136,7 +111,8 @@ func (l locator) page(ctx context.Context, c *tools.ResolvedCall) (tools.Page, e
 	case c.Def.Source == tools.SourceBrowser:
 		id, alias := c.Page.TabID, c.Page.Alias
 		if id == "" {
-			alias = l.s.Browser.TabFor(c.Def.Name, c.Raw)
+			named, _ := c.Args[c.Entry.Tab].(string)
+			alias = l.s.Browser.TabFor(c.Def.Name, named)
 			id = l.s.Browser.TargetOf(alias)
 		}
 		if id == "" || !l.s.Browser.Running() {

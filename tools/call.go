@@ -3,6 +3,7 @@ package tools
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -47,6 +48,23 @@ type ResolvedCall struct {
 	Foreign bool
 	// Origin is who asked for the call.
 	Origin Origin
+
+	// judged is set by Registry.Call once the guard (and the person, when
+	// asked) allowed the call, just before the provider runs it.
+	judged bool
+}
+
+// ErrNotJudged is returned by a provider given a call the registry did not
+// judge: nothing drives a page or a server without the guard.
+var ErrNotJudged = errors.New("tool call did not come through the registry (tools.Registry.Call): not run")
+
+// Judged returns nil when the registry judged and allowed c, else
+// ErrNotJudged. A provider checks it before it acts.
+func (c *ResolvedCall) Judged() error {
+	if c == nil || !c.judged {
+		return ErrNotJudged
+	}
+	return nil
 }
 
 // GuardCall is the value the guard judges.
@@ -61,9 +79,17 @@ func (c *ResolvedCall) GuardCall() guard.Call {
 	return gc
 }
 
-// EntryOf is the catalogue's description of def: catalogued, derived from an
-// MCP server's annotations and schema, or unknown (the most dangerous kind).
+// EntryOf is the catalogue's description of def: the entry it carries
+// (with the limit its source declares, if any), else derived from an MCP
+// server's annotations and schema, else unknown (the most dangerous kind).
 func EntryOf(def ToolDef) catalog.Entry {
+	if def.Entry.Known() {
+		e := def.Entry
+		if def.Timeout > 0 {
+			e.Timeout = def.Timeout
+		}
+		return e
+	}
 	raw := cmp.Or(def.RawName, def.Name)
 	if def.Source == SourceMCP {
 		e := catalog.Describe(def.Server, raw, catalog.Hints{ReadOnly: def.ReadOnlyHint,
@@ -80,6 +106,9 @@ func EntryOf(def ToolDef) catalog.Entry {
 // the live browser: the address as it will load, the files as absolute
 // resolved paths.
 func prepare(def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, error) {
+	if def.Source != SourceMCP && !def.Entry.Known() {
+		return nil, fmt.Errorf("%w: %s tool %s has no catalogue entry (catalog/tools.go)", ErrNoEntry, def.Source, def.Name)
+	}
 	m, err := parseArgs(args)
 	if err != nil {
 		return nil, err

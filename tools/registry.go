@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
 )
@@ -18,9 +19,10 @@ import (
 // ErrUnknownTool is returned by Registry.Call for a name no provider offers.
 var ErrUnknownTool = errors.New("unknown tool")
 
-// DefaultCallTimeout bounds one tool call when the provider sets no tighter
-// limit of its own.
-const DefaultCallTimeout = 3 * time.Minute
+// ErrNoEntry is returned by Registry.Call for a builtin or browser tool
+// offered without its catalogue entry: nothing says what it touches, so it
+// is not run.
+var ErrNoEntry = errors.New("no catalogue entry")
 
 // ToolProvider is a source of tools: the web_fetch builtin, the browser, the MCP
 // manager. Tools is called on every lookup, so it must be cheap (a snapshot).
@@ -71,8 +73,6 @@ type RegistryOptions struct {
 	Locator PageLocator
 	// Audit receives one entry per call; nil: no audit log.
 	Audit AuditFunc
-	// CallTimeout bounds each call (default DefaultCallTimeout).
-	CallTimeout time.Duration
 	// Screen, when set, sees every result before anything else does, with
 	// the tab the call was judged on, and may replace content that came
 	// from somewhere the rules deny (see Session.screen).
@@ -97,9 +97,6 @@ func NewRegistry(policy *guard.Policy, opts *RegistryOptions) *Registry {
 	r := &Registry{policy: policy}
 	if opts != nil {
 		r.opts = *opts
-	}
-	if r.opts.CallTimeout <= 0 {
-		r.opts.CallTimeout = DefaultCallTimeout
 	}
 	return r
 }
@@ -405,16 +402,18 @@ func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
 	return nil
 }
 
-// run executes the call under the tool's own timeout, declared once: in
-// its catalogue entry, or for an MCP tool in its server's config. The
-// registry's CallTimeout is only for an entry that declares none.
+// run executes the call under its one timeout, declared once: by its
+// source (an MCP server's callTimeout, web_fetch's configured timeout),
+// else by its catalogue entry. It is applied here and nowhere below: the
+// tools honour ctx and set no call-wide limit of their own.
 func (r *Registry) run(ctx context.Context, call *ResolvedCall, p ToolProvider) (*ToolResult, error) {
-	limit := r.opts.CallTimeout
-	if t := call.Entry.Timeout; t > 0 {
-		limit = t
+	limit := call.Entry.Timeout
+	if limit <= 0 {
+		limit = catalog.DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	call.judged = true
 	res, err := p.Call(ctx, call)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &ToolResult{IsError: true, ours: true,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 )
 
@@ -56,7 +57,7 @@ func TestRegistrySecretCall(t *testing.T) {
 			defer log.Close()
 			tool := newPageTool(tc.url)
 			obj := map[string]any{"type": "object", "properties": map[string]any{}}
-			tool.defs = append(tool.defs, ToolDef{Name: "browser_type", RawName: "browser_type", Source: SourceBrowser, Parameters: obj})
+			tool.defs = append(tool.defs, ToolDef{Name: "browser_type", RawName: "browser_type", Source: SourceBrowser, Parameters: obj, Entry: catalog.MustNative("browser_type")})
 			approver := &scriptedApprover{answers: tc.answers}
 			r := NewRegistry(guard.NewPolicy(rules, &guard.Options{Mode: guard.Isolated}), &RegistryOptions{
 				Locator: secretLocator{tool}, Approver: approver,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 )
 
@@ -40,8 +41,8 @@ type pageTool struct {
 func newPageTool(url string) *pageTool {
 	obj := map[string]any{"type": "object", "properties": map[string]any{}}
 	return &pageTool{url: url, defs: []ToolDef{
-		{Name: "browser_click", RawName: "browser_click", Source: SourceBrowser, Parameters: obj},
-		{Name: "browser_snapshot", RawName: "browser_snapshot", Source: SourceBrowser, Parameters: obj},
+		{Name: "browser_click", RawName: "browser_click", Source: SourceBrowser, Parameters: obj, Entry: catalog.MustNative("browser_click")},
+		{Name: "browser_snapshot", RawName: "browser_snapshot", Source: SourceBrowser, Parameters: obj, Entry: catalog.MustNative("browser_snapshot")},
 	}}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 )
 
@@ -40,7 +41,7 @@ func TestRegistryTimeoutDeclaredOnce(t *testing.T) {
 	}{
 		{"server declares 5m", 5 * time.Minute, 4*time.Minute + 50*time.Second, 5 * time.Minute},
 		{"server declares 10s", 10 * time.Second, 5 * time.Second, 10 * time.Second},
-		{"nothing declared: the catalogue's default", 0, DefaultCallTimeout - 10*time.Second, DefaultCallTimeout},
+		{"nothing declared: the catalogue's default", 0, catalog.DefaultTimeout - 10*time.Second, catalog.DefaultTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/media"
 )
@@ -43,8 +44,15 @@ type ToolDef struct {
 	ReadOnlyHint    *bool
 	DestructiveHint *bool
 
+	// Entry is the catalogue's description of the tool, carried with it
+	// by its provider: a native tool's from its registration (browser's
+	// addTool, web_fetch), an MCP tool's from catalog.Describe. The
+	// registry refuses to run a builtin or browser tool without one.
+	Entry catalog.Entry
+
 	// Timeout is the limit its source declares for one call (an MCP
-	// server's callTimeout); 0 leaves it to the catalogue entry.
+	// server's callTimeout, web_fetch's configured timeout); 0 leaves it
+	// to the catalogue entry.
 	Timeout time.Duration
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/fetch"
 )
 
@@ -17,13 +18,20 @@ const WebFetchName = "web_fetch"
 // extraction, the fast path for static and server-rendered pages.
 type WebFetch struct {
 	client *fetch.Client // one connection pool for every call
+	def    ToolDef
 }
 
 // NewWebFetch returns the web_fetch provider; opts nil means defaults.
 // Each call extracts with its own arguments (select, links), never with
-// opts.Extract.
+// opts.Extract. Its calls are given opts.Timeout (fetch.DefaultTimeout
+// when zero), the limit its errors name, as their one timeout.
 func NewWebFetch(opts *fetch.Options) *WebFetch {
-	return &WebFetch{client: fetch.NewClient(opts)}
+	def := webFetchTool
+	def.Timeout = fetch.DefaultTimeout
+	if opts != nil && opts.Timeout > 0 {
+		def.Timeout = opts.Timeout
+	}
+	return &WebFetch{client: fetch.NewClient(opts), def: def}
 }
 
 // Close releases the idle connections.
@@ -44,10 +52,11 @@ var webFetchTool = ToolDef{
 		},
 		"required": []string{"url"},
 	},
+	Entry: catalog.MustNative(WebFetchName),
 }
 
 // Tools implements ToolProvider.
-func (w *WebFetch) Tools() []ToolDef { return []ToolDef{webFetchTool} }
+func (w *WebFetch) Tools() []ToolDef { return []ToolDef{w.def} }
 
 type webFetchArgs struct {
 	URL    string `json:"url"`
@@ -69,6 +78,9 @@ type Fetched struct {
 // selector, an unreachable host) come back as error results. Data is a
 // *Fetched.
 func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, error) {
+	if err := c.Judged(); err != nil {
+		return nil, err
+	}
 	var a webFetchArgs
 	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
 		return &ToolResult{IsError: true, ours: true, Text: `web_fetch needs {"url": "https://..."}`}, nil

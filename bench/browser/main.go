@@ -28,6 +28,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/tools"
 )
 
 const article = `<!doctype html><title>Bench Article</title><main><h1>Bench</h1>
@@ -116,9 +118,24 @@ func measure(n int, f func() (time.Duration, error)) (time.Duration, error) {
 	return ds[len(ds)/2], nil
 }
 
-func call(ctx context.Context, b *browser.Browser, name string, args any) (*browser.Result, error) {
+// registries holds one registry per browser: a native tool runs the one
+// way there is, through a registry (no rules, no locator: the guard's own
+// cost is measured by guard's BenchmarkCheck).
+var registries = map[*browser.Browser]*tools.Registry{}
+
+func call(ctx context.Context, b *browser.Browser, name string, args any) (*tools.ToolResult, error) {
 	raw, _ := json.Marshal(args)
-	r, err := b.Call(ctx, name, raw)
+	reg := registries[b]
+	if reg == nil {
+		rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "bench.yaml")
+		if err != nil {
+			return nil, err
+		}
+		reg = tools.NewRegistry(guard.NewPolicy(rules, nil), &tools.RegistryOptions{Yes: true})
+		reg.Add(b.Provider())
+		registries[b] = reg
+	}
+	r, err := reg.Call(ctx, name, raw, tools.OriginScript)
 	if err == nil && r.IsError {
 		err = fmt.Errorf("%s: %s", name, r.Text)
 	}
