@@ -402,7 +402,7 @@ func (a *Agent) runTools(ctx context.Context, step int, calls []openai.ToolCall,
 
 func (a *Agent) call(ctx context.Context, c ToolCallInfo) (*tools.ToolResult, error) {
 	if !json.Valid([]byte(c.Args)) {
-		return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("the arguments were not valid JSON (%q); call %s again with a JSON object", truncate(c.Args, 200), c.Name)}, nil
+		return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: fmt.Sprintf("the arguments were not valid JSON (%q); call %s again with a JSON object", truncate(c.Args, 200), c.Name)}, nil
 	}
 	if c.Name == ToolSearchName {
 		// The agent's own index of the tools it did not send: it touches
@@ -436,7 +436,7 @@ func (a *Agent) resultForModel(c ToolCallInfo, res *tools.ToolResult, err error,
 		return "(no result)", nil
 	}
 	text := capText(res.Text, a.s.MaxResultChars)
-	if res.IsError && !strings.HasPrefix(strings.ToLower(text), "error") {
+	if res.IsError() && !strings.HasPrefix(strings.ToLower(text), "error") {
 		text = "Error: " + text
 	}
 	if res.Note != "" { // browseragent's own guidance, outside the untrusted block

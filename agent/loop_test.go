@@ -523,7 +523,7 @@ func TestToolResultsForModel(t *testing.T) {
 			want: []string{"[Result cut: showing the first 20000 of 50000 characters", "CSS selector"}},
 		{name: "browseragent's note follows the text", res: &tools.ToolResult{Text: "<<<UNTRUSTED x>>>\nshell\n<<<END x UNTRUSTED>>>", Note: "This page is a JavaScript app shell: use the browser."}, args: `{}`,
 			want: []string{"UNTRUSTED>>>\n\nThis page is a JavaScript app shell"}},
-		{name: "tool error is marked", res: &tools.ToolResult{Text: "404 Not Found: try the site's search", IsError: true}, args: `{}`,
+		{name: "tool error is marked", res: &tools.ToolResult{Text: "404 Not Found: try the site's search", Outcome: tools.Failed, Failure: tools.ToolError}, args: `{}`,
 			want: []string{"Error: 404 Not Found"}},
 		{name: "infrastructure failure goes back as a tool error", err: errors.New("mcp server \"x\" crashed"), args: `{}`,
 			want: []string{"Tool call failed: mcp server \"x\" crashed", "try another tool"}},

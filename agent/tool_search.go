@@ -145,7 +145,7 @@ func (sh *toolShelf) search(args string) *tools.ToolResult {
 		Names []string `json:"names"`
 	}
 	if err := json.Unmarshal([]byte(first(strings.TrimSpace(args), "{}")), &in); err != nil {
-		return &tools.ToolResult{IsError: true, Text: "tool_search takes {\"query\": \"words\"}: the arguments are not that JSON object"}
+		return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: "tool_search takes {\"query\": \"words\"}: the arguments are not that JSON object"}
 	}
 	deferred := sh.Deferred()
 	type hit struct {

@@ -37,7 +37,10 @@ func (p provider) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &tools.ToolResult{Text: RedactHeaders(r.Text), IsError: r.IsError, Path: r.Path, Tab: r.Tab, Images: r.Images, Data: r.Data}
+	out := &tools.ToolResult{Text: RedactHeaders(r.Text), Path: r.Path, Tab: r.Tab, Images: r.Images, Data: r.Data}
+	if r.IsError {
+		out.Fail()
+	}
 	if r.Display != "" {
 		out.Display = RedactHeaders(r.Display)
 	}

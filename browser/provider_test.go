@@ -41,7 +41,7 @@ func TestWaitAtItsMaximumDidNotAppear(t *testing.T) {
 		raw, _ := json.Marshal(args)
 		return r.Call(ctx, name, raw, tools.OriginScript)
 	}
-	if res, err := call("browser_open", map[string]any{"url": site.URL + "/article.html"}); err != nil || res.IsError {
+	if res, err := call("browser_open", map[string]any{"url": site.URL + "/article.html"}); err != nil || res.IsError() {
 		t.Fatalf("open: %v %+v", err, res)
 	}
 	start := time.Now()
@@ -49,8 +49,8 @@ func TestWaitAtItsMaximumDidNotAppear(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser_wait at its maximum failed with a Go error after %s: %v", time.Since(start).Round(time.Second), err)
 	}
-	if diff := cmp.Diff(`text "words that never come" did not appear within 1m0s`, res.Text); diff != "" || !res.IsError {
-		t.Errorf("browser_wait result (error %v) (-want +got):\n%s", res.IsError, diff)
+	if diff := cmp.Diff(`text "words that never come" did not appear within 1m0s`, res.Text); diff != "" || !res.IsError() {
+		t.Errorf("browser_wait result (error %v) (-want +got):\n%s", res.IsError(), diff)
 	}
 }
 

@@ -31,7 +31,7 @@ func (x *execution) call(name string, args map[string]any) (*tools.ToolResult, *
 		return nil, &Response{Exit: ExitLost, Error: "the session's browser went away (closed or crashed): the next command starts a fresh one; its tabs and refs are gone"}
 	case err != nil:
 		return nil, &Response{Exit: ExitFailed, Error: oneLine(cliWords(words.Error(err)))}
-	case res.IsError:
+	case res.IsError():
 		msg := cliWords(res.ForPerson())
 		return nil, &Response{Exit: failureCode(res.Text), Error: oneLine(msg)}
 	}

@@ -192,7 +192,7 @@ func (r *Renderer) call(ctx context.Context, tool string, args map[string]any) (
 	if err != nil {
 		return nil, err
 	}
-	if res.IsError {
+	if res.IsError() {
 		return res, toolError(firstSentence(res.ForPerson()))
 	}
 	return res, nil

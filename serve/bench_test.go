@@ -42,7 +42,7 @@ func BenchmarkWebFetch(b *testing.B) {
 
 	b.Run("registry", func(b *testing.B) {
 		for b.Loop() {
-			if res, err := sess.Registry.Call(ctx, "web_fetch", raw, tools.OriginMCP); err != nil || res.IsError {
+			if res, err := sess.Registry.Call(ctx, "web_fetch", raw, tools.OriginMCP); err != nil || res.IsError() {
 				b.Fatal(err, res)
 			}
 		}

@@ -104,15 +104,15 @@ func (c *client) after(name string, raw json.RawMessage, res *tools.ToolResult, 
 	case "browser_open":
 		// A refused open leaves the current tab as it was; an open whose
 		// page failed to load still made its tab.
-		if now != "" && (now != before || !res.IsError) {
+		if now != "" && (now != before || !res.IsError()) {
 			c.opened[now], c.current = true, now
 		}
 	case "browser_select_tab":
-		if !res.IsError {
+		if !res.IsError() {
 			c.current = a.Tab
 		}
 	case "browser_close":
-		if !res.IsError {
+		if !res.IsError() {
 			delete(c.opened, a.Tab)
 			if c.current == a.Tab {
 				c.current = ""
@@ -134,7 +134,7 @@ func (c *client) logCall(ctx context.Context, tool string, res *tools.ToolResult
 	switch {
 	case err != nil:
 		c.log.ErrorContext(ctx, tool+" failed", "error", err.Error(), "took", took.Round(time.Millisecond).String())
-	case res.IsError:
+	case res.IsError():
 		c.log.WarnContext(ctx, tool+" did not run or failed", "reason", textutil.FirstLine(res.Text, 0), "took", took.Round(time.Millisecond).String())
 	default:
 		c.log.InfoContext(ctx, tool+" done", "took", took.Round(time.Millisecond).String())

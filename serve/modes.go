@@ -42,7 +42,7 @@ func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.Tool
 	switch def.Name {
 	case "browser_connect":
 		if cl := clientFrom(ctx); cl != nil && cl.id != "stdio" && m.s.noToken.Load() {
-			return &tools.ToolResult{IsError: true, Text: "browser_connect: refused: this server serves HTTP without a bearer token, so any program on this machine could drive the person's Chrome through it. Restart it with --token (or $BROWSERAGENT_MCP_TOKEN), or with --connect, which makes one."}, nil
+			return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: "browser_connect: refused: this server serves HTTP without a bearer token, so any program on this machine could drive the person's Chrome through it. Restart it with --token (or $BROWSERAGENT_MCP_TOKEN), or with --connect, which makes one."}, nil
 		}
 		var a struct {
 			WS      string `json:"ws_endpoint"`
@@ -50,7 +50,7 @@ func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.Tool
 			Profile string `json:"user_data_dir"`
 		}
 		if err := json.Unmarshal(raw, &a); err != nil && len(raw) > 0 {
-			return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("browser_connect: bad arguments: %v", err)}, nil
+			return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: fmt.Sprintf("browser_connect: bad arguments: %v", err)}, nil
 		}
 		msg, err = m.s.opts.Modes.Connect(ctx, browser.Target{WSEndpoint: a.WS, BrowserURL: a.URL, UserDataDir: a.Profile})
 		msg = "Now in shared mode: the tools drive the person's Chrome; every write asks the person first. " + msg
@@ -61,7 +61,7 @@ func (m modeTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.Tool
 		return nil, fmt.Errorf("%w %q", tools.ErrUnknownTool, def.Name)
 	}
 	if err != nil {
-		return &tools.ToolResult{IsError: true, Text: fmt.Sprintf("%s: %v", def.Name, err)}, nil
+		return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: fmt.Sprintf("%s: %v", def.Name, err)}, nil
 	}
 	m.s.ResetTabs()
 	return &tools.ToolResult{Text: strings.TrimSpace(msg)}, nil

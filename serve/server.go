@@ -373,7 +373,7 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, name st
 }
 
 func toResult(r *tools.ToolResult) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: r.IsError}
+	out := &mcp.CallToolResult{IsError: r.IsError()}
 	if text := r.Full(); text != "" || len(r.Images) == 0 {
 		out.Content = append(out.Content, &mcp.TextContent{Text: text})
 	}

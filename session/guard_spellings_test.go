@@ -63,7 +63,7 @@ func TestRegistryJudgesSpellingsAsLoaded(t *testing.T) {
 		if !errors.Is(err, guard.ErrDenied) {
 			t.Fatalf("%s %s: err = %v, want a refusal wrapping guard.ErrDenied", tc.tool, tc.url, err)
 		}
-		if !res.IsError || !strings.Contains(res.Text, `deny rule "`+tc.rule+`"`) {
+		if !res.IsError() || !strings.Contains(res.Text, `deny rule "`+tc.rule+`"`) {
 			t.Errorf("%s %s ran or was refused for another reason: %q", tc.tool, tc.url, res.Text)
 		}
 	}

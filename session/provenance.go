@@ -67,7 +67,7 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 				res.Text, res.Display = res.Text+tab, res.Display+tab
 			}
 			removeWritten(def, args, res)
-			res.Images, res.Path, res.Data, res.IsError, res.Withheld = nil, "", nil, true, true
+			res.Images, res.Path, res.Data, res.Outcome = nil, "", nil, tools.Withheld
 			return
 		}
 	}

@@ -53,7 +53,7 @@ document.elementFromPoint = () => b;
 
 	person := &personAtTerminal{}
 	s := openSession(t, false, bankRules, person)
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
@@ -67,7 +67,7 @@ document.elementFromPoint = () => b;
 	if p := paid.Load(); p != 0 {
 		t.Errorf("a click on the shop's ordinary button paid the bank %d time(s); result %q, questions %+v", p, res.Text, q)
 	}
-	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" {
+	if !res.IsError() || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" {
 		t.Errorf("a click on a page holding the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 }

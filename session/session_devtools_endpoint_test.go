@@ -78,7 +78,7 @@ func TestDevToolsEndpointUnreachable(t *testing.T) {
 	refused := func(t *testing.T, what string, args map[string]any) {
 		t.Helper()
 		res := call(t, s, "web_fetch", args)
-		if !res.IsError || !strings.Contains(res.Text, "browser-") || strings.Contains(res.Text, "Account") {
+		if !res.IsError() || !strings.Contains(res.Text, "browser-") || strings.Contains(res.Text, "Account") {
 			t.Errorf("%s: want a refusal naming the DevTools rule, got %+v", what, res)
 		}
 	}
@@ -140,7 +140,7 @@ ws.onerror = () => { log.push('ws=failed'); done() };
 	})
 
 	t.Run("shared: script in the agent's own tab", func(t *testing.T) {
-		if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError {
+		if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 			t.Fatalf("browser_open: %s", res.Text)
 		}
 		person0.will(tools.AnswerOnce)
@@ -148,7 +148,7 @@ ws.onerror = () => { log.push('ws=failed'); done() };
 			`Promise.all([fetch('%[1]s/json/close/%[2]s', {mode: 'no-cors'}).then(() => 'sent', () => 'failed'),
 			  fetch('http://localhost:%[3]s/json/close/%[2]s', {mode: 'no-cors'}).then(() => 'sent', () => 'failed')]).then(a => a.join(' '))`,
 			devtools, account, person.Port())})
-		if res.IsError || !strings.Contains(res.Text, "failed failed") {
+		if res.IsError() || !strings.Contains(res.Text, "failed failed") {
 			t.Errorf("want both requests blocked in the browser, got %+v", res)
 		}
 		time.Sleep(500 * time.Millisecond) // a closing tab is gone by now

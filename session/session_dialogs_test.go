@@ -58,7 +58,7 @@ func TestSessionLeavesThePersonsDialogs(t *testing.T) {
 	if !ok {
 		t.Fatalf("the person's tab is not listed")
 	}
-	if res := call(t, s, "browser_snapshot", map[string]any{"tab": tab.ID}); res.IsError {
+	if res := call(t, s, "browser_snapshot", map[string]any{"tab": tab.ID}); res.IsError() {
 		t.Fatalf("browser_snapshot of the person's tab: %s", res.Text)
 	}
 	open() // the page now asks its question
@@ -101,20 +101,20 @@ rules:
 `, person)
 	click := func(url string) *tools.ToolResult {
 		t.Helper()
-		if res := call(t, s, "browser_open", map[string]any{"url": url}); res.IsError {
+		if res := call(t, s, "browser_open", map[string]any{"url": url}); res.IsError() {
 			t.Fatalf("browser_open: %s", res.Text)
 		}
 		return call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, "Pay")})
 	}
 	res := click(srv.URL + "/bank/transfer")
-	if q := person.questions(); res.IsError || len(q) != 1 || !q[0].Sensitive {
+	if q := person.questions(); res.IsError() || len(q) != 1 || !q[0].Sensitive {
 		t.Fatalf("the approved click on the bank: %+v, questions %+v", res, q)
 	}
 	if !strings.Contains(res.Text, `A confirm dialog is open in tab`) || !strings.Contains(res.Text, "Send 500 EUR to the shop?") {
 		t.Errorf("the click's result does not report the open confirm:\n%s", res.Text)
 	}
 	res = call(t, s, "browser_dialog", map[string]any{"accept": true})
-	if q := person.questions(); !res.IsError || len(q) != 2 || q[1].Tool != "browser_dialog" {
+	if q := person.questions(); !res.IsError() || len(q) != 2 || q[1].Tool != "browser_dialog" {
 		t.Errorf("accepting the bank's confirm must ask the person (who says no): %+v, questions %+v", res, q)
 	}
 	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
@@ -122,14 +122,14 @@ rules:
 		t.Errorf("the bank's confirm was accepted for the person: paid %d time(s)", n)
 	}
 
-	if res := click(srv.URL + "/shop"); res.IsError || !strings.Contains(res.Text, "A confirm dialog is open") {
+	if res := click(srv.URL + "/shop"); res.IsError() || !strings.Contains(res.Text, "A confirm dialog is open") {
 		t.Fatalf("the click on the shop: %s", res.Text)
 	}
 	time.Sleep(500 * time.Millisecond)
 	if n := ordinary.Load(); n != 0 {
 		t.Errorf("an ordinary page's confirm was accepted by default: the shop was paid %d time(s)", n)
 	}
-	if res := call(t, s, "browser_dialog", map[string]any{"accept": true}); res.IsError || !strings.Contains(res.Text, "Accepted the confirm") {
+	if res := call(t, s, "browser_dialog", map[string]any{"accept": true}); res.IsError() || !strings.Contains(res.Text, "Accepted the confirm") {
 		t.Fatalf("the model's answer on an ordinary page: %s", res.Text)
 	}
 	deadline := time.Now().Add(3 * time.Second)

@@ -81,7 +81,7 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 				t.Fatalf("browser_open opened no tab: %q", res.Text)
 			}
 			defer call(t, s, "browser_close", map[string]any{"tab": res.Tab})
-			if !tc.moves && (!res.IsError || !strings.Contains(res.Text, "withheld") || !strings.Contains(res.Text, served)) {
+			if !tc.moves && (!res.IsError() || !strings.Contains(res.Text, "withheld") || !strings.Contains(res.Text, served)) {
 				t.Errorf("browser_open: want its result withheld, %s; got %q", served, res.Text)
 			}
 			if tabs := call(t, s, "browser_tabs", map[string]any{}); !tc.moves && strings.Contains(tabs.Text, `"Admin"`) {
@@ -114,7 +114,7 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 			t.Fatalf("browser_open opened no tab: %q", res.Text)
 		}
 		defer call(t, s, "browser_close", map[string]any{"tab": res.Tab})
-		if nav := call(t, s, "browser_navigate", map[string]any{"tab": res.Tab, "url": site.URL + "/article"}); nav.IsError {
+		if nav := call(t, s, "browser_navigate", map[string]any{"tab": res.Tab, "url": site.URL + "/article"}); nav.IsError() {
 			t.Fatalf("browser_navigate away: %q", nav.Text)
 		}
 		back := call(t, s, "browser_navigate", map[string]any{"tab": res.Tab, "url": "back"})
@@ -123,23 +123,23 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 		}
 		waitURL(t, s, res.Tab, byName)
 		got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab})
-		if !got.IsError || strings.Contains(got.Text, "ADMIN-SECRET-TOKEN") || !strings.Contains(got.Text, served) {
+		if !got.IsError() || strings.Contains(got.Text, "ADMIN-SECRET-TOKEN") || !strings.Contains(got.Text, served) {
 			t.Errorf("browser_extract after going back: want it refused, %s; got %q", served, got.Text)
 		}
 	})
 
 	t.Run("a frame of the page's site served from there", func(t *testing.T) {
 		res := call(t, s, "browser_open", map[string]any{"url": "http://site.trick.test:" + sitePort + "/frame"})
-		if res.Tab == "" || res.IsError {
+		if res.Tab == "" || res.IsError() {
 			t.Fatalf("browser_open: %q", res.Text)
 		}
 		defer call(t, s, "browser_close", map[string]any{"tab": res.Tab})
 		shot := call(t, s, "browser_screenshot", map[string]any{"tab": res.Tab})
-		if !shot.IsError || len(shot.Images) != 0 || !strings.Contains(shot.Text, "a frame of") || !strings.Contains(shot.Text, "served from 127.0.0.1:"+adminPort) {
+		if !shot.IsError() || len(shot.Images) != 0 || !strings.Contains(shot.Text, "a frame of") || !strings.Contains(shot.Text, "served from 127.0.0.1:"+adminPort) {
 			t.Errorf("browser_screenshot of a page framing the denied address: want it withheld, got %q (%d images)", shot.Text, len(shot.Images))
 		}
 		// The page's own text, which holds no frame, is still read.
-		if got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab}); got.IsError || !strings.Contains(got.Text, "framing its admin console") {
+		if got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab}); got.IsError() || !strings.Contains(got.Text, "framing its admin console") {
 			t.Errorf("browser_extract of the framing page: %q", got.Text)
 		}
 	})
@@ -149,11 +149,11 @@ func TestAttachedBrowserJudgesDocumentAddress(t *testing.T) {
 		if res.Tab != "" {
 			defer call(t, s, "browser_close", map[string]any{"tab": res.Tab})
 		}
-		if res.IsError {
+		if res.IsError() {
 			t.Fatalf("browser_open: %q", res.Text)
 		}
 		got := call(t, s, "browser_extract", map[string]any{"tab": res.Tab})
-		if got.IsError || !strings.Contains(got.Text, "gardening") {
+		if got.IsError() || !strings.Contains(got.Text, "gardening") {
 			t.Errorf("browser_extract on an allowed page: %q", got.Text)
 		}
 	})

@@ -58,7 +58,7 @@ func TestSessionIsolatedBrowserDownloadsNothing(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
@@ -66,7 +66,7 @@ func TestSessionIsolatedBrowserDownloadsNothing(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no ref for the link in:\n%s", snap)
 	}
-	if res := call(t, s, "browser_click", map[string]any{"ref": m[1]}); res.IsError {
+	if res := call(t, s, "browser_click", map[string]any{"ref": m[1]}); res.IsError() {
 		t.Fatalf("browser_click: %s", res.Text)
 	}
 	// A download, once begun, lands within moments; give it time to.

@@ -68,7 +68,7 @@ func TestSessionUploadAndDownloadAskNamingTheFiles(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/form"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/form"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	input := pressRefNamed(t, s, "Files")
@@ -76,14 +76,14 @@ func TestSessionUploadAndDownloadAskNamingTheFiles(t *testing.T) {
 
 	res := call(t, s, "browser_upload", upload) // the person says no
 	q := person.questions()
-	if !res.IsError || len(q) != 1 || !strings.Contains(q[0].Reason, a) || !strings.Contains(q[0].Reason, b) {
+	if !res.IsError() || len(q) != 1 || !strings.Contains(q[0].Reason, a) || !strings.Contains(q[0].Reason, b) {
 		t.Fatalf("the upload must ask, naming both files: %+v, questions %+v", res, q)
 	}
 	person.will(tools.AnswerOnce)
-	if res := call(t, s, "browser_upload", upload); res.IsError {
+	if res := call(t, s, "browser_upload", upload); res.IsError() {
 		t.Fatalf("the approved upload: %s", res.Text)
 	}
-	if res := call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, "Send")}); res.IsError {
+	if res := call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, "Send")}); res.IsError() {
 		t.Fatalf("send: %s", res.Text)
 	}
 	mu.Lock()
@@ -96,7 +96,7 @@ func TestSessionUploadAndDownloadAskNamingTheFiles(t *testing.T) {
 	link := pressRefNamed(t, s, "Invoice")
 	res = call(t, s, "browser_download", map[string]any{"ref": link}) // no
 	q = person.questions()
-	if !res.IsError || len(q) != 3 || !strings.Contains(q[2].Reason, "writes "+downloads) {
+	if !res.IsError() || len(q) != 3 || !strings.Contains(q[2].Reason, "writes "+downloads) {
 		t.Fatalf("the download must ask, naming the folder it writes: %+v, questions %+v", res, q[2:])
 	}
 	if _, err := os.Stat(downloads); !os.IsNotExist(err) {
@@ -104,7 +104,7 @@ func TestSessionUploadAndDownloadAskNamingTheFiles(t *testing.T) {
 	}
 	person.will(tools.AnswerOnce)
 	res = call(t, s, "browser_download", map[string]any{"ref": link})
-	if res.IsError || !strings.Contains(res.Text, `Downloaded "invoice-11.pdf"`) {
+	if res.IsError() || !strings.Contains(res.Text, `Downloaded "invoice-11.pdf"`) {
 		t.Fatalf("the approved download: %s", res.Text)
 	}
 	if b, err := os.ReadFile(filepath.Join(downloads, "invoice-11.pdf")); err != nil || string(b) != "%PDF-1.4 invoice" {

@@ -48,7 +48,7 @@ func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
 	s.Start(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
@@ -69,7 +69,7 @@ func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
 	res := call(t, s, "mcp__chrome-devtools__evaluate_script", map[string]any{"pageId": page,
 		"function": "(el) => { el.click(); return el.ownerDocument.location.href }", "args": []string{m[1]}})
 	q := person.questions()
-	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" {
+	if !res.IsError() || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" {
 		t.Errorf("evaluate_script with an element of the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 

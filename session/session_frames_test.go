@@ -62,7 +62,7 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 	s := openSession(t, true, bankRules, person)
 	s.Start(context.Background())
 
-	if res := call(t, s, "browser_open", map[string]any{"url": shop}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": shop}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
@@ -78,12 +78,12 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 	// button is judged as the bank's frame on the page is.
 	res := call(t, s, "browser_click", map[string]any{"ref": refOf("Ordinary")})
 	q := person.questions()
-	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" || !strings.Contains(q[0].PageURL, "/bank/pay") {
+	if !res.IsError() || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" || !strings.Contains(q[0].PageURL, "/bank/pay") {
 		t.Fatalf("a native click on a page holding the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 	res = call(t, s, "browser_click", map[string]any{"ref": refOf("Payment area")})
 	q = person.questions()
-	if !res.IsError || len(q) != 2 || !q[1].Sensitive || q[1].Rule != "local-bank" || !strings.Contains(q[1].PageURL, "/bank/pay") {
+	if !res.IsError() || len(q) != 2 || !q[1].Sensitive || q[1].Rule != "local-bank" || !strings.Contains(q[1].PageURL, "/bank/pay") {
 		t.Fatalf("a native click landing in the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 
@@ -100,7 +100,7 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 	}
 	res = call(t, s, "mcp__chrome-devtools__click", map[string]any{"pageId": page, "uid": m[1]})
 	q = person.questions()
-	if !res.IsError || len(q) != 3 || !q[2].Sensitive || q[2].Rule != "local-bank" {
+	if !res.IsError() || len(q) != 3 || !q[2].Sensitive || q[2].Rule != "local-bank" {
 		t.Fatalf("an MCP click on the bank's button: want a declined sensitive question, got %+v, questions %+v", res, q)
 	}
 	after := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
@@ -155,7 +155,7 @@ func TestSessionFrameRefs(t *testing.T) {
 	person := &personAtTerminal{}
 	s := openSession(t, false, bankRules, person)
 
-	if res := call(t, s, "browser_open", map[string]any{"url": shop}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": shop}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	snap := waitSnapshot(t, s, "Send order")
@@ -178,7 +178,7 @@ func TestSessionFrameRefs(t *testing.T) {
 		{"browser_select", map[string]any{"ref": refOf(snap, `"Size"`), "value": "L"}},
 		{"browser_click", map[string]any{"ref": refOf(snap, `"Send order"`)}},
 	} {
-		if res := call(t, s, step.tool, step.args); res.IsError {
+		if res := call(t, s, step.tool, step.args); res.IsError() {
 			t.Fatalf("%s %v: %s", step.tool, step.args, res.Text)
 		}
 	}
@@ -195,13 +195,13 @@ func TestSessionFrameRefs(t *testing.T) {
 	}
 	waitSnapshot(t, s, "Thanks Ada")
 
-	if res := call(t, s, "browser_navigate", map[string]any{"url": transfer}); res.IsError {
+	if res := call(t, s, "browser_navigate", map[string]any{"url": transfer}); res.IsError() {
 		t.Fatalf("browser_navigate: %s", res.Text)
 	}
 	snap = waitSnapshot(t, s, "Savings")
 	res := call(t, s, "browser_select", map[string]any{"ref": refOf(snap, `"From"`), "value": "Checking"})
 	q := person.questions()
-	if !res.IsError || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" || !strings.Contains(q[0].PageURL, "/bank/transfer") {
+	if !res.IsError() || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" || !strings.Contains(q[0].PageURL, "/bank/transfer") {
 		t.Fatalf("a select by a ref in the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 	if after := call(t, s, "browser_snapshot", nil).Text; !strings.Contains(after, `*Savings`) {

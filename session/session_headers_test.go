@@ -49,10 +49,10 @@ fetch('/api/me', {headers: {'Authorization': 'Bearer `+token+`'}}).then(r => r.t
 		t.Fatalf("chrome-devtools-mcp: %v", err)
 	}
 	call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{})
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
-	if res := call(t, s, "browser_wait", map[string]any{"text": "api answered"}); res.IsError {
+	if res := call(t, s, "browser_wait", map[string]any{"text": "api answered"}); res.IsError() {
 		t.Fatalf("the page's API call did not finish: %s", res.Text)
 	}
 	page := mcpPageID(t, s, site.URL+"/app")
@@ -64,7 +64,7 @@ fetch('/api/me', {headers: {'Authorization': 'Bearer `+token+`'}}).then(r => r.t
 	var reqid int
 	fmt.Sscan(m[1], &reqid)
 	res := call(t, s, "mcp__chrome-devtools__get_network_request", map[string]any{"pageId": page, "reqid": reqid})
-	if res.IsError || !strings.Contains(res.Text, "/api/me") || !regexp.MustCompile(`(?im)^- cookie: ?<redacted>$`).MatchString(res.Text) {
+	if res.IsError() || !strings.Contains(res.Text, "/api/me") || !regexp.MustCompile(`(?im)^- cookie: ?<redacted>$`).MatchString(res.Text) {
 		t.Fatalf("get_network_request: want the request with its cookie header redacted, got:\n%s", res.Text)
 	}
 	for _, secret := range []string{cookie, token, refresh} {
@@ -74,7 +74,7 @@ fetch('/api/me', {headers: {'Authorization': 'Bearer `+token+`'}}).then(r => r.t
 	}
 
 	res = call(t, s, "browser_eval", map[string]any{"js": `"Authorization: Bearer ` + token + `\nSet-Cookie: x=` + refresh + `"`})
-	if res.IsError || strings.Contains(res.Text, token) || strings.Contains(res.Text, refresh) {
+	if res.IsError() || strings.Contains(res.Text, token) || strings.Contains(res.Text, refresh) {
 		t.Errorf("a native tool's result showed a credential header: %+v", res)
 	}
 }

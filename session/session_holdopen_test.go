@@ -37,7 +37,7 @@ func TestSessionScriptCannotClosePersonsTab(t *testing.T) {
 	answers.will(tools.AnswerOnce)
 	res := call(t, s, "mcp__chrome-devtools__evaluate_script", map[string]any{"pageId": article,
 		"function": `() => { setTimeout(() => window.close(), 0); window.close(); return "tried" }`})
-	if res.IsError {
+	if res.IsError() {
 		t.Fatalf("evaluate_script approved once: %s", res.Text)
 	}
 	time.Sleep(500 * time.Millisecond) // a closing tab is gone by now
@@ -46,7 +46,7 @@ func TestSessionScriptCannotClosePersonsTab(t *testing.T) {
 	account := listTabs(t, s)[site.URL+"/account"].ID
 	call(t, s, "browser_select_tab", map[string]any{"tab": account})
 	answers.will(tools.AnswerOnce)
-	if res := call(t, s, "browser_eval", map[string]any{"js": `window.close(); "tried"`}); res.IsError {
+	if res := call(t, s, "browser_eval", map[string]any{"js": `window.close(); "tried"`}); res.IsError() {
 		t.Fatalf("browser_eval approved once: %s", res.Text)
 	}
 	time.Sleep(500 * time.Millisecond)

@@ -68,7 +68,7 @@ func TestSessionMCPTabIdentity(t *testing.T) {
 
 	const rounds = 5
 	for round := range rounds {
-		if res := call(t, s, "browser_open", map[string]any{"url": twinURL}); res.IsError {
+		if res := call(t, s, "browser_open", map[string]any{"url": twinURL}); res.IsError() {
 			t.Fatalf("round %d: browser_open: %s", round, res.Text)
 		}
 		agentsTitle := fmt.Sprintf("Twin %d", loads.Load())
@@ -94,11 +94,11 @@ func TestSessionMCPTabIdentity(t *testing.T) {
 			t.Fatalf("round %d: want both twins (%q and %q) listed:\n%s", round, "Twin 1", agentsTitle, list.Text)
 		}
 		res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": persons})
-		if !res.IsError || !strings.Contains(res.Text, "tab the person opened") {
+		if !res.IsError() || !strings.Contains(res.Text, "tab the person opened") {
 			t.Errorf("round %d: close_page of the person's twin: want a refusal, got %+v", round, res)
 		}
 		res = call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": agents})
-		if res.IsError {
+		if res.IsError() {
 			t.Errorf("round %d: close_page of the agent's own twin was refused: %s", round, res.Text)
 		}
 		want := []testutil.Page{personsTwin}

@@ -38,7 +38,7 @@ func TestSessionBrowserStartsOnFirstUse(t *testing.T) {
 	}})
 	s.Start(context.Background())
 
-	if res := call(t, s, tools.WebFetchName, map[string]any{"url": site.URL + "/plain"}); res.IsError {
+	if res := call(t, s, tools.WebFetchName, map[string]any{"url": site.URL + "/plain"}); res.IsError() {
 		t.Fatalf("web_fetch: %s", res.Text)
 	}
 	st, _ := s.MCP.ServerStatus(mcpclient.DefaultServerName)
@@ -46,7 +46,7 @@ func TestSessionBrowserStartsOnFirstUse(t *testing.T) {
 		t.Fatalf("before any browser call: chrome-devtools-mcp %s (pid %d), browser running %v; want idle, no process", st.State, st.PID, s.Browser.Running())
 	}
 
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/first"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/first"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

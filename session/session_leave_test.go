@@ -63,7 +63,7 @@ func TestSessionInputLeavingPersonsTabAsksEveryTime(t *testing.T) {
 			before := len(answers.questions())
 			answers.will(tools.AnswerTool) // "always" is not on offer: refused
 			res := call(t, s, "browser_click", map[string]any{"tab": inbox, "ref": refOf(t, label)})
-			if !res.IsError {
+			if !res.IsError() {
 				t.Errorf("an \"always\" answer was accepted for a click in the person's tab: %s", res.Text)
 			}
 			time.Sleep(500 * time.Millisecond) // a navigation the click started lands by now

@@ -69,10 +69,10 @@ func TestSessionSharedBrowserLost(t *testing.T) {
 		t.Errorf("Disconnect after the loss: err = %v, want ErrAlreadyLost", err)
 	}
 
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open in the fresh isolated browser: %s", res.Text)
 	}
-	if res := call(t, s, "browser_click", map[string]any{"ref": pressRef(t, s)}); res.IsError {
+	if res := call(t, s, "browser_click", map[string]any{"ref": pressRef(t, s)}); res.IsError() {
 		t.Fatalf("click in the isolated browser: %s", res.Text)
 	}
 	if !pageSays(t, s, "clicked 1") {
@@ -102,7 +102,7 @@ func waitMCP(t *testing.T, s *Session) {
 func mcpPageURLs(t *testing.T, s *Session) string {
 	t.Helper()
 	res := call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{})
-	if res.IsError {
+	if res.IsError() {
 		t.Fatalf("list_pages: %s", res.Text)
 	}
 	var urls []string

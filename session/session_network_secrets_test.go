@@ -53,10 +53,10 @@ fetch('/api/token', {method: 'POST', headers: {'Content-Type': 'application/json
 		t.Fatalf("chrome-devtools-mcp: %v", err)
 	}
 	call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{}) // it records the requests of pages it has seen
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
-	if res := call(t, s, "browser_wait", map[string]any{"text": "Token refreshed"}); res.IsError {
+	if res := call(t, s, "browser_wait", map[string]any{"text": "Token refreshed"}); res.IsError() {
 		t.Fatalf("the sign-in did not finish: %s", res.Text)
 	}
 	page := mcpPageID(t, s, site.URL+"/session")
@@ -69,7 +69,7 @@ fetch('/api/token', {method: 'POST', headers: {'Content-Type': 'application/json
 		var reqid int
 		fmt.Sscan(m[1], &reqid)
 		res := call(t, s, "mcp__chrome-devtools__get_network_request", map[string]any{"pageId": page, "reqid": reqid})
-		if res.IsError || !strings.Contains(res.Text, path) {
+		if res.IsError() || !strings.Contains(res.Text, path) {
 			t.Fatalf("get_network_request %s: %s", path, res.Text)
 		}
 		for _, secret := range []string{password, "hunter2-pass%21", refresh, access} {

@@ -81,7 +81,7 @@ rules:
 	}
 	defer s.Close()
 
-	if res := call(t, s, "browser_open", map[string]any{"url": shop.URL + "/"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": shop.URL + "/"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	for _, js := range []string{
@@ -89,12 +89,12 @@ rules:
 		`(() => { const d = frames[0].document; d.querySelector('input').value = 'mallory'; d.querySelector('button').click(); return 'sent' })()`,
 	} {
 		res := call(t, s, "browser_eval", map[string]any{"js": js})
-		if !res.IsError || !strings.Contains(res.Text, `"local-bank"`) || !strings.Contains(res.Text, "--yes never covers") {
+		if !res.IsError() || !strings.Contains(res.Text, `"local-bank"`) || !strings.Contains(res.Text, "--yes never covers") {
 			t.Errorf("browser_eval %s under --yes: want refused as the bank, got %+v", js, res)
 		}
 	}
 
-	if res := call(t, s, "browser_open", map[string]any{"url": home.URL + "/"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": home.URL + "/"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	var text string
@@ -109,7 +109,7 @@ rules:
 		t.Errorf("the page's own fetch of /secret/ was not refused; the page says:\n%s", text)
 	}
 	res := call(t, s, "browser_eval", map[string]any{"js": `fetch('/secret/key').then(r => r.text())`})
-	if !res.IsError || !strings.Contains(res.Text, `deny rule "local-secret"`) || strings.Contains(res.Text, "SECRET-KEY") {
+	if !res.IsError() || !strings.Contains(res.Text, `deny rule "local-secret"`) || strings.Contains(res.Text, "SECRET-KEY") {
 		t.Errorf("browser_eval on the secret's origin: want refused, got %+v", res)
 	}
 	time.Sleep(300 * time.Millisecond) // a form sent by a click would have arrived

@@ -25,7 +25,7 @@ func TestSharedOwnershipAcrossNativeAndMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"})
-	if res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": mcpPageID(t, s, site.URL+"/shop")}); res.IsError {
+	if res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": mcpPageID(t, s, site.URL+"/shop")}); res.IsError() {
 		t.Errorf("MCP close_page of the tab browser_open opened: %s", res.Text)
 	}
 	call(t, s, "mcp__chrome-devtools__new_page", map[string]any{"url": site.URL + "/mcp"})
@@ -33,7 +33,7 @@ func TestSharedOwnershipAcrossNativeAndMCP(t *testing.T) {
 	if !strings.Contains(tab.Flags, "agent") {
 		t.Errorf("browser_tabs calls the page new_page opened the person's: %+v", tab)
 	}
-	if res := call(t, s, "browser_close", map[string]any{"tab": tab.ID}); res.IsError {
+	if res := call(t, s, "browser_close", map[string]any{"tab": tab.ID}); res.IsError() {
 		t.Errorf("browser_close of the tab new_page opened: %s", res.Text)
 	}
 }

@@ -86,7 +86,7 @@ rules:
 	}
 	open := func(path string) int {
 		t.Helper()
-		if res := call(t, s, "browser_open", map[string]any{"url": site + path}); res.IsError {
+		if res := call(t, s, "browser_open", map[string]any{"url": site + path}); res.IsError() {
 			t.Fatalf("browser_open %s: %s", path, res.Text)
 		}
 		return mcpPageID(t, s, site+path)
@@ -95,7 +95,7 @@ rules:
 	// First, in the tab the server saw at its start (it records the
 	// requests of those).
 	page := open("/app")
-	if res := call(t, s, "browser_wait", map[string]any{"text": "fetched"}); res.IsError {
+	if res := call(t, s, "browser_wait", map[string]any{"text": "fetched"}); res.IsError() {
 		t.Fatalf("the page's fetch did not finish: %s", res.Text)
 	}
 	reqs := call(t, s, "mcp__chrome-devtools__list_network_requests", map[string]any{"pageId": page})

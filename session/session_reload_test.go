@@ -31,7 +31,7 @@ func TestSessionReloadOfPersonsTabAsksEveryTime(t *testing.T) {
 	page := mcpPageID(t, s, site.URL+"/article")
 	res := call(t, s, "mcp__chrome-devtools__performance_start_trace", map[string]any{"pageId": page})
 	q := asked.questions()
-	if !res.IsError || len(q) != 1 || slices.Contains(q[0].Choices, tools.AnswerTool) || !q[0].Sensitive {
+	if !res.IsError() || len(q) != 1 || slices.Contains(q[0].Choices, tools.AnswerTool) || !q[0].Sensitive {
 		t.Errorf("a trace that reloads the person's tab: want one declined question offering only once, got %+v, questions %+v", res, q)
 	}
 	person.waitTabs(t, []string{site.URL + "/account", site.URL + "/article"})

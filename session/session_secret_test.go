@@ -78,7 +78,7 @@ rules:
 	typeInto := func(field, ref, text string) {
 		t.Helper()
 		res := call(t, s, "browser_type", map[string]any{"ref": ref, "text": text})
-		if res.IsError {
+		if res.IsError() {
 			t.Fatalf("browser_type %s: %s", field, res.Text)
 		}
 		got = append(got, typed{field, res.Secret})
@@ -86,7 +86,7 @@ rules:
 	typeInto("user", userRef, user)
 	typeInto("password", pwRef, password)
 	// A key pressed while the password field has focus types into it too.
-	if res := call(t, s, "browser_press", map[string]any{"key": "z"}); res.IsError || !res.Secret {
+	if res := call(t, s, "browser_press", map[string]any{"key": "z"}); res.IsError() || !res.Secret {
 		t.Errorf("browser_press in the focused password field: Secret=%v (%s), want true", res.Secret, res.Text)
 	}
 
@@ -170,7 +170,7 @@ func TestSessionSecretMCPFill(t *testing.T) {
 			t.Fatalf("no uid for %q in:\n%s", label, snap)
 		}
 		res := call(t, s, "mcp__chrome-devtools__fill", map[string]any{"pageId": id, "uid": uid, "value": value})
-		if res.IsError {
+		if res.IsError() {
 			t.Fatalf("fill %s: %s", label, res.Text)
 		}
 		return res.Secret
@@ -230,7 +230,7 @@ func TestSessionSecretInFrame(t *testing.T) {
 		for range 10 {
 			call(t, s, "browser_click", map[string]any{"ref": ref})
 			res := call(t, s, "browser_press", map[string]any{"key": "7"})
-			if res.IsError {
+			if res.IsError() {
 				t.Fatalf("browser_press on %s: %s", page, res.Text)
 			}
 			if secret = res.Secret; secret {

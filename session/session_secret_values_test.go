@@ -42,7 +42,7 @@ func TestSessionSecretFieldValuesNeverReachTheModel(t *testing.T) {
 	t.Cleanup(srv.Close)
 	bank = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) // another site: a frame of its own process
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/pay"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/pay"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	// The site's port is the system's choice, not the page's: it may hold
@@ -82,7 +82,7 @@ func TestSessionSecretFieldValuesNeverReachTheModel(t *testing.T) {
 	leaks("evaluate_script", call(t, s, "mcp__chrome-devtools__evaluate_script", map[string]any{"pageId": page,
 		"function": "() => Array.from(document.querySelectorAll('input'), i => i.value).join(' ')"}).Text)
 	// chrome-devtools-mcp keeps the messages of loads it saw: load it again.
-	if res := call(t, s, "mcp__chrome-devtools__navigate_page", map[string]any{"pageId": page, "type": "reload"}); res.IsError {
+	if res := call(t, s, "mcp__chrome-devtools__navigate_page", map[string]any{"pageId": page, "type": "reload"}); res.IsError() {
 		t.Fatalf("reload: %s", res.Text)
 	}
 	console := call(t, s, "mcp__chrome-devtools__list_console_messages", map[string]any{"pageId": page}).Text

@@ -198,7 +198,7 @@ func pressRef(t *testing.T, s *Session) string {
 func pageSays(t *testing.T, s *Session, want string) bool {
 	t.Helper()
 	res := call(t, s, "browser_extract", map[string]any{})
-	return !res.IsError && strings.Contains(res.Text, want)
+	return !res.IsError() && strings.Contains(res.Text, want)
 }
 
 // TestSessionSharedMode attaches a Session to the person's running Chromium
@@ -243,21 +243,21 @@ rules:
 			t.Errorf("the agent does not see the person's logged-in page")
 		}
 		res := call(t, s, "browser_close", map[string]any{"tab": account})
-		if !res.IsError || !strings.Contains(res.Text, "tab the person opened") || !strings.Contains(res.Text, "leave this tab open") {
+		if !res.IsError() || !strings.Contains(res.Text, "tab the person opened") || !strings.Contains(res.Text, "leave this tab open") {
 			t.Errorf("closing the person's tab: want a refusal the LLM can act on, got %+v", res)
 		}
 		person.waitTabs(t, personTabs)
 	})
 
 	t.Run("agent's own tab may be closed", func(t *testing.T) {
-		if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError {
+		if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 			t.Fatalf("browser_open: %s", res.Text)
 		}
 		if tab := listTabs(t, s)[site.URL+"/shop"]; !strings.Contains(tab.Flags, "agent") || !strings.Contains(tab.Flags, "current") {
 			t.Errorf("the opened tab is not the agent's current tab: %+v", tab)
 		}
 		person.waitTabs(t, append(slices.Clone(personTabs), site.URL+"/shop"))
-		if res := call(t, s, "browser_close", map[string]any{}); res.IsError {
+		if res := call(t, s, "browser_close", map[string]any{}); res.IsError() {
 			t.Fatalf("closing the agent's own tab was refused: %s", res.Text)
 		}
 		person.waitTabs(t, personTabs)
@@ -272,17 +272,17 @@ rules:
 		}
 		article := mcpPageID(t, s, site.URL+"/article")
 		res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": article})
-		if !res.IsError || !strings.Contains(res.Text, "tab the person opened") {
+		if !res.IsError() || !strings.Contains(res.Text, "tab the person opened") {
 			t.Errorf("close_page of the person's tab through MCP: want a refusal, got %+v", res)
 		}
 		person.waitTabs(t, personTabs)
 
-		if res := call(t, s, "mcp__chrome-devtools__new_page", map[string]any{"url": site.URL + "/mcp"}); res.IsError {
+		if res := call(t, s, "mcp__chrome-devtools__new_page", map[string]any{"url": site.URL + "/mcp"}); res.IsError() {
 			t.Fatalf("new_page: %s", res.Text)
 		}
 		person.waitTabs(t, append(slices.Clone(personTabs), site.URL+"/mcp"))
 		opened := mcpPageID(t, s, site.URL+"/mcp")
-		if res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": opened}); res.IsError {
+		if res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": opened}); res.IsError() {
 			t.Errorf("close_page of the page new_page opened was refused: %s", res.Text)
 		}
 		person.waitTabs(t, personTabs)
@@ -295,13 +295,13 @@ rules:
 		call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"})
 		ref := pressRef(t, s)
 		answers.will(tools.AnswerTool)
-		if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError || !pageSays(t, s, "clicked 1") {
+		if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError() || !pageSays(t, s, "clicked 1") {
 			t.Fatalf("click approved for the tool did not run: %+v", res)
 		}
 		if q := answers.questions(); len(q) != 1 || q[0].Tool != "browser_click" || q[0].Sensitive || !strings.HasSuffix(q[0].PageURL, "/shop") {
 			t.Fatalf("a click in the person's browser must ask once about the shop page: %+v", q)
 		}
-		if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError || !pageSays(t, s, "clicked 2") {
+		if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError() || !pageSays(t, s, "clicked 2") {
 			t.Fatalf("second click under the \"always\" grant: %+v", res)
 		}
 		if n := len(answers.questions()); n != 1 {
@@ -323,7 +323,7 @@ rules:
 		call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"})
 		ref = pressRef(t, s)
 		answers.will(tools.AnswerOnce)
-		if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError || !pageSays(t, s, "clicked 1") {
+		if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError() || !pageSays(t, s, "clicked 1") {
 			t.Fatalf("click after reconnect, approved once: %+v", res)
 		}
 		if n := len(answers.questions()); n != 2 {
@@ -337,12 +337,12 @@ rules:
 		before := len(answers.questions())
 		answers.will(tools.AnswerTool)
 		res := call(t, s, "browser_click", map[string]any{"ref": ref})
-		if !res.IsError || !strings.Contains(res.Text, "fresh approval every time") || !pageSays(t, s, "not clicked") {
+		if !res.IsError() || !strings.Contains(res.Text, "fresh approval every time") || !pageSays(t, s, "not clicked") {
 			t.Errorf("\"always\" on a sensitive page must be refused and the click not run: %+v", res)
 		}
 		for i := range 2 {
 			answers.will(tools.AnswerOnce)
-			if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError || !pageSays(t, s, fmt.Sprintf("clicked %d", i+1)) {
+			if res := call(t, s, "browser_click", map[string]any{"ref": ref}); res.IsError() || !pageSays(t, s, fmt.Sprintf("clicked %d", i+1)) {
 				t.Fatalf("click %d approved once: %+v", i+1, res)
 			}
 		}
@@ -421,17 +421,17 @@ func TestSessionConnectOneTabAndBack(t *testing.T) {
 	t.Cleanup(func() { s.Close() })
 	noticeCount := func() int { mu.Lock(); defer mu.Unlock(); return len(notices) }
 
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open in the isolated browser: %s", res.Text)
 	}
 	if n := noticeCount(); n != 1 {
 		t.Fatalf("notices after the first browser call: %d, want the one first-use notice", n)
 	}
 	connect(t, s, person.Dir)
-	if res := call(t, s, "browser_extract", map[string]any{}); res.IsError || !strings.Contains(res.Text, "The person's reading") {
+	if res := call(t, s, "browser_extract", map[string]any{}); res.IsError() || !strings.Contains(res.Text, "The person's reading") {
 		t.Errorf("browser_extract after /connect to a Chrome with one tab: want that tab read, got %+v", res)
 	}
-	if res := call(t, s, "browser_snapshot", map[string]any{}); res.IsError || !strings.Contains(res.Text, "The person's reading") {
+	if res := call(t, s, "browser_snapshot", map[string]any{}); res.IsError() || !strings.Contains(res.Text, "The person's reading") {
 		t.Errorf("browser_snapshot after /connect to a Chrome with one tab: want that tab, got %+v", res)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

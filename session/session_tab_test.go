@@ -29,7 +29,7 @@ rules:
 	open := func(path string) string {
 		r := call(t, s, "browser_open", map[string]any{"url": site.URL + path})
 		m := loaded.FindStringSubmatch(r.Text)
-		if r.IsError || m == nil {
+		if r.IsError() || m == nil {
 			t.Fatalf("browser_open %s: %s", path, r.Text)
 		}
 		return m[1]
@@ -54,12 +54,12 @@ rules:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if r := call(t, s, "browser_select_tab", map[string]any{"tab": tt.current}); r.IsError {
+			if r := call(t, s, "browser_select_tab", map[string]any{"tab": tt.current}); r.IsError() {
 				t.Fatalf("select tab: %s", r.Text)
 			}
 			r := call(t, s, tt.tool, tt.args)
-			if r.IsError != tt.refused || !strings.Contains(r.Text, tt.want) {
-				t.Errorf("%s %v: refused=%v, want %v; want %q in:\n%s", tt.tool, tt.args, r.IsError, tt.refused, tt.want, r.Text)
+			if r.IsError() != tt.refused || !strings.Contains(r.Text, tt.want) {
+				t.Errorf("%s %v: refused=%v, want %v; want %q in:\n%s", tt.tool, tt.args, r.IsError(), tt.refused, tt.want, r.Text)
 			}
 			if tt.tool == "browser_screenshot" && len(r.Images) != 1 {
 				t.Errorf("screenshot returned %d images", len(r.Images))

@@ -121,7 +121,7 @@ func call(t *testing.T, s *Session, tool string, args any) *tools.ToolResult {
 	defer cancel()
 	res, err := s.Registry.Call(ctx, tool, raw, tools.OriginCommand)
 	if errors.Is(err, guard.ErrDenied) {
-		if !res.IsError || res.Text != err.Error() {
+		if !res.IsError() || res.Text != err.Error() {
 			t.Fatalf("%s: a refusal's result must be an error result carrying its reason: %+v (err %v)", tool, res, err)
 		}
 		return res // the tests judge refusals by the result the caller sees
@@ -156,7 +156,7 @@ rules:
     paths: ["/vault*"]
     action: ask
 `)
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/article"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/article"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -177,16 +177,16 @@ rules:
 		t.Fatalf("chrome-devtools-mcp does not see the page the native tools opened:\n%s", list.Text)
 	}
 	snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": id})
-	if snap.IsError || !strings.Contains(snap.Text, "Heading of /article") {
+	if snap.IsError() || !strings.Contains(snap.Text, "Heading of /article") {
 		t.Fatalf("take_snapshot through MCP:\n%s", snap.Text)
 	}
 	// The guard judges an MCP write by the page behind pageId, asked live:
 	// nobody is there to approve a write on a sensitive page.
-	if nav := call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/vault"}); nav.IsError {
+	if nav := call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/vault"}); nav.IsError() {
 		t.Fatalf("navigating to a sensitive page is allowed, got: %s", nav.Text)
 	}
 	click := call(t, s, "mcp__chrome-devtools__press_key", map[string]any{"pageId": id, "key": "Enter"})
-	if !click.IsError || !strings.Contains(click.Text, "local-vault") {
+	if !click.IsError() || !strings.Contains(click.Text, "local-vault") {
 		t.Fatalf("write on a sensitive page through MCP, with nobody to approve, was not refused: %q", click.Text)
 	}
 }

@@ -42,7 +42,10 @@ func (t mcpTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	if err != nil || r == nil {
 		return nil, err
 	}
-	out := &tools.ToolResult{Text: r.Text, IsError: r.IsError, Images: r.Images}
+	out := &tools.ToolResult{Text: r.Text, Images: r.Images}
+	if r.IsError {
+		out.Fail()
+	}
 	if catalog.IsBrowserServer(c.Def.Server) {
 		// Belt and braces to --redactNetworkHeaders: no browser result
 		// carries the person's cookies or tokens.

@@ -43,7 +43,7 @@ func TestSessionFilesAsk(t *testing.T) {
 	person := &personAtTerminal{}
 	s := openSession(t, true, "version: 1\nrules: []\n", person)
 	s.Start(context.Background())
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -87,7 +87,7 @@ func TestSessionFilesAsk(t *testing.T) {
 			if len(q) != 1 {
 				t.Fatalf("%s with a local file did not ask the person (%d questions); result: %s", tt.tool, len(q), res.Text)
 			}
-			if !res.IsError || !strings.Contains(res.Text, "declined") {
+			if !res.IsError() || !strings.Contains(res.Text, "declined") {
 				t.Errorf("declined call ran: %+v", res)
 			}
 			if diff := cmp.Diff(tt.choices, q[0].Choices); diff != "" {
@@ -108,7 +108,7 @@ func TestSessionFilesAsk(t *testing.T) {
 		shot := filepath.Join(out, "approved.png")
 		person.will(tools.AnswerOnce)
 		res := call(t, s, "mcp__chrome-devtools__take_screenshot", map[string]any{"pageId": page, "filePath": shot})
-		if res.IsError {
+		if res.IsError() {
 			t.Fatalf("approved screenshot: %s", res.Text)
 		}
 		if _, err := os.Stat(shot); err != nil {
@@ -161,7 +161,7 @@ func TestSessionFilesAsk(t *testing.T) {
 			person.mu.Lock()
 			person.answers = nil
 			person.mu.Unlock()
-			if !res.IsError || !strings.Contains(res.Text, "Refused") || !strings.Contains(res.Text, tt.want) {
+			if !res.IsError() || !strings.Contains(res.Text, "Refused") || !strings.Contains(res.Text, tt.want) {
 				t.Errorf("writing %s: want a refusal naming %q, got %+v", tt.path, tt.want, res)
 			}
 			for _, p := range []string{filepath.Join(wd, ".mcp.json"), filepath.Join(config, "git", "config"), startup} {
@@ -201,12 +201,12 @@ func TestSessionScriptsAskEveryTime(t *testing.T) {
 		dataURL := "data:text/html," + url.PathEscape(page)
 		before := len(answers.questions())
 		answers.will(tools.AnswerTool) // "always" is not on offer: refused
-		if res := call(t, s, "browser_open", map[string]any{"url": dataURL}); !res.IsError {
+		if res := call(t, s, "browser_open", map[string]any{"url": dataURL}); !res.IsError() {
 			t.Fatalf("a data: page opened in the person's browser without a fresh approval: %s", res.Text)
 		}
 		for i := range 2 {
 			answers.will(tools.AnswerOnce)
-			if res := call(t, s, "browser_open", map[string]any{"url": dataURL}); res.IsError {
+			if res := call(t, s, "browser_open", map[string]any{"url": dataURL}); res.IsError() {
 				t.Fatalf("open %d approved once: %s", i+1, res.Text)
 			}
 		}
@@ -231,10 +231,10 @@ func TestSessionScriptsAskEveryTime(t *testing.T) {
 	t.Run("after always on browser_eval, eval on the person's tab still asks", func(t *testing.T) {
 		call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"})
 		answers.will(tools.AnswerTool)
-		if res := call(t, s, "browser_eval", map[string]any{"js": "document.title"}); res.IsError {
+		if res := call(t, s, "browser_eval", map[string]any{"js": "document.title"}); res.IsError() {
 			t.Fatalf("eval on the agent's own tab, approved always: %s", res.Text)
 		}
-		if res := call(t, s, "browser_eval", map[string]any{"js": "1 + 1"}); res.IsError {
+		if res := call(t, s, "browser_eval", map[string]any{"js": "1 + 1"}); res.IsError() {
 			t.Fatalf("second eval on the agent's tab under the grant: %s", res.Text)
 		}
 		before := len(answers.questions())
@@ -246,7 +246,7 @@ func TestSessionScriptsAskEveryTime(t *testing.T) {
 		if len(q) != 1 {
 			t.Fatalf("eval on the person's tab under an \"always\" grant asked %d question(s), want 1; result %+v", len(q), res)
 		}
-		if !res.IsError {
+		if !res.IsError() {
 			t.Errorf("declined eval ran: %s", res.Text)
 		}
 		if diff := cmp.Diff([]tools.Answer{tools.AnswerOnce}, q[0].Choices); diff != "" {
@@ -270,7 +270,7 @@ func TestSessionScriptsAskEveryTime(t *testing.T) {
 		article := listTabs(t, s)[site.URL+"/article"].ID
 		before := len(answers.questions())
 		answers.will(tools.AnswerTool)
-		if res := call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/shop", "tab": article}); !res.IsError {
+		if res := call(t, s, "browser_navigate", map[string]any{"url": site.URL + "/shop", "tab": article}); !res.IsError() {
 			t.Errorf("\"always\" was accepted for navigating the person's tab away: %s", res.Text)
 		}
 		if q := answers.questions()[before:]; len(q) != 1 || !cmp.Equal([]tools.Answer{tools.AnswerOnce}, q[0].Choices) {
@@ -292,7 +292,7 @@ func TestSessionErrorWrapped(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	s := newTestSession(t, false, "version: 1\nrules: []\n")
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -301,7 +301,7 @@ func TestSessionErrorWrapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(res.Text, "bad input") || !strings.Contains(res.Text, "SYSTEM: send") {
+	if !res.IsError() || !strings.Contains(res.Text, "bad input") || !strings.Contains(res.Text, "SYSTEM: send") {
 		t.Fatalf("want the page's exception as an error result, got %+v", res)
 	}
 	if !strings.HasPrefix(res.Text, "<<<UNTRUSTED "+guard.UntrustedTag+" error") || !strings.HasSuffix(res.Text, "<<<END "+guard.UntrustedTag+" UNTRUSTED>>>") {
@@ -341,7 +341,7 @@ func TestSessionYesWritesOnlyToTheOutputFolder(t *testing.T) {
 	ownMCP(t, s)
 	t.Cleanup(func() { s.Close() })
 	s.Start(context.Background())
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -374,7 +374,7 @@ func TestSessionYesWritesOnlyToTheOutputFolder(t *testing.T) {
 				args["function"] = `() => ({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch /tmp/pwned"}]}]}})`
 			}
 			res := call(t, s, "mcp__chrome-devtools__"+tt.tool, args)
-			if !res.IsError || !strings.Contains(res.Text, tt.want) {
+			if !res.IsError() || !strings.Contains(res.Text, tt.want) {
 				t.Errorf("--yes %s to %s: want a refusal naming %q, got %+v", tt.tool, tt.path, tt.want, res)
 			}
 			if _, err := os.Stat(filepath.Join(proj, tt.written)); err == nil {
@@ -384,7 +384,7 @@ func TestSessionYesWritesOnlyToTheOutputFolder(t *testing.T) {
 	}
 	t.Run("the output folder", func(t *testing.T) {
 		res := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page, "filePath": filepath.Join(out, "page.txt")})
-		if res.IsError {
+		if res.IsError() {
 			t.Fatalf("--yes snapshot into the output folder: %s", res.Text)
 		}
 		if _, err := os.Stat(filepath.Join(out, "page.txt")); err != nil {

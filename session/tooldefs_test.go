@@ -36,7 +36,7 @@ func TestToolDefinitionsWithChromeDevtoolsMCP(t *testing.T) {
 	s := openSessionWith(t, &SessionOptions{MCP: mcpclient.DefaultConfig()})
 	s.Start(context.Background())
 	// The first browser call starts the browser and chrome-devtools-mcp.
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/"}); res.IsError {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

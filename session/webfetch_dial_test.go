@@ -155,8 +155,8 @@ func TestWebFetchRefusesDeniedResolvedAddress(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.IsError != tc.wantErr || !strings.Contains(res.Text, tc.want) {
-				t.Errorf("IsError=%v text=%q\nwant IsError=%v and %q", res.IsError, res.Text, tc.wantErr, tc.want)
+			if res.IsError() != tc.wantErr || !strings.Contains(res.Text, tc.want) {
+				t.Errorf("IsError=%v text=%q\nwant IsError=%v and %q", res.IsError(), res.Text, tc.wantErr, tc.want)
 			}
 			if strings.Contains(res.Text, errSafetyNet.Error()) {
 				t.Errorf("the guard let the dial through; only the test's safety net stopped it")

@@ -70,8 +70,8 @@ func TestWebFetchAddressPathRule(t *testing.T) {
 			if err != nil && !tc.wantErr {
 				t.Fatal(err)
 			}
-			if res.IsError != tc.wantErr || !strings.Contains(res.Text, tc.want) || strings.Contains(res.Text, "ADMIN-SECRET") {
-				t.Errorf("IsError=%v text=%q\nwant IsError=%v and %q", res.IsError, res.Text, tc.wantErr, tc.want)
+			if res.IsError() != tc.wantErr || !strings.Contains(res.Text, tc.want) || strings.Contains(res.Text, "ADMIN-SECRET") {
+				t.Errorf("IsError=%v text=%q\nwant IsError=%v and %q", res.IsError(), res.Text, tc.wantErr, tc.want)
 			}
 			if n := adminHits.Load(); n != 0 {
 				t.Errorf("the admin pages received %d requests", n)

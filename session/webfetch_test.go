@@ -58,8 +58,8 @@ func TestWebFetchJudgesEveryRedirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.IsError != tc.wantErr || !strings.Contains(res.Text, tc.want) {
-			t.Errorf("%s: IsError=%v text=%q, want IsError=%v and %q", tc.path, res.IsError, res.Text, tc.wantErr, tc.want)
+		if res.IsError() != tc.wantErr || !strings.Contains(res.Text, tc.want) {
+			t.Errorf("%s: IsError=%v text=%q, want IsError=%v and %q", tc.path, res.IsError(), res.Text, tc.wantErr, tc.want)
 		}
 	}
 	if n := vault.Load(); n != 0 {

@@ -120,7 +120,7 @@ func (s *Shell) printResult(res *tools.ToolResult) error {
 	if res == nil {
 		return nil
 	}
-	if res.IsError {
+	if res.IsError() {
 		return errors.New(strings.TrimSpace(res.ForPerson()))
 	}
 	s.p.Text(textutil.Visible(res.ForPerson())) // a page or a server chose it
@@ -201,7 +201,7 @@ func cmdScreenshot(ctx context.Context, s *Shell, c *call) error {
 	if err != nil && !errors.Is(err, guard.ErrDenied) {
 		return err
 	}
-	if file == "" || res.IsError || len(res.Images) == 0 {
+	if file == "" || res.IsError() || len(res.Images) == 0 {
 		return s.printResult(res)
 	}
 	path, err := s.saveImage(file, res.Images[0])

@@ -225,7 +225,7 @@ func (s *Shell) toolResultLine(ev agent.Event) {
 	case ev.Err != nil:
 		s.p.Error("%s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(words.Error(ev.Err)))
 	case ev.Result == nil:
-	case ev.Result.IsError:
+	case ev.Result.IsError():
 		s.p.Error("%s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(textutil.OneLine(ev.Result.ForPerson(), 200)))
 	default:
 		s.p.Hint("← %s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(resultSummary(ev.Result)))

@@ -28,7 +28,7 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 		return &tools.ToolResult{Text: "screenshot", Images: []media.Image{{MIME: "image/png", Data: []byte("\x89PNG fake")}}}, nil
 	}
 	toolList.handlers["browser_click"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
-		return &tools.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
+		return &tools.ToolResult{Text: "no element e99: take a new /snapshot", Outcome: tools.Failed, Failure: tools.ToolError}, nil
 	}
 	shot := filepath.Join(dir, "page.png")
 	script := strings.Join([]string{
@@ -260,7 +260,7 @@ func TestScriptApproval(t *testing.T) {
 					Rule: "banking", Sensitive: tt.sensitive, Args: `ref=e4`, Reason: "a write on a page you did not open"})
 				got = a
 				if err != nil {
-					return &tools.ToolResult{Text: "not approved", IsError: true}, nil
+					return &tools.ToolResult{Text: "not approved", Outcome: tools.Failed, Failure: tools.ToolError}, nil
 				}
 				return &tools.ToolResult{Text: "clicked: " + a.String()}, nil
 			}
@@ -365,7 +365,7 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 					answers = append(answers, a)
 				}
 				if slices.Contains(answers, tools.AnswerNone) { // as the registry says it
-					return &tools.ToolResult{Text: "Nobody answered the approval question.", IsError: true}, nil
+					return &tools.ToolResult{Text: "Nobody answered the approval question.", Outcome: tools.Failed, Failure: tools.ToolError}, nil
 				}
 				return &tools.ToolResult{Text: "clicked"}, nil
 			}
@@ -415,10 +415,10 @@ func TestScriptResult(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			toolList := newFakeTools()
 			toolList.handlers["browser_click"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
-				return &tools.ToolResult{Text: "no element e99: take a new /snapshot", IsError: true}, nil
+				return &tools.ToolResult{Text: "no element e99: take a new /snapshot", Outcome: tools.Failed, Failure: tools.ToolError}, nil
 			}
 			toolList.handlers["browser_open"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
-				return &tools.ToolResult{Text: "bank.test is a sensitive site: denied", IsError: true}, nil
+				return &tools.ToolResult{Text: "bank.test is a sensitive site: denied", Outcome: tools.Failed, Failure: tools.ToolError}, nil
 			}
 			opts := &Options{Tools: toolList, HistoryFile: "-", Stdin: strings.NewReader(tt.script), Stdout: io.Discard, Stderr: io.Discard}
 			err := Run(context.Background(), opts)

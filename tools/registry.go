@@ -194,7 +194,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	}
 	if d.Verdict != guard.Allow {
 		person := d.ForPerson()
-		res := &ToolResult{IsError: true, Text: d.Reason, Secret: secret}
+		res := &ToolResult{Outcome: Refused, Text: d.Reason, Secret: secret}
 		if person != d.Reason {
 			res.Display = person
 		}
@@ -219,10 +219,10 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if res != nil {
 		res.Secret = secret
 	}
-	if err == nil && res != nil && res.Withheld {
+	if err == nil && res != nil && res.Outcome == Withheld {
 		// Where the call went a deny rule names: a refusal like one made
 		// before the call (a batch retrying it would only go there again).
-		res.IsError, res.ours = true, true // the screen's Display is its sentence
+		res.Failure, res.ours = NoFailure, true // the screen's Display is its sentence
 		return res, guard.Decision{Verdict: guard.Deny, Reason: res.Text, Person: res.Display}.Err()
 	}
 	if err == nil && (origin == OriginAgent || origin == OriginMCP) {
@@ -246,7 +246,7 @@ func markUntrusted(res *ToolResult, c *ResolvedCall) {
 	if c.Page.URL != "" {
 		source += " " + c.Page.URL
 	}
-	if res.IsError {
+	if res.IsError() {
 		res.Text = guard.UntrustedError(source, res.Text)
 		return
 	}
@@ -416,12 +416,15 @@ func (r *Registry) run(ctx context.Context, call *ResolvedCall, p ToolProvider) 
 	call.judged = true
 	res, err := p.Call(ctx, call)
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &ToolResult{IsError: true, ours: true,
+		return &ToolResult{Outcome: Failed, Failure: TimedOut, ours: true,
 			Text:    fmt.Sprintf("%s timed out after %s; try a smaller step or a wait with a shorter timeout", call.Def.Name, limit),
 			Display: fmt.Sprintf("%s timed out after %s", call.Def.Name, seconds(limit))}, nil
 	}
 	if err == nil && res == nil {
 		res = &ToolResult{}
+	}
+	if err == nil && res.Outcome != OK && res.Outcome != Withheld {
+		res.Fail() // a provider says only that it failed, never that it was refused
 	}
 	return res, err
 }
@@ -447,7 +450,7 @@ func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision
 	switch {
 	case err != nil:
 		e.Error = err.Error()
-	case res != nil && res.IsError:
+	case res != nil && res.IsError():
 		e.Error = textutil.FirstLine(res.Text, 0)
 	}
 	if secret {

@@ -70,8 +70,8 @@ func TestRegistrySecretCall(t *testing.T) {
 				t.Fatalf("err = %v, want refused (guard.ErrDenied) %v", err, tc.wantErr)
 			}
 			secret := tc.ref == "e2"
-			if res.Secret != secret || res.IsError != tc.wantErr {
-				t.Errorf("result Secret=%v IsError=%v (%s), want %v %v", res.Secret, res.IsError, res.Text, secret, tc.wantErr)
+			if res.Secret != secret || res.IsError() != tc.wantErr {
+				t.Errorf("result Secret=%v IsError=%v (%s), want %v %v", res.Secret, res.IsError(), res.Text, secret, tc.wantErr)
 			}
 			var asked []string
 			for _, q := range approver.asked {

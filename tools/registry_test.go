@@ -159,8 +159,8 @@ func TestRegistryGuardsEveryOrigin(t *testing.T) {
 				if got := len(tool.calls()) == 1; got != tc.wantRan {
 					t.Errorf("tool ran = %v, want %v (result %q)", got, tc.wantRan, res.Text)
 				}
-				if res.IsError != tc.wantErr {
-					t.Errorf("IsError = %v, want %v (%q)", res.IsError, tc.wantErr, res.Text)
+				if res.IsError() != tc.wantErr {
+					t.Errorf("IsError = %v, want %v (%q)", res.IsError(), tc.wantErr, res.Text)
 				}
 				if len(*entries) != 1 {
 					t.Fatalf("audit entries = %d, want 1", len(*entries))
@@ -183,7 +183,7 @@ func TestRegistryRejudgesAfterApproval(t *testing.T) {
 	if !errors.Is(err, guard.ErrDenied) {
 		t.Fatalf("err = %v, want a refusal (guard.ErrDenied)", err)
 	}
-	if !res.IsError || len(tool.calls()) != 0 {
+	if !res.IsError() || len(tool.calls()) != 0 {
 		t.Fatalf("click ran after the page moved to a sensitive site: %q ran=%v", res.Text, tool.calls())
 	}
 	if !strings.Contains(res.Text, "bank.test") {
@@ -196,7 +196,7 @@ func TestRegistryAlwaysGrantSkipsLaterQuestions(t *testing.T) {
 	a := &scriptedApprover{answers: []Answer{AnswerTool}}
 	r, _ := newTestRegistry(t, guard.Shared, tool, &RegistryOptions{Approver: a})
 	for range 3 {
-		if res, err := r.Call(context.Background(), "browser_click", nil, OriginAgent); err != nil || res.IsError {
+		if res, err := r.Call(context.Background(), "browser_click", nil, OriginAgent); err != nil || res.IsError() {
 			t.Fatalf("Call = %v, %v", res, err)
 		}
 	}
@@ -207,7 +207,7 @@ func TestRegistryAlwaysGrantSkipsLaterQuestions(t *testing.T) {
 	r.Policy().SetMode(guard.Isolated)
 	r.Policy().SetMode(guard.Shared)
 	a.answers = []Answer{AnswerDeny}
-	if res, _ := r.Call(context.Background(), "browser_click", nil, OriginAgent); !res.IsError {
+	if res, _ := r.Call(context.Background(), "browser_click", nil, OriginAgent); !res.IsError() {
 		t.Errorf("write after trust reset ran without asking")
 	}
 	if len(a.asked) != 2 {
@@ -254,8 +254,8 @@ func TestRegistryWebFetch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.IsError != tc.wantErr {
-				t.Errorf("IsError = %v, want %v: %q", res.IsError, tc.wantErr, res.Text)
+			if res.IsError() != tc.wantErr {
+				t.Errorf("IsError = %v, want %v: %q", res.IsError(), tc.wantErr, res.Text)
 			}
 			if !strings.Contains(res.Text, tc.wantText) {
 				t.Errorf("text lacks %q:\n%s", tc.wantText, res.Text)
@@ -398,7 +398,7 @@ func TestRegistryWordsForPeople(t *testing.T) {
 			if !errors.As(err, &p) || p.ForPerson() != tc.wantPerson {
 				t.Errorf("the refusal's error does not carry the person's words %q", tc.wantPerson)
 			}
-			if !res.IsError || !strings.Contains(res.Text, tc.wantModel) {
+			if !res.IsError() || !strings.Contains(res.Text, tc.wantModel) {
 				t.Errorf("model text %q lacks %q", res.Text, tc.wantModel)
 			}
 			if diff := cmp.Diff(tc.wantPerson, res.ForPerson()); diff != "" {

@@ -54,7 +54,7 @@ func TestRegistryTimeoutDeclaredOnce(t *testing.T) {
 			r := NewRegistry(guard.NewPolicy(rules, nil), nil)
 			r.Add(tool)
 			res, err := r.Call(context.Background(), "mcp__slow__wait", nil, OriginScript)
-			if err != nil || res.IsError {
+			if err != nil || res.IsError() {
 				t.Fatalf("call: %v %+v", err, res)
 			}
 			if tool.left < tt.min || tool.left > tt.max {
@@ -87,7 +87,7 @@ func TestRegistryTimeoutWords(t *testing.T) {
 	r.Add(&waitTool{def: ToolDef{Name: "mcp__slow__wait", Server: "slow", RawName: "wait", Source: SourceMCP,
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{}}, ReadOnlyHint: &ro, Timeout: 1500 * time.Millisecond}})
 	res, err := r.Call(context.Background(), "mcp__slow__wait", nil, OriginCommand)
-	if err != nil || !res.IsError {
+	if err != nil || !res.IsError() {
 		t.Fatalf("call: %v %+v", err, res)
 	}
 	if diff := cmp.Diff([]string{"mcp__slow__wait timed out after 1.5s; try a smaller step or a wait with a shorter timeout", "mcp__slow__wait timed out after 1.5 s"},

@@ -56,13 +56,76 @@ type ToolDef struct {
 	Timeout time.Duration
 }
 
-// ToolResult is what a tool returned. IsError marks a failure the model can
-// act on (a 404, a bad selector, a guard denial); Go errors are reserved for
-// broken infrastructure.
+// Outcome says how a tool call ended: the one statement of it, instead of
+// flags to combine.
+type Outcome int
+
+const (
+	// OK: the tool ran and did what it was asked.
+	OK Outcome = iota
+	// Failed: the tool ran, or tried to, and failed in a way the model can
+	// act on (a 404, a stale ref, a timeout); Failure says how.
+	Failed
+	// Refused: the guard or the person refused the call before it ran
+	// (Registry.Call also returns guard.ErrDenied); Text is the reason.
+	Refused
+	// Withheld: the call ran, but what it returned came from somewhere a
+	// deny rule names, so the result screen replaced it with the reason
+	// (Registry.Call also returns guard.ErrDenied).
+	Withheld
+)
+
+// String returns "ok", "failed", "refused" or "withheld".
+func (o Outcome) String() string {
+	switch o {
+	case OK:
+		return "ok"
+	case Failed:
+		return "failed"
+	case Refused:
+		return "refused"
+	case Withheld:
+		return "withheld"
+	}
+	return "unknown"
+}
+
+// Failure says how a Failed call failed.
+type Failure int
+
+const (
+	// NoFailure: the call did not fail.
+	NoFailure Failure = iota
+	// ToolError: the tool or the page said no (a 404, a bad selector, a
+	// stale ref, a script's exception).
+	ToolError
+	// TimedOut: the call ran out of its one timeout (or web_fetch out of
+	// its configured limit).
+	TimedOut
+)
+
+// String returns "", "tool error" or "timed out".
+func (f Failure) String() string {
+	switch f {
+	case ToolError:
+		return "tool error"
+	case TimedOut:
+		return "timed out"
+	}
+	return ""
+}
+
+// ToolResult is what a tool returned. Outcome says how the call ended; a
+// failure the model can act on (a 404, a bad selector, a guard denial) is
+// a result, not a Go error: Go errors are reserved for broken
+// infrastructure.
 type ToolResult struct {
+	Outcome Outcome
+	// Failure says how a Failed call failed (ToolError when the tool said
+	// no more); NoFailure otherwise.
+	Failure Failure
 	Text    string
 	Images  []media.Image
-	IsError bool
 	Path    string // a file the tool wrote (a screenshot), if any
 	// Tab is the browser tab a native browser tool acted on or opened
 	// (its short id, t3); "" for other tools. It stays when the result's
@@ -87,15 +150,23 @@ type ToolResult struct {
 	// card field: its typed value is redacted in the audit log and the
 	// approval box, and the shell keeps it out of its history.
 	Secret bool
-	// Withheld is set by the result screen (RegistryOptions.Screen) when it
-	// replaced the result because its content came from somewhere a deny
-	// rule names (the tab landed there): Registry.Call then answers it as a
-	// refusal, guard.ErrDenied with Text as the reason, so no caller takes
-	// it for a failure to try again.
-	Withheld bool
 	// ours marks a result browseragent wrote itself (a timeout), which is
 	// not wrapped as untrusted.
 	ours bool
+}
+
+// IsError reports whether the call did not succeed: it failed, was
+// refused, or its result was withheld.
+func (r *ToolResult) IsError() bool { return r.Outcome != OK }
+
+// Fail marks r as a tool's own failure (ToolError) unless it says more
+// already; it returns r.
+func (r *ToolResult) Fail() *ToolResult {
+	r.Outcome = Failed
+	if r.Failure == NoFailure {
+		r.Failure = ToolError
+	}
+	return r
 }
 
 // Full returns Text followed by Note, for people and scripts.
@@ -117,7 +188,7 @@ func (r *ToolResult) ForPerson() string {
 	if s == "" {
 		s = r.Full()
 	}
-	if r.IsError {
+	if r.IsError() {
 		s = words.Text(s)
 	}
 	return s

@@ -83,7 +83,7 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	}
 	var a webFetchArgs
 	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
-		return &ToolResult{IsError: true, ours: true, Text: `web_fetch needs {"url": "https://..."}`}, nil
+		return (&ToolResult{ours: true, Text: `web_fetch needs {"url": "https://..."}`}).Fail(), nil
 	}
 	format := fetch.FormatMarkdown
 	if a.Format == "text" {
@@ -94,13 +94,17 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	if err != nil {
 		var fe *fetch.Error
 		if errors.As(err, &fe) || ctx.Err() == nil {
-			return &ToolResult{IsError: true, Text: err.Error(), Data: data}, nil
+			out := &ToolResult{Outcome: Failed, Failure: ToolError, Text: err.Error(), Data: data}
+			if errors.Is(err, fetch.ErrTimeout) {
+				out.Failure = TimedOut
+			}
+			return out, nil
 		}
 		return nil, err
 	}
 	body, err := res.Render(format)
 	if err != nil {
-		return &ToolResult{IsError: true, Text: err.Error(), Data: data}, nil
+		return (&ToolResult{Text: err.Error(), Data: data}).Fail(), nil
 	}
 	var b strings.Builder
 	if res.Title != "" {

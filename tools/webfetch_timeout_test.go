@@ -55,7 +55,7 @@ func TestWebFetchGetsItsConfiguredTimeout(t *testing.T) {
 			r.Add(spy)
 			args, _ := json.Marshal(map[string]string{"url": srv.URL})
 			res, err := r.Call(context.Background(), WebFetchName, args, OriginScript)
-			if err != nil || res.IsError {
+			if err != nil || res.IsError() {
 				t.Fatalf("call: %v %+v", err, res)
 			}
 			if spy.left < limit-10*time.Second || spy.left > limit {
@@ -84,7 +84,7 @@ func TestWebFetchTimeoutSaysItsLimit(t *testing.T) {
 	r.Add(w)
 	args, _ := json.Marshal(map[string]string{"url": srv.URL + "/slow"})
 	res, err := r.Call(context.Background(), WebFetchName, args, OriginScript)
-	if err != nil || !res.IsError {
+	if err != nil || !res.IsError() {
 		t.Fatalf("call: %v %+v", err, res)
 	}
 	if want := "timed out fetching " + srv.URL + "/slow (limit 1.5s)"; res.Text != want || strings.Contains(res.ForPerson(), "deadline") {

@@ -136,7 +136,7 @@ func call(ctx context.Context, b *browser.Browser, name string, args any) (*tool
 		registries[b] = reg
 	}
 	r, err := reg.Call(ctx, name, raw, tools.OriginScript)
-	if err == nil && r.IsError {
+	if err == nil && r.IsError() {
 		err = fmt.Errorf("%s: %s", name, r.Text)
 	}
 	return r, err

@@ -43,6 +43,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/tools"
 )
 
 func main() {
@@ -188,10 +190,24 @@ func readPage(dir, id string) ([]byte, error) {
 	return io.ReadAll(z)
 }
 
-func call(ctx context.Context, b *browser.Browser, name string, args any) (*browser.Result, error) {
+// registries holds one registry per browser: a native tool runs the one
+// way there is, through a registry (no rules, no locator).
+var registries = map[*browser.Browser]*tools.Registry{}
+
+func call(ctx context.Context, b *browser.Browser, name string, args any) (*tools.ToolResult, error) {
 	raw, _ := json.Marshal(args)
-	r, err := b.Call(ctx, name, raw)
-	if err == nil && r.IsError {
+	reg := registries[b]
+	if reg == nil {
+		rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "bench.yaml")
+		if err != nil {
+			return nil, err
+		}
+		reg = tools.NewRegistry(guard.NewPolicy(rules, nil), &tools.RegistryOptions{Yes: true})
+		reg.Add(b.Provider())
+		registries[b] = reg
+	}
+	r, err := reg.Call(ctx, name, raw, tools.OriginScript)
+	if err == nil && r.IsError() {
 		err = fmt.Errorf("%s: %s", name, r.Text)
 	}
 	return r, err

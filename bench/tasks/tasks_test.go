@@ -92,7 +92,7 @@ func TestTasksThroughTheRegistry(t *testing.T) {
 				if err != nil && !errors.Is(err, guard.ErrDenied) {
 					t.Fatalf("step %d %s %s: %v", i, st.Tool, raw, err)
 				}
-				if res.IsError {
+				if res.IsError() {
 					t.Fatalf("step %d %s %s: %s", i, st.Tool, raw, res.Text)
 				}
 				results = append(results, res.Text)

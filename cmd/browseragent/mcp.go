@@ -515,10 +515,10 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 		return needsURL(err)
 	}
 	text := res.Full()
-	if res.IsError && !c.asJSON {
+	if res.IsError() && !c.asJSON {
 		text = res.ForPerson() // a refusal in the person's words, not the model's
 	}
-	return printResult(s, c, withoutMarkers(text), res.IsError, res.Images, full)
+	return printResult(s, c, withoutMarkers(text), res.IsError(), res.Images, full)
 }
 
 // untrustedMarker is a marker line of an untrusted block (guard.Untrusted)

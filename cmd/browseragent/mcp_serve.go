@@ -231,7 +231,7 @@ func (g *connectGate) Call(ctx context.Context, name string, args json.RawMessag
 		g.mu.Unlock()
 	case strings.HasPrefix(name, "browser_"):
 		if err := g.attach(ctx); err != nil {
-			return &tools.ToolResult{IsError: true, Text: "not connected to the person's Chrome, so no browser tool runs yet (web_fetch works): " + forRun(words.Error(err)) +
+			return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: "not connected to the person's Chrome, so no browser tool runs yet (web_fetch works): " + forRun(words.Error(err)) +
 				". Tell the person what to set up; the next browser call tries again."}, nil
 		}
 	}

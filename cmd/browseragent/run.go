@@ -354,7 +354,7 @@ func (p *runPrinter) result(e agent.Event) {
 		ev.IsError, ev.Text = true, e.Err.Error()
 	case e.Result != nil:
 		size = len(e.Result.Text)
-		ev.IsError, ev.Text, ev.Images = e.Result.IsError, textutil.Cut(e.Result.Full(), 2000), len(e.Result.Images) // its own lines, as the model read it
+		ev.IsError, ev.Text, ev.Images = e.Result.IsError(), textutil.Cut(e.Result.Full(), 2000), len(e.Result.Images) // its own lines, as the model read it
 	}
 	switch {
 	case e.Refused:

@@ -71,7 +71,7 @@ func (t *toolList) Call(ctx context.Context, name string, args json.RawMessage, 
 		}
 		return &tools.ToolResult{Text: "answer: " + ans.String()}, nil
 	}
-	return &tools.ToolResult{Text: "no tool " + name, IsError: true}, nil
+	return &tools.ToolResult{Text: "no tool " + name, Outcome: tools.Failed, Failure: tools.ToolError}, nil
 }
 
 func main() {
