@@ -57,10 +57,9 @@ type Options struct {
 	NavTimeout    time.Duration // page load wait, default 30s
 	ScreenshotDir string        // default $TMPDIR/browseragent-screenshots
 	SnapshotLimit int           // characters of snapshot text, default 30000
-	// Extract turns rendered HTML into markdown for browser_extract; nil
-	// means ExtractDOM. ctx is the context the tool was called with, so a
-	// caller can pass values through to its extractor.
-	Extract func(ctx context.Context, html []byte, pageURL, selector string) (string, error)
+	// ExtractLinks makes browser_extract's typed outcome (Extracted, its
+	// result's Data) list the page's links too (fetch --render --links).
+	ExtractLinks bool
 	// OnLost is called once when the person's browser goes away while
 	// connected, after the Browser switched back to isolated mode, so the
 	// owner can follow (guard mode, MCP servers, prompt). It runs on the

@@ -119,24 +119,32 @@ func ExtractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Re
 	return r, err
 }
 
-// extract runs the extractor over the rendered DOM of the document d:
-// Options.Extract (given the caller's ctx, whose values it may use) when
-// set, else ExtractDOM. It returns the page title, URL and markdown.
-func (b *Browser) extract(ctx context.Context, d docCtx, selector string) (title, url, md string, err error) {
+// Extracted is browser_extract's typed outcome, its result's Data: what
+// web_fetch's extractor made of the rendered DOM of the page (Result, or
+// Err when it failed, a bad selector say), and that DOM, for Go callers
+// that print a page in fetch's formats (fetch --render). The model never
+// sees it.
+type Extracted struct {
+	Result *fetch.Result
+	Err    error
+	DOM    []byte
+}
+
+// extract runs ExtractDOM over the rendered DOM of the document d. It
+// returns the page's title (as the document says it), URL and what the
+// extractor made of it; x is nil when the page gave no DOM.
+func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extracted, err error) {
 	html, url, err := renderedHTML(d)
 	if err != nil {
-		return "", "", "", err
+		return "", "", nil, err
 	}
-	if b.opts.Extract != nil {
-		md, err = b.opts.Extract(ctx, []byte(html), url, selector)
-		title, _ = evalDoc[string](d, "document.title")
-		return title, url, md, err
-	}
-	r, err := ExtractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector})
+	r, err := ExtractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector, Links: b.opts.ExtractLinks})
+	x = &Extracted{Result: r, Err: err, DOM: []byte(html)}
 	if err != nil {
-		return "", url, "", err
+		return "", url, x, err
 	}
-	return r.Title, url, r.Markdown(), nil
+	title, _ = evalDoc[string](d, "document.title")
+	return title, url, x, nil
 }
 
 type extractArgs struct {
@@ -149,18 +157,20 @@ func toolExtract(ctx context.Context, c *call, a extractArgs) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	title, url, md, err := c.b.extract(ctx, docCtx{ctx: pctx}, a.Select)
+	title, url, x, err := c.b.extract(docCtx{ctx: pctx}, a.Select)
 	if err != nil {
 		if url == "" {
 			return jsFail(err)
 		}
-		return failf("extract %s: %v", url, err), nil
+		r := failf("extract %s: %v", url, err)
+		r.Data = x
+		return r, nil
 	}
-	text := fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, md)
+	text := fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, x.Result.Markdown())
 	if a.Select == "" {
 		text += c.frameTexts(ctx)
 	}
-	return &Result{Text: text}, nil
+	return &Result{Text: text, Data: x}, nil
 }
 
 // frameTexts is the main content of each frame of the call's tab that
@@ -177,9 +187,13 @@ func (c *call) frameTexts(ctx context.Context) string {
 		if err != nil {
 			continue
 		}
-		_, url, md, err := c.b.extract(ctx, d, "")
+		_, url, x, err := c.b.extract(d, "")
 		release()
-		if err != nil || strings.TrimSpace(md) == "" {
+		if err != nil {
+			continue
+		}
+		md := x.Result.Markdown()
+		if strings.TrimSpace(md) == "" {
 			continue
 		}
 		if why := c.frameWithheld(f, url); why != "" {

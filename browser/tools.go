@@ -29,7 +29,8 @@ type Result struct {
 	// answer to "which tab?" when the text cannot be shown (screened).
 	Tab string
 	// Data is the result as data for Go callers: browser_snapshot's
-	// *Snapshot; nil for the other tools.
+	// *Snapshot, browser_extract's *Extracted; nil for the other tools.
+	// The model never sees it.
 	Data any
 	// Display is Text as the person at the terminal reads it, where the
 	// two differ: it names the shell's commands (/tabs, /snapshot) where

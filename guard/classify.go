@@ -21,12 +21,12 @@ func entry(c Call) catalog.Entry {
 
 // classify returns what c does before its URLs are looked at: the
 // catalogue's effect, a script write when a script parameter has a value.
-func classify(c Call, e catalog.Entry) Effect {
+func classify(c Call, e catalog.Entry) catalog.Effect {
 	eff := e.Effect
-	if eff == Navigate || eff == Open {
+	if eff == catalog.Navigate || eff == catalog.Open {
 		for _, p := range e.Script {
 			if argString(c.Args, p) != "" {
-				return Script // a script injected into every document it loads
+				return catalog.Script // a script injected into every document it loads
 			}
 		}
 	}

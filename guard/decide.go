@@ -10,7 +10,7 @@ import (
 type judged struct {
 	c           Call
 	e           catalog.Entry
-	eff         Effect
+	eff         catalog.Effect
 	browser     bool // acts in the browser (native browser_* or a browser server)
 	page        URL
 	hasPage     bool
@@ -61,20 +61,20 @@ func (p *Policy) decidePage(c Call) (judged, Decision) {
 		return j, d
 	}
 	switch j.eff {
-	case Close:
+	case catalog.Close:
 		return j, p.decideClose(j, d)
-	case Open:
+	case catalog.Open:
 		if j.scriptURL != "" && p.mode == Shared {
 			return j, p.askFresh(j, d, fmt.Sprintf("%s opens a %s: URL in the person's own browser: the agent wrote the page it loads and any script in it", c.Tool, j.scriptURL))
 		}
 		d.Verdict, d.Reason = Allow, fmt.Sprintf("%s opens %s in a new tab%s", c.Tool, d.URL, j.sensitiveNote(j.tr))
 		j.setRule(&d, j.tr, false)
-	case Navigate:
+	case catalog.Navigate:
 		return j, p.decideNavigate(j, d)
-	case Read:
+	case catalog.Read:
 		d.Verdict, d.Reason = Allow, fmt.Sprintf("%s only reads%s", c.Tool, j.where())
 		j.setRule(&d, stricterOf(j.pr, j.tr), false)
-	case Script:
+	case catalog.Script:
 		return j, p.decideScript(j, d)
 	default:
 		if p.mode == Shared && !p.owned[c.TabID] && j.e.Reloads(c.Args) {
@@ -173,9 +173,9 @@ func (j *judged) setTarget(u URL) {
 	case "data", "blob":
 		j.scriptURL = u.Scheme
 	case "javascript":
-		j.eff, j.note, j.scriptURL = Script, "a javascript: URL runs script in the page", u.Scheme
+		j.eff, j.note, j.scriptURL = catalog.Script, "a javascript: URL runs script in the page", u.Scheme
 	default:
-		j.eff, j.note = Write, fmt.Sprintf("a %s: URL hands the page to another application", u.Scheme)
+		j.eff, j.note = catalog.Write, fmt.Sprintf("a %s: URL hands the page to another application", u.Scheme)
 	}
 }
 
@@ -207,10 +207,10 @@ func (j *judged) denyRule() *Rule {
 	if j.tr != nil && j.tr.Action == ActionDeny {
 		return j.tr
 	}
-	if j.pr != nil && j.pr.Action == ActionDeny && (j.eff == Read || j.eff == Write || j.eff == Script) {
+	if j.pr != nil && j.pr.Action == ActionDeny && (j.eff == catalog.Read || j.eff == catalog.Write || j.eff == catalog.Script) {
 		return j.pr
 	}
-	if j.ar != nil && (j.eff == Read || j.eff == Write || j.eff == Script) {
+	if j.ar != nil && (j.eff == catalog.Read || j.eff == catalog.Write || j.eff == catalog.Script) {
 		return j.ar
 	}
 	return nil

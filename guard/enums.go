@@ -1,10 +1,6 @@
 package guard
 
-import (
-	"fmt"
-
-	"github.com/browseragent/browseragent/catalog"
-)
+import "fmt"
 
 // Mode is the browser mode the agent works in. It changes what a write on an
 // ordinary page needs: nothing in the agent's own throwaway browser, the
@@ -62,20 +58,6 @@ func (v Verdict) String() string {
 	}
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }
-
-// Effect is what a tool does to the page it acts on; the catalogue says
-// it for every tool.
-type Effect = catalog.Effect
-
-// The effects, as the catalogue names them.
-const (
-	Read     = catalog.Read
-	Write    = catalog.Write
-	Navigate = catalog.Navigate
-	Open     = catalog.Open
-	Close    = catalog.Close
-	Script   = catalog.Script
-)
 
 // Scope is how far an approval reaches.
 type Scope int

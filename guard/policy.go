@@ -81,7 +81,7 @@ type Decision struct {
 	Sensitive bool
 	// DecidedBy is ByRule, ByGrant, ByPolicy or ByPerson.
 	DecidedBy string
-	Effect    Effect
+	Effect    catalog.Effect
 	Mode      Mode
 	// URL is the normalised address that was judged ("" if none).
 	URL string
@@ -303,7 +303,7 @@ func (p *Policy) OwnTab(id string) {
 
 // Effect returns what c does (read, write, navigate, open, close, script)
 // before its URLs are looked at.
-func (p *Policy) Effect(c Call) Effect {
+func (p *Policy) Effect(c Call) catalog.Effect {
 	return classify(c, entry(c))
 }
 

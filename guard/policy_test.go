@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"github.com/browseragent/browseragent/catalog"
+
 	"errors"
 	"fmt"
 	"os"
@@ -71,7 +73,7 @@ func loadDecisionFile(t *testing.T, path string) []tc {
 			t.Fatalf("%s:%d: %v", path, i+1, err)
 		}
 		e := p.Effect(c.call())
-		if e == Navigate || e == Open || c.tool == "web_fetch" {
+		if e == catalog.Navigate || e == catalog.Open || c.tool == "web_fetch" {
 			c.target = c.url
 		} else {
 			c.page, c.target = c.url, ""

@@ -17,7 +17,7 @@ func TestTrustedServers(t *testing.T) {
 	write := func(server, page string, files ...File) Call {
 		c := Call{Tool: "mcp__" + server + "__save", Server: server, Name: "save", PageURL: page}
 		if len(files) > 0 { // a tool whose schema names a file it writes
-			e := catalog.Entry{Name: "save", Kind: catalog.MCP, Effect: Write, Files: []catalog.File{{Param: "path", Write: true}}}
+			e := catalog.Entry{Name: "save", Kind: catalog.MCP, Effect: catalog.Write, Files: []catalog.File{{Param: "path", Write: true}}}
 			c.Entry, c.Files = &e, files
 		}
 		return c

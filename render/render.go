@@ -62,11 +62,10 @@ func New(ctx context.Context, o *Options) (*Renderer, error) {
 		wait = 15 * time.Second
 	}
 	r := &Renderer{waitFor: o.WaitFor, wait: wait, sel: o.Select, links: o.Links, maxBytes: o.MaxBytes}
-	ex := &renderExtract{links: o.Links}
 	attached := o.Target != nil
 	sess, err := session.NewSession(&session.SessionOptions{
 		Rules: o.Rules,
-		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: o.Headed}, Extract: ex.extract, NavTimeout: o.Timeout,
+		Browser: browser.Options{Launch: browser.LaunchOptions{Headed: o.Headed}, ExtractLinks: o.Links, NavTimeout: o.Timeout,
 			OnLost: func() { r.lost.Store(attached) }},
 	})
 	if err != nil {
@@ -124,31 +123,8 @@ func (r *Renderer) isLost(err error) bool {
 		strings.Contains(err.Error(), "lost the connection")
 }
 
-// renderExtract is the session's extractor for browser_extract: web_fetch's
-// extraction of the rendered DOM (never flagged as a JavaScript shell: the
-// browser ran its scripts), keeping the whole result (title, links,
-// warnings) so the page prints in any --format, as a plain fetch does. The
-// registry runs it only inside a browser_extract call the guard allowed;
-// the result goes to the extraction the call's context carries.
-type renderExtract struct {
-	links bool
-}
-
-// extractionKey is the context key of the page's *extraction.
-type extractionKey struct{}
-
-func (e *renderExtract) extract(ctx context.Context, html []byte, pageURL, selector string) (string, error) {
-	r, err := browser.ExtractDOM(html, pageURL, &fetch.ExtractOptions{Select: selector, Links: e.links})
-	if x, ok := ctx.Value(extractionKey{}).(*extraction); ok {
-		x.set(r, err, html)
-	}
-	if err != nil {
-		return "", err
-	}
-	return r.Markdown(), nil
-}
-
-// extraction is what the extractor last made of one page.
+// extraction is what the extractor last made of one page: the Data
+// (browser.Extracted) of the last browser_extract result.
 type extraction struct {
 	mu  sync.Mutex
 	res *fetch.Result
@@ -214,7 +190,6 @@ func (r *Renderer) Render(ctx context.Context, url, shot string) (*fetch.Result,
 		return nil, err // refused as plain fetch refuses it, before any browser starts
 	}
 	p := &renderPage{r: r}
-	ctx = context.WithValue(ctx, extractionKey{}, &p.ex)
 	opened, err := r.call(ctx, "browser_open", map[string]any{"url": url})
 	if opened != nil && opened.Tab != "" {
 		p.tab = opened.Tab
@@ -347,6 +322,9 @@ func (p *renderPage) extractCall(ctx context.Context) (string, error) {
 		args["select"] = p.r.sel
 	}
 	res, err := p.call(ctx, "browser_extract", args)
+	if x, ok := resData(res).(*browser.Extracted); ok {
+		p.ex.set(x.Result, x.Err, x.DOM)
+	}
 	if err != nil {
 		if _, xerr := p.ex.take(); xerr != nil {
 			return "", xerr
@@ -354,6 +332,14 @@ func (p *renderPage) extractCall(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return res.Text, nil
+}
+
+// resData is res's Data, nil for no result.
+func resData(res *tools.ToolResult) any {
+	if res == nil {
+		return nil
+	}
+	return res.Data
 }
 
 // extract returns the page as web_fetch's extractor saw it in the last

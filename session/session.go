@@ -103,7 +103,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if s.notice == nil {
 		s.notice = func(string) {}
 	}
-	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, Screen: s.screen}
+	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, Screen: s.screen, Locator: locator{s}}
 	if opts.AuditPath != "-" {
 		path := opts.AuditPath
 		if path == "" {
@@ -117,9 +117,6 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		ro.Audit = func(e guard.Entry) { _ = log.Append(e) }
 	}
 	bo := opts.Browser
-	if bo.Extract == nil {
-		bo.Extract = extractRendered
-	}
 	if next := bo.OnLost; next != nil {
 		bo.OnLost = func() { s.browserLost(); next() }
 	} else {
@@ -190,7 +187,6 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		s.pages = &mcpPages{mgr: s.MCP, b: s.Browser, owned: map[string]bool{}}
 		s.Registry.Add(mcpTools{s.MCP, s.pages})
 	}
-	s.Registry.SetLocator(locator{s})
 	return s, nil
 }
 
@@ -494,16 +490,6 @@ func withoutBrowserFlags(args []string) []string {
 		}
 	}
 	return out
-}
-
-// extractRendered runs a rendered page through web_fetch's extractor, as
-// the browser's DOM: never flagged as a JavaScript shell.
-func extractRendered(_ context.Context, html []byte, pageURL, selector string) (string, error) {
-	r, err := browser.ExtractDOM(html, pageURL, &fetch.ExtractOptions{Select: selector})
-	if err != nil {
-		return "", err
-	}
-	return r.Markdown(), nil
 }
 
 // Facts describes the session for the system prompt: which browser the

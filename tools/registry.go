@@ -104,21 +104,6 @@ func NewRegistry(policy *guard.Policy, opts *RegistryOptions) *Registry {
 // Policy returns the guard policy the registry consults.
 func (r *Registry) Policy() *guard.Policy { return r.policy }
 
-// SetScreen replaces the result screen (nil: none); benchmarks compare the
-// two in one run.
-func (r *Registry) SetScreen(fn func(ctx context.Context, def ToolDef, args map[string]any, tabID string, res *ToolResult)) {
-	r.mu.Lock()
-	r.opts.Screen = fn
-	r.mu.Unlock()
-}
-
-// SetLocator replaces the page locator (set when the browser is wired).
-func (r *Registry) SetLocator(l PageLocator) {
-	r.mu.Lock()
-	r.opts.Locator = l
-	r.mu.Unlock()
-}
-
 // Add registers a provider. Names must not collide across providers; the
 // first provider offering a name wins.
 func (r *Registry) Add(p ToolProvider) {
@@ -209,11 +194,8 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		return res, d.Err()
 	}
 	res, err := r.run(ctx, call, p)
-	r.mu.RLock()
-	screen := r.opts.Screen
-	r.mu.RUnlock()
-	if err == nil && res != nil && screen != nil {
-		screen(ctx, call.Def, call.Args, call.Page.TabID, res)
+	if err == nil && res != nil && r.opts.Screen != nil {
+		r.opts.Screen(ctx, call.Def, call.Args, call.Page.TabID, res)
 	}
 	r.record(ctx, call, d, start, res, err)
 	if res != nil {
@@ -366,7 +348,7 @@ func (r *Registry) check(ctx context.Context, call guard.Call, alias string) gua
 		d.Reason = fmt.Sprintf("Refused: %s would act on a tab another MCP session opened; a session reads and acts only in its own tabs (and the person's). Open one of your own with browser_open.", call.Tool)
 		return d
 	}
-	if d.Verdict == guard.Deny || d.Effect != guard.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) || alias != "" && c.Owns(alias) {
+	if d.Verdict == guard.Deny || d.Effect != catalog.Close || c == nil || c.Owns == nil || c.Owns(call.TabID) || alias != "" && c.Owns(alias) {
 		return d
 	}
 	d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
@@ -381,9 +363,7 @@ func (r *Registry) check(ctx context.Context, call guard.Call, alias string) gua
 // locate sets the call's live page. A second locate must find the same
 // tab: if it is gone, the call fails instead of acting on another one.
 func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
-	r.mu.RLock()
-	loc := r.opts.Locator
-	r.mu.RUnlock()
+	loc := r.opts.Locator // fixed at NewRegistry
 	if loc == nil {
 		return nil
 	}

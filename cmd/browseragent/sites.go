@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
 )
@@ -147,7 +148,7 @@ func checkCall(p *guard.Policy, f sitesCheckFlags, raw string) guard.Call {
 	server, name := guard.SplitToolName(f.tool)
 	c := guard.Call{Tool: f.tool, Server: server, Name: name, TabID: "checked-tab"}
 	switch p.Effect(c) {
-	case guard.Navigate, guard.Open:
+	case catalog.Navigate, catalog.Open:
 		c.TargetURL, c.PageURL = raw, f.page
 	default:
 		if f.tool == "web_fetch" {
