@@ -29,31 +29,19 @@ type ToolEconomy struct {
 	DevTools bool
 }
 
-// CompactTools returns the tools to offer the model: developer-only and
-// duplicated chrome-devtools-mcp tools left out (the catalogue's DevOnly,
-// and Twin when that native tool is offered: two tools for one job cost
-// bytes and confuse models), descriptions tightened and schema noise
-// removed. The description of a browser tool's tab parameter (the
+// CompactTools returns the tools to offer the model: tools.Offer's choice
+// (developer-only and duplicated chrome-devtools-mcp tools left out, never
+// a uid-taking tool without its uid source), descriptions tightened and
+// schema noise removed. The description of a browser tool's tab parameter (the
 // catalogue's Tab: "tab" of the native tools, "pageId" of chrome-devtools-
 // mcp's) is left out: the system prompt says once what it is, instead of
 // every tool saying it again. Every tool kept keeps every parameter, its
 // type, enum and required list. defs is not modified.
 func CompactTools(defs []tools.ToolDef, e ToolEconomy) []tools.ToolDef {
-	offered := make(map[string]bool, len(defs))
-	for _, d := range defs {
-		offered[d.Name] = true
-	}
-	out := make([]tools.ToolDef, 0, len(defs))
-	for _, d := range defs {
+	kept := tools.Offer(defs, e.DevTools)
+	out := make([]tools.ToolDef, 0, len(kept))
+	for _, d := range kept {
 		ent := tools.EntryOf(d)
-		if ent.Kind == catalog.DevTools {
-			if !e.DevTools && ent.DevOnly {
-				continue
-			}
-			if ent.Twin != "" && offered[ent.Twin] {
-				continue
-			}
-		}
 		descCap, paramCap := maxToolDescChars, maxParamDescChars
 		if d.Source == tools.SourceMCP {
 			descCap, paramCap = maxMCPToolDescChars, maxMCPParamDescChars

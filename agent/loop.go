@@ -132,6 +132,7 @@ type Agent struct {
 	images  bool                           // send images; off after the model refuses one
 	models  []ModelInfo                    // the endpoint's list, once asked (Models)
 	shelf   *toolShelf                     // tools deferred behind tool_search, and those it chose
+	offer   []string                       // the names the current step offered (guarded by mu)
 	bounds  ToolBounds
 }
 
@@ -210,6 +211,14 @@ func (a *Agent) Models(ctx context.Context) ([]ModelInfo, error) {
 	return models, nil
 }
 
+// Offered is the tools the next request offers the model, as sent: the
+// registry's tools as tools.Offer chooses them, compacted, within the
+// request's bounds (tool_search standing in for the rest). The shell's
+// /tools lists these, and a call from that step may name no other.
+func (a *Agent) Offered() []tools.ToolDef {
+	return a.shelf.bound(CompactTools(a.caller.Tools(), a.economy), a.bounds)
+}
+
 // DeferredTools names the tools the last request left out for its
 // bounds (MaxRequestTools, MaxToolDefBytes); the model reaches them with
 // tool_search. Nil when every tool was sent.
@@ -273,7 +282,8 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 		if len(ans.calls) == 0 {
 			return ans.text, nil
 		}
-		if err := a.runTools(ctx, step, ans.calls, out); err != nil {
+		// The step's calls may name only the tools this step offered.
+		if err := a.runTools(tools.WithOffer(ctx, a.offer), step, ans.calls, out); err != nil {
 			return "", err
 		}
 	}
@@ -289,7 +299,11 @@ func (a *Agent) Turn(ctx context.Context, userMsg string, out Events) (string, e
 // ask makes one streamed request and records the model's answer.
 func (a *Agent) ask(ctx context.Context, step int, out Events) (streamed, error) {
 	out.Event(Event{Kind: EventStep, Step: step})
-	toolList := a.shelf.bound(CompactTools(a.caller.Tools(), a.economy), a.bounds)
+	toolList := a.Offered()
+	a.offer = a.offer[:0]
+	for _, d := range toolList {
+		a.offer = append(a.offer, d.Name)
+	}
 	for broken := 0; ; {
 		a.fit(ToolDefBytes(toolList), out)
 		req := openai.ChatCompletionRequest{Model: a.Settings().Model, Messages: a.msgs, Stream: true}

@@ -269,8 +269,13 @@ type Entry struct {
 	// for doing a task on it; the model is offered them only on request.
 	DevOnly bool
 	// Twin is the native tool doing the same job on the same browser; when
-	// it is offered this tool is left out.
+	// it is offered this tool is left out (unless MakesUIDs, and a tool
+	// offered takes its uids).
 	Twin string
+	// MakesUIDs marks the tool whose result names the elements its
+	// server's other tools take as uid (chrome-devtools-mcp's
+	// take_snapshot): a uid-taking tool is offered only beside it.
+	MakesUIDs bool
 }
 
 // Known reports whether the entry comes from the catalogue or a server's

@@ -117,7 +117,7 @@ var devtools = []Entry{
 	input("press_key", Entry{Element: "-", Types: []string{"key"}, Typing: ByFocus, Twin: "browser_press"}),
 	input("upload_file", Entry{Files: []File{{Param: "filePaths", List: true}}, Twin: "browser_upload"}),
 	// inspection
-	{Name: "take_snapshot", Effect: Read, Files: []File{saves("filePath", ".txt")}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_snapshot"},
+	{Name: "take_snapshot", Effect: Read, Files: []File{saves("filePath", ".txt")}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_snapshot", MakesUIDs: true},
 	{Name: "take_screenshot", Effect: Read, Files: []File{{Param: "filePath", Write: true, Ext: ".png", ExtParam: "format"}}, Foreign: ForeignFrames, Annotations: writes, Twin: "browser_screenshot"},
 	{Name: "wait_for", Effect: Read, Foreign: ForeignSnapshot | ForeignFrames, Timeout: 70 * time.Second, Annotations: readOnly, Twin: "browser_wait"},
 	{Name: "list_console_messages", Effect: Read, Foreign: ForeignFrames, DevOnly: true, Annotations: readOnly},

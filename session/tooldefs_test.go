@@ -20,8 +20,10 @@ import (
 
 // maxDefaultToolBytes bounds the tool definitions of one request with the
 // default tools: web_fetch, the native browser tools and the real
-// chrome-devtools-mcp@1.11.0's (13.4 KB before they were trimmed further).
-const maxDefaultToolBytes = 10_000
+// chrome-devtools-mcp@1.11.0's (13.4 KB before they were trimmed further;
+// take_snapshot, the source of the uids fill_form takes, is
+// offered with them since the one tool set).
+const maxDefaultToolBytes = 11_000
 
 // TestToolDefinitionsWithChromeDevtoolsMCP: with the real
 // chrome-devtools-mcp ready, the tools array the agent sends (as the

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -396,10 +397,32 @@ func (s *Shell) toolNames() []string {
 	return out
 }
 
+// listedTools are the tools /tools lists: what the agent offers the model
+// (and those it deferred behind tool_search), or without an agent every
+// registered tool.
+func (s *Shell) listedTools() []tools.ToolDef {
+	o, ok := s.opts.Agent.(ToolOfferer)
+	if !ok {
+		return s.opts.Tools.Tools()
+	}
+	defs := o.Offered()
+	td, ok := s.opts.Agent.(ToolDeferrer)
+	if !ok {
+		return defs
+	}
+	all := s.opts.Tools.Tools()
+	for _, name := range td.DeferredTools() {
+		if i := slices.IndexFunc(all, func(d tools.ToolDef) bool { return d.Name == name }); i >= 0 {
+			defs = append(defs, all[i])
+		}
+	}
+	return defs
+}
+
 // cmdTools lists tools, filtered by a substring of name or description;
 // a filter that names one tool exactly shows its parameters.
 func cmdTools(_ context.Context, s *Shell, c *call) error {
-	defs := s.opts.Tools.Tools()
+	defs := s.listedTools()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	filter := strings.ToLower(strings.Join(c.args, " "))
 	deferred := map[string]bool{}

@@ -44,6 +44,12 @@ type ModelLister interface {
 	KnownModels() []agent.ModelInfo
 }
 
+// ToolOfferer is an Agent that says which tools its next request offers
+// the model; /tools lists exactly those. *agent.Agent fits.
+type ToolOfferer interface {
+	Offered() []tools.ToolDef
+}
+
 // ToolDeferrer is an Agent that leaves tools out of its requests past its
 // bounds (they wait behind tool_search); /tools marks them. *agent.Agent
 // fits.

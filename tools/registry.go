@@ -167,6 +167,9 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if !ok {
 		return nil, fmt.Errorf("%w %q%s", ErrUnknownTool, name, r.suggest(name))
 	}
+	if (origin == OriginAgent || origin == OriginMCP) && !offered(ctx, name) {
+		return nil, fmt.Errorf("%w %q: it was not offered at this step", ErrUnknownTool, name)
+	}
 	call, err := prepare(def, args, origin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -78,7 +78,7 @@ func TestWebFetchTimeoutSaysItsLimit(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	w := NewWebFetch(&fetch.Options{Timeout: 1500 * time.Millisecond})
+	w := NewWebFetch(&fetch.Options{Timeout: 2 * time.Second})
 	defer w.Close()
 	r := NewRegistry(emptyPolicy(t), nil)
 	r.Add(w)
@@ -87,7 +87,7 @@ func TestWebFetchTimeoutSaysItsLimit(t *testing.T) {
 	if err != nil || !res.IsError() {
 		t.Fatalf("call: %v %+v", err, res)
 	}
-	if want := "timed out fetching " + srv.URL + "/slow (limit 1.5s)"; res.Text != want || strings.Contains(res.ForPerson(), "deadline") {
+	if want := "timed out fetching " + srv.URL + "/slow (limit 2s)"; res.Text != want || strings.Contains(res.ForPerson(), "deadline") {
 		t.Errorf("result %q (person: %q), want %q", res.Text, res.ForPerson(), want)
 	}
 }
