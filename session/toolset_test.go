@@ -142,9 +142,9 @@ func TestOneToolSetAtEveryStep(t *testing.T) {
 	}
 	mu.Unlock()
 	want := map[string]string{
-		"mcp__chrome-devtools__list_pages":       "unknown",
-		"browser_open":                           "ok",
-		"browser_snapshot":                       "ok",
+		"mcp__chrome-devtools__list_pages":        "unknown",
+		"browser_open":                            "ok",
+		"browser_snapshot":                        "ok",
 		"mcp__chrome-devtools__take_heapsnapshot": "unknown",
 		"mcp__chrome-devtools__take_snapshot":     "ok",
 	}
