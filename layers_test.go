@@ -1,6 +1,7 @@
 package browseragent
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -64,5 +65,70 @@ func TestOnePackageImportsTheLLMClient(t *testing.T) {
 func TestMediaImportsNothing(t *testing.T) {
 	if got := goList(t, "-f", `{{join .Imports " "}}`, "./media"); len(got) != 1 || got[0] != "" {
 		t.Errorf("media imports %q; it must stay a leaf", got)
+	}
+}
+
+// TestPackageMapIsTrue: the package map docs/ARCHITECTURE.md draws (its
+// table after "<!-- package map: layers_test.go -->") is what the code
+// imports. Every product package has a row (a sub-package belongs to its
+// top package's row; internal/... to "internal"), and each of its imports
+// of ours is one its row allows, so the map and the code cannot drift.
+func TestPackageMapIsTrue(t *testing.T) {
+	const module = "github.com/browseragent/browseragent/"
+	doc, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "<!-- package map: layers_test.go -->")
+	if !ok {
+		t.Fatal("docs/ARCHITECTURE.md has no package map")
+	}
+	allowed := map[string]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) != 2 || strings.HasPrefix(strings.TrimSpace(cells[0]), "---") || strings.TrimSpace(cells[0]) == "package" {
+			continue
+		}
+		pkg := strings.Trim(strings.TrimSpace(cells[0]), "`")
+		allowed[pkg] = map[string]bool{}
+		for _, imp := range strings.Fields(cells[1]) {
+			allowed[pkg][imp] = true
+		}
+	}
+	// row is the map's row for a package path relative to the module.
+	row := func(rel string) string {
+		if strings.HasPrefix(rel, "internal/") {
+			return "internal"
+		}
+		if _, ok := allowed[rel]; ok {
+			return rel
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		return top
+	}
+	for _, line := range goList(t, "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...") {
+		fields := strings.Fields(line)
+		rel, ok := strings.CutPrefix(fields[0], module)
+		if !ok || strings.HasPrefix(rel, "bench/") || strings.Contains(rel, "/internal/") || strings.HasSuffix(rel, "test") {
+			continue // the module root, benchmarks and test helpers
+		}
+		r := row(rel)
+		may, listed := allowed[r]
+		if !listed {
+			t.Errorf("%s has no row in docs/ARCHITECTURE.md's package map", rel)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours || may["any"] {
+				continue
+			}
+			if d := row(dep); d != r && !may[d] {
+				t.Errorf("%s imports %s, which its row in docs/ARCHITECTURE.md's package map does not allow", rel, dep)
+			}
+		}
 	}
 }
