@@ -107,11 +107,11 @@ func renderedHTML(d docCtx) (string, string, error) {
 	return v[0], v[1], nil
 }
 
-// ExtractDOM runs web_fetch's extractor over a page the browser rendered.
+// extractDOM runs web_fetch's extractor over a page the browser rendered.
 // The page has already run its scripts, so it is never reported as a
 // JavaScript app shell: that flag and its hint ("open it in the browser")
 // are for plain HTTP fetches only.
-func ExtractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Result, error) {
+func extractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Result, error) {
 	r, err := fetch.Extract(html, pageURL, o)
 	if r != nil && r.JSShell {
 		r.JSShell, r.Hint = false, ""
@@ -130,7 +130,7 @@ type Extracted struct {
 	DOM    []byte
 }
 
-// extract runs ExtractDOM over the rendered DOM of the document d. It
+// extract runs extractDOM over the rendered DOM of the document d. It
 // returns the page's title (as the document says it), URL and what the
 // extractor made of it; x is nil when the page gave no DOM.
 func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extracted, err error) {
@@ -138,7 +138,7 @@ func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extr
 	if err != nil {
 		return "", "", nil, err
 	}
-	r, err := ExtractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector, Links: b.opts.ExtractLinks})
+	r, err := extractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector, Links: b.opts.ExtractLinks})
 	x = &Extracted{Result: r, Err: err, DOM: []byte(html)}
 	if err != nil {
 		return "", url, x, err

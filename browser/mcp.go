@@ -10,19 +10,19 @@ import (
 // ChromeDevtoolsMCPArgs returns the arguments to add to the default
 // chrome-devtools MCP server so it drives the browser at ws (ours, or the
 // person's in shared mode) and sends nothing anywhere, plus
-// ChromeDevtoolsMCPSafetyArgs. On a mode switch the server must be
+// chromeDevtoolsMCPSafetyArgs. On a mode switch the server must be
 // restarted with the new endpoint.
 func ChromeDevtoolsMCPArgs(ws string) []string {
-	return append([]string{"--wsEndpoint", ws, "--no-performance-crux", "--no-usage-statistics"}, ChromeDevtoolsMCPSafetyArgs()...)
+	return append([]string{"--wsEndpoint", ws, "--no-performance-crux", "--no-usage-statistics"}, chromeDevtoolsMCPSafetyArgs()...)
 }
 
-// ChromeDevtoolsMCPSafetyArgs are the arguments the browser's MCP server
+// chromeDevtoolsMCPSafetyArgs are the arguments the browser's MCP server
 // always gets, whatever browser its configuration names:
 // --redactNetworkHeaders keeps cookies and authorization out of
 // get_network_request (chrome-devtools-mcp 1.11 sends them unless told),
 // and --experimentalInteropTools offers get_tab_id, which names the tab
 // behind a pageId, so pages are matched to tabs by identity.
-func ChromeDevtoolsMCPSafetyArgs() []string {
+func chromeDevtoolsMCPSafetyArgs() []string {
 	return []string{"--redactNetworkHeaders", "--experimentalInteropTools"}
 }
 

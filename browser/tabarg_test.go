@@ -190,7 +190,7 @@ func TestExtractDOMIsNeverAShell(t *testing.T) {
 	if err != nil || !plain.JSShell {
 		t.Fatalf("the fixture must look like a shell to plain extraction (JSShell %v, %v)", plain.JSShell, err)
 	}
-	r, err := ExtractDOM(rendered, "http://127.0.0.1/spa", nil)
+	r, err := extractDOM(rendered, "http://127.0.0.1/spa", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +200,6 @@ func TestExtractDOMIsNeverAShell(t *testing.T) {
 		HasText bool
 	}
 	if diff := cmp.Diff(flags{HasText: true}, flags{r.JSShell, r.Hint, contains(r.Markdown(), "forty-two")}); diff != "" {
-		t.Errorf("ExtractDOM (-want +got)\n%s", diff)
+		t.Errorf("extractDOM (-want +got)\n%s", diff)
 	}
 }

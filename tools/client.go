@@ -30,8 +30,8 @@ func WithClient(ctx context.Context, c *Client) context.Context {
 	return context.WithValue(ctx, clientKey{}, c)
 }
 
-// ClientFrom returns the Client ctx carries, or nil.
-func ClientFrom(ctx context.Context) *Client {
+// clientFrom returns the Client ctx carries, or nil.
+func clientFrom(ctx context.Context) *Client {
 	c, _ := ctx.Value(clientKey{}).(*Client)
 	return c
 }

@@ -265,7 +265,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return d, nil
 	}
 	approver, yes := r.opts.Approver, r.opts.Yes // fixed at NewRegistry
-	if c := ClientFrom(ctx); c != nil && c.Yes {
+	if c := clientFrom(ctx); c != nil && c.Yes {
 		yes = true // this caller's own --yes, for this call
 	}
 	if approver == nil {
@@ -324,7 +324,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 // answeredBy is who answered an approval question: the person at the
 // terminal, or the MCP host the call came from (its form's answer).
 func answeredBy(ctx context.Context) string {
-	if c := ClientFrom(ctx); c != nil {
+	if c := clientFrom(ctx); c != nil {
 		return guard.ByElicitation(c.Name, c.Session)
 	}
 	return guard.ByPerson
@@ -334,7 +334,7 @@ func answeredBy(ctx context.Context) string {
 // it as its grantee: one host's grants are not another's.
 func guardCall(ctx context.Context, call *ResolvedCall) guard.Call {
 	gc := call.GuardCall()
-	if c := ClientFrom(ctx); c != nil {
+	if c := clientFrom(ctx); c != nil {
 		gc.Grantee = c.Session
 	}
 	return gc
@@ -345,7 +345,7 @@ func guardCall(ctx context.Context, call *ResolvedCall) guard.Call {
 // not open (another client's, the person's).
 func (r *Registry) check(ctx context.Context, call guard.Call, alias string) guard.Decision {
 	d := r.policy.Check(call)
-	c := ClientFrom(ctx)
+	c := clientFrom(ctx)
 	if d.Verdict != guard.Deny && c != nil && c.Others != nil && call.TabID != "" && (c.Others(call.TabID) || alias != "" && c.Others(alias)) {
 		d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
 		d.Reason = fmt.Sprintf("Refused: %s would act on a tab another MCP session opened; a session reads and acts only in its own tabs (and the person's). Open one of your own with browser_open.", call.Tool)
@@ -426,7 +426,7 @@ func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision
 	}
 	call, secret := c.GuardCall(), c.Page.Secret
 	e := guard.FromDecision(call, d)
-	if c := ClientFrom(ctx); c != nil {
+	if c := clientFrom(ctx); c != nil {
 		e.Client, e.Session = c.Name, c.Session
 	}
 	e.Time, e.Duration, e.Secret = start.UTC(), time.Since(start), secret
