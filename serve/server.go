@@ -199,7 +199,7 @@ func (s *Server) call(ctx context.Context, c *client, d tools.ToolDef, args json
 	}
 	// A refusal goes to the client as an error result saying why.
 	c.after(d.Name, args, res, before, s.currentTab())
-	if d.Name == "browser_tabs" && !res.IsError {
+	if d.Name == "browser_tabs" && !res.IsError() {
 		// Another session's tabs are not this one's to see: their
 		// addresses and titles are that session's work.
 		others := s.identity(c).Others
