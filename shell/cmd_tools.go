@@ -67,6 +67,12 @@ func browserCommands() []*command {
 			run: toolCmd("browser_click", func(c *call) map[string]any { return map[string]any{"ref": c.args[0]} })},
 		{name: "type", args: "REF TEXT", summary: "replace the text of field REF with TEXT", minArgs: 2, rawArgs: true,
 			run: cmdType},
+		{name: "hover", args: "REF", summary: "move the pointer onto REF and leave it there (menus that open on hover)", minArgs: 1,
+			run: toolCmd("browser_hover", func(c *call) map[string]any { return map[string]any{"ref": c.args[0]} })},
+		{name: "dialog", args: "accept|dismiss [TEXT]", summary: "answer the page's open alert, confirm or prompt (TEXT: a prompt's answer)", minArgs: 1, rawArgs: true,
+			help: "Goes through the guard like the agent's browser_dialog: on a sensitive page, and in a tab you\n" +
+				"opened in your own Chrome, it asks first. A dialog is never answered for you.",
+			run: cmdDialog},
 		{name: "fetch", args: "URL [--select CSS]", summary: "fetch a page over HTTP as markdown (web_fetch)", minArgs: 1,
 			flags: []flagSpec{{"select", "CSS", "only the parts matching a CSS selector"}},
 			run:   cmdFetch},
@@ -80,6 +86,24 @@ func toolCommands() []*command {
 			help: "Example: /call web_fetch {\"url\": \"https://example.com\"}\nThe same approvals and audit log apply as for the agent.",
 			run:  cmdCall, complete: completeToolNames},
 	}
+}
+
+// cmdDialog answers the open dialog: /dialog accept [TEXT] or /dialog dismiss.
+func cmdDialog(ctx context.Context, s *Shell, c *call) error {
+	verb, text, _ := strings.Cut(strings.TrimSpace(c.rest), " ")
+	args := map[string]any{}
+	switch strings.ToLower(verb) {
+	case "accept", "ok", "yes":
+		args["accept"] = true
+		if text = strings.TrimSpace(text); text != "" {
+			args["text"] = text
+		}
+	case "dismiss", "cancel", "no":
+		args["accept"] = false
+	default:
+		return fmt.Errorf("/dialog %s: say accept (OK, with a prompt's answer after it) or dismiss (Cancel)", verb)
+	}
+	return s.callTool(ctx, "browser_dialog", args)
 }
 
 // toolCmd makes a command that calls one tool with arguments built from the line.
@@ -116,15 +140,24 @@ func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) e
 	return s.printResult(res)
 }
 
+// shellWords rewords a tool's advice on answering a dialog as this shell's
+// command: the person answers with /dialog, not with the model's arguments.
+var shellWords = strings.NewReplacer(
+	"browser_dialog accept=true (OK) or accept=false (Cancel)", "/dialog accept (OK) or /dialog dismiss (Cancel)",
+	"browser_dialog accept=true text=\"your answer\", or accept=false", "/dialog accept your answer, or /dialog dismiss",
+	"browser_dialog accept=true (leave the page) or accept=false (stay)", "/dialog accept (leave the page) or /dialog dismiss (stay)",
+	"browser_dialog accept=true", "/dialog accept",
+)
+
 // printResult shows a tool result: text, then where images were saved.
 func (s *Shell) printResult(res *tools.ToolResult) error {
 	if res == nil {
 		return nil
 	}
 	if res.IsError() {
-		return errors.New(strings.TrimSpace(res.ForPerson()))
+		return errors.New(strings.TrimSpace(shellWords.Replace(res.ForPerson())))
 	}
-	s.p.Text(textutil.Visible(res.ForPerson())) // a page or a server chose it
+	s.p.Text(textutil.Visible(shellWords.Replace(res.ForPerson()))) // a page or a server chose it
 	for i, img := range res.Images {
 		path := res.Path
 		if path == "" || i > 0 {

@@ -20,7 +20,7 @@ import (
 // it then say how to enable it.
 
 // Tools is the one tool-call path. Every tool-running command (/open,
-// /navigate, /back, /close, /snapshot, /screenshot, /click, /type, /tabs,
+// /navigate, /back, /close, /snapshot, /screenshot, /click, /type, /hover, /dialog, /tabs,
 // /tab, /fetch, /call) goes
 // through Call with tools.OriginCommand, so the guard, approvals and the
 // audit log apply to slash commands exactly as to the LLM.

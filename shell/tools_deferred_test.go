@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // deferringAgent is an Agent whose last request left some tools out.
@@ -78,5 +81,33 @@ func TestScreenshotFormatFollowsName(t *testing.T) {
 	}
 	if got, want := strings.Join(formats, ","), "browser_screenshot png,browser_screenshot jpeg"; got != want {
 		t.Errorf("calls %q, want %q", got, want)
+	}
+}
+
+// TestDialogCommand: /dialog answers the open dialog through browser_dialog
+// (accept with a prompt's answer, dismiss), /hover calls browser_hover, and
+// a result's advice on answering a dialog names /dialog, the shell's
+// command, not the model's arguments.
+func TestDialogCommand(t *testing.T) {
+	toolList := newFakeTools()
+	toolList.handlers["browser_click"] = func(context.Context, json.RawMessage) (*tools.ToolResult, error) {
+		return &tools.ToolResult{Text: `A confirm dialog is open in tab t1: "Really delete?". The page is paused until it is answered: browser_dialog accept=true (OK) or accept=false (Cancel).`}, nil
+	}
+	out, errs, failed := runScriptResult(t, &Options{Tools: toolList},
+		"/click e2\n/dialog dismiss\n/dialog accept Ada Lovelace\n/dialog maybe\n/hover e3\n")
+	if failed != 1 || !strings.Contains(errs, "/dialog maybe: say accept") {
+		t.Errorf("failed %d, want 1 (/dialog maybe)\nstderr: %s", failed, errs)
+	}
+	if want := "answered: /dialog accept (OK) or /dialog dismiss (Cancel)."; !strings.Contains(out, want) || strings.Contains(out, "accept=true") {
+		t.Errorf("the dialog's advice is not the shell's words, want %q:\n%s", want, out)
+	}
+	var got []string
+	for _, c := range toolList.got() {
+		got = append(got, c.Name+" "+c.Args)
+	}
+	want := []string{`browser_click {"ref":"e2"}`, `browser_dialog {"accept":false}`,
+		`browser_dialog {"accept":true,"text":"Ada Lovelace"}`, `browser_hover {"ref":"e3"}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
 }
