@@ -104,7 +104,33 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 	if r != nil {
 		return r, nil
 	}
+	c.refuseOthers(pctx, events)
 	return c.keepDownload(d, staging, dir)
+}
+
+// afterWait is how long downloads stay watched after the one taken: a page
+// that starts another of its own right after it (a script's a.click()) had
+// that one held back by the browser once downloads were refused again, and
+// let through by the next browser_download of the tab, as if asked for.
+const afterWait = 500 * time.Millisecond
+
+// refuseOthers cancels every download that begins within afterWait of the
+// one the call took.
+func (c *call) refuseOthers(ctx context.Context, events <-chan any) {
+	quiet := time.NewTimer(afterWait)
+	defer quiet.Stop()
+	for {
+		select {
+		case ev := <-events:
+			if e, ok := ev.(*cdpbrowser.EventDownloadWillBegin); ok {
+				c.s.cancelDownload(e.GUID)
+			}
+		case <-quiet.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // download is the one download a call takes.
