@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -222,8 +223,39 @@ func dropTabs(list string, others func(string) bool) string {
 		}
 		kept = append(kept, l)
 	}
+	// The heading counted every tab, the other sessions' too.
+	for i, l := range kept {
+		m := tabsHeading().FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n := 0
+		for _, t := range kept[i+1:] {
+			if f := strings.Fields(t); len(f) > 0 && tabID().MatchString(f[0]) {
+				n++
+			}
+		}
+		switch n {
+		case 0:
+			kept[i] = "No tabs open."
+		case 1:
+			kept[i] = "1 tab " + m[1]
+		default:
+			kept[i] = fmt.Sprintf("%d tabs %s", n, m[1])
+		}
+		break
+	}
 	return strings.Join(kept, "\n")
 }
+
+// tabsHeading is browser.FormatTabs' first line: "2 tabs (isolated browser):".
+// Compiled on first use, as every pattern is, so no start pays for it.
+var tabsHeading = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\d+ tabs? (\(\w+ browser\):)$`)
+})
+
+// tabID is a tab line's first word: t3, or *t3 for the current one.
+var tabID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*?t\d+$`) })
 
 func (s *Server) currentTab() string {
 	if s.opts.Tabs == nil {

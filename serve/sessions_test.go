@@ -100,8 +100,8 @@ func TestHTTPSessionsKeepTheirGrantsAndTabs(t *testing.T) {
 	if aTab == "" {
 		t.Fatalf("no tab of a's in its own list:\n%s", tabs)
 	}
-	if tabs, _ := callTool(t, b, "browser_tabs", nil); strings.Contains(tabs, site.URL+"/a") || !strings.Contains(tabs, site.URL+"/b") {
-		t.Errorf("b's tab list shows a's tab (or not its own):\n%s", tabs)
+	if tabs, _ := callTool(t, b, "browser_tabs", nil); strings.Contains(tabs, site.URL+"/a") || !strings.Contains(tabs, site.URL+"/b") || !strings.Contains(tabs, "\n2 tabs (shared browser):\n") {
+		t.Errorf("b's tab list shows a's tab (or not its own, or counts a's in its first line):\n%s", tabs)
 	}
 	for _, tc := range []struct {
 		tool string
