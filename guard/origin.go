@@ -33,26 +33,7 @@ func (rs *Rules) originRule(u URL) *Rule {
 			}
 		}
 	}
-	key := hostKey(u.Host)
-	consider(rs.exact[key])
-	port := ""
-	if rs.ports {
-		port = effectivePort(u)
-	}
-	if port != "" {
-		consider(rs.exact[key+":"+port])
-	}
-	for h := u.Host; ; {
-		i := strings.IndexByte(h, '.')
-		if i < 0 {
-			break
-		}
-		h = h[i+1:]
-		consider(rs.wild[h])
-		if port != "" {
-			consider(rs.wild[h+":"+port])
-		}
-	}
+	rs.byHost(u, consider)
 	return best
 }
 

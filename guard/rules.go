@@ -126,23 +126,13 @@ func (rs *Rules) Len() int { return len(rs.list) }
 // earliest), or nil. Opaque URLs match nothing: judge them by their page.
 func (rs *Rules) Match(u URL) *Rule { return rs.match(u, false) }
 
-// match is Match, leaving the fixed DevTools rules out when connect is set
-// (judging an endpoint to connect to: see matchConnect).
-func (rs *Rules) match(u URL, connect bool) *Rule {
-	if rs == nil || u.Opaque {
-		return nil
-	}
-	var best *Rule
-	consider := func(cands []*Rule) {
-		for _, r := range cands {
-			if stricter(r, best) && !(connect && r.devtools) && r.matches(u) {
-				best = r
-			}
-		}
-	}
+// byHost hands consider the rules that name u's host: by name, then by
+// each wildcard above it, each also with u's port where rules name ports.
+// It returns that port ("" when no rule names one), for the rules of any
+// host.
+func (rs *Rules) byHost(u URL, consider func([]*Rule)) (port string) {
 	key := hostKey(u.Host)
 	consider(rs.exact[key])
-	port := ""
 	if rs.ports {
 		port = effectivePort(u)
 	}
@@ -160,6 +150,24 @@ func (rs *Rules) match(u URL, connect bool) *Rule {
 			consider(rs.wild[h+":"+port])
 		}
 	}
+	return port
+}
+
+// match is Match, leaving the fixed DevTools rules out when connect is set
+// (judging an endpoint to connect to: see matchConnect).
+func (rs *Rules) match(u URL, connect bool) *Rule {
+	if rs == nil || u.Opaque {
+		return nil
+	}
+	var best *Rule
+	consider := func(cands []*Rule) {
+		for _, r := range cands {
+			if stricter(r, best) && !(connect && r.devtools) && r.matches(u) {
+				best = r
+			}
+		}
+	}
+	port := rs.byHost(u, consider)
 	consider(rs.any)
 	if port != "" {
 		consider(rs.anyPort[port])
