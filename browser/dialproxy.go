@@ -9,13 +9,14 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/netcheck"
 )
 
 // DialControl judges the address a connection is about to be made to, once
@@ -204,26 +205,7 @@ func (t checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.check == nil {
 		return t.base.RoundTrip(req)
 	}
-	var mu sync.Mutex
-	var refused error
-	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		if err := t.check(info.Conn.RemoteAddr().String(), req.URL); err != nil {
-			mu.Lock()
-			refused = err
-			mu.Unlock()
-			info.Conn.Close()
-		}
-	}}
-	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
-	mu.Lock()
-	defer mu.Unlock()
-	if refused != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return nil, refused
-	}
-	return resp, err
+	return netcheck.RoundTrip(t.base, req, func(addr string) error { return t.check(addr, req.URL) })
 }
 
 // checkTunnel judges what the browser sends first through a CONNECT

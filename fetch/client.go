@@ -17,12 +17,12 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/netcheck"
 )
 
 // Defaults used when an Options field is zero.
@@ -418,27 +418,12 @@ type checkedTransport struct {
 }
 
 func (t *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	var mu sync.Mutex
-	var refused *refusedDial
-	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		addr := info.Conn.RemoteAddr().String()
+	return netcheck.RoundTrip(t.base, req, func(addr string) error {
 		if err := t.check(addr, req.URL); err != nil {
-			mu.Lock()
-			refused = &refusedDial{address: addr, err: err}
-			mu.Unlock()
-			info.Conn.Close()
+			return &refusedDial{address: addr, err: err}
 		}
-	}}
-	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
-	mu.Lock()
-	defer mu.Unlock()
-	if refused != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return nil, refused
-	}
-	return resp, err
+		return nil
+	})
 }
 
 // proxiedTransport judges a request that goes through a proxy by the
