@@ -54,24 +54,11 @@ func broadWins(article, broad *html.Node) bool {
 
 // strictTextLen is plainTextLen (letters outside links) without blocks
 // named as boilerplate.
-func strictTextLen(root *html.Node) int {
-	n := 0
-	walk(root, func(c *html.Node) bool {
-		switch c.Type {
-		case html.TextNode:
-			n += countLetters(c.Data)
-		case html.ElementNode:
-			if nonContent[c.DataAtom] || (c.DataAtom == atom.A && !isAnchorLink(c)) {
-				return false
-			}
-			if c != root && (hasBoilerplateName(c) || hasNameIn(c, galleryName)) {
-				return false
-			}
-		}
-		return true
-	})
-	return n
-}
+func strictTextLen(root *html.Node) int { return lettersUnder(root, namedBoilerplate) }
+
+// namedBoilerplate reports a block whose class or id names boilerplate or
+// a gallery.
+func namedBoilerplate(n *html.Node) bool { return hasBoilerplateName(n) || hasNameIn(n, galleryName) }
 
 // broadContent is a copy of the page's main region (its <main>, or the
 // body) without the site's chrome. doc is not changed.

@@ -101,14 +101,21 @@ func attrOr(n *html.Node, key string) string {
 
 // plainTextLen is the letters under n outside links and outside what is
 // never content.
-func plainTextLen(n *html.Node) int {
+func plainTextLen(n *html.Node) int { return lettersUnder(n, nil) }
+
+// lettersUnder is plainTextLen leaving out, too, every block below root
+// that skip reports (nil skips none).
+func lettersUnder(root *html.Node, skip func(*html.Node) bool) int {
 	l := 0
-	walk(n, func(c *html.Node) bool {
+	walk(root, func(c *html.Node) bool {
 		switch c.Type {
 		case html.TextNode:
 			l += countLetters(c.Data)
 		case html.ElementNode:
 			if nonContent[c.DataAtom] || (c.DataAtom == atom.A && !isAnchorLink(c)) {
+				return false
+			}
+			if skip != nil && c != root && skip(c) {
 				return false
 			}
 		}
