@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/browseragent/browseragent/internal/testutil"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -288,15 +289,7 @@ func report(tools []tool, times map[string]map[string][]time.Duration, n, cold i
 // endDaemons stops what the peers left running for this run, found by the
 // HOME they were given (their browsers end with them).
 func endDaemons(home string) {
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		env, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) && !bytes.HasPrefix(env, []byte("HOME="+home+"\x00")) {
-			continue
-		}
-		var pid int
-		if _, err := fmt.Sscanf(p, "/proc/%d/environ", &pid); err == nil && pid != os.Getpid() {
-			syscall.Kill(pid, syscall.SIGTERM)
-		}
+	for _, pid := range testutil.ProcessesWithEnv("HOME=" + home) {
+		syscall.Kill(pid, syscall.SIGTERM)
 	}
 }

@@ -44,6 +44,7 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -308,16 +309,8 @@ func agentBrowser(bin, chrome, base string, pages []*page) error {
 // running, idle), found by the HOME it was given; its Chromium ends with
 // it.
 func endDaemons(home string) {
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		env, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(env, []byte("\x00HOME="+home+"\x00")) && !bytes.HasPrefix(env, []byte("HOME="+home+"\x00")) {
-			continue
-		}
-		var pid int
-		if _, err := fmt.Sscanf(p, "/proc/%d/environ", &pid); err == nil && pid != os.Getpid() {
-			syscall.Kill(pid, syscall.SIGTERM)
-		}
+	for _, pid := range testutil.ProcessesWithEnv("HOME=" + home) {
+		syscall.Kill(pid, syscall.SIGTERM)
 	}
 }
 
