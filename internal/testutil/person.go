@@ -62,17 +62,39 @@ func StartPersonsBrowserWith(t testing.TB, chrome string, flags, urls []string, 
 	pid := p.cmd.Process.Pid
 	Owns(t, p.Dir, func() []int { return []int{pid} })
 	opened := 1
+	var readySince time.Time
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		for opened < len(urls) && p.openTab(urls[opened]) {
 			opened++
 		}
 		if opened == len(urls) && p.Port() != "" && (ready == nil || ready(p.PageURLs())) {
-			return p
+			// /json/list gives a tab's URL as soon as its navigation
+			// starts, while the document is still about:blank; a page
+			// has committed once its title is its own, not the URL.
+			// Pages without a <title> never get one: 5 s of grace.
+			if readySince.IsZero() {
+				readySince = time.Now()
+			}
+			if p.committed() || time.Since(readySince) > 5*time.Second {
+				return p
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the person's browser did not come up within 20 s: its pages are %v", p.PageURLs())
 		}
 	}
+}
+
+// committed reports whether every web page of the browser shows a title of
+// its own: its document replaced the about:blank it started as.
+func (p *PersonsBrowser) committed() bool {
+	for _, pg := range p.Pages() {
+		web := strings.HasPrefix(pg.URL, "http://") || strings.HasPrefix(pg.URL, "https://")
+		if web && (pg.Title == "" || strings.Contains(pg.URL, pg.Title)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Port is the browser's remote-debugging port from DevToolsActivePort, or
