@@ -38,6 +38,30 @@
     OL: 'list', LI: 'listitem', DIALOG: 'dialog', SUMMARY: 'button', P: 'paragraph', ARTICLE: 'article',
     ASIDE: 'complementary', HEADER: 'banner', FOOTER: 'contentinfo', OPTION: 'option', LABEL: null,
     BLOCKQUOTE: 'blockquote', PRE: 'code', FIELDSET: 'group', DETAILS: 'group', SECTION: null };
+  // A form's named controls (<input name=getAttribute>, name=hidden) and a
+  // document's named forms and images shadow their built-in properties: a
+  // page could break the outline or hide a form from it. Both are read
+  // through their prototypes; raw gives back the element for the browser's
+  // own functions.
+  const raws = new WeakMap();
+  function own(o) {
+    const p = new Proxy(o, {
+      get(t, key) {
+        for (let q = Object.getPrototypeOf(t); q; q = Object.getPrototypeOf(q)) {
+          const d = Object.getOwnPropertyDescriptor(q, key);
+          if (!d) continue;
+          if (d.get) return d.get.call(t);
+          return typeof d.value === 'function' ? d.value.bind(t) : d.value;
+        }
+        return t[key];
+      }
+    });
+    raws.set(p, o);
+    return p;
+  }
+  const raw = el => raws.get(el) || el;
+  const safe = el => el instanceof HTMLFormElement ? own(el) : el;
+  const doc = own(document);
   const clean = (s, max) => {
     s = (s || '').replace(/\s+/g, ' ').trim();
     return s.length > max ? s.slice(0, max - 1) + '…' : s;
@@ -66,7 +90,7 @@
     if (n) return clean(n, 100);
     const lb = el.getAttribute('aria-labelledby');
     if (lb) {
-      n = lb.split(/\s+/).map(id => { const e = document.getElementById(id); return e ? e.textContent : ''; }).join(' ');
+      n = lb.split(/\s+/).map(id => { const e = doc.getElementById(id); return e ? e.textContent : ''; }).join(' ');
       if (n.trim()) return clean(n, 100);
     }
     const tag = el.tagName;
@@ -94,6 +118,7 @@
     return out;
   }
   function ref(el) {
+    el = raw(el);
     let id = st.ids.get(el);
     if (!id) {
       id = prefix + 'e' + (++st.n);
@@ -167,13 +192,14 @@
     if (truncated) return;
     const kids = node.shadowRoot ? [...node.shadowRoot.childNodes, ...node.childNodes] : node.childNodes;
     const labelled = node.tagName === 'LABEL' && node.control;
-    for (const c of kids) {
+    for (let c of kids) {
       if (truncated) return;
+      c = safe(c);
       if (c.nodeType === 3) { if (!labelled) text(depth, c.data); continue; }
       if (c.nodeType !== 1 || SKIP.has(c.tagName)) continue;
       if (c.getAttribute('aria-hidden') === 'true' || c.hidden) continue;
       if (c.checkVisibility && !c.checkVisibility({ checkVisibilityCSS: true }) && c.tagName !== 'OPTION') {
-        if (getComputedStyle(c).display !== 'contents') continue;
+        if (getComputedStyle(raw(c)).display !== 'contents') continue;
       }
       if (c.tagName === 'IFRAME' || c.tagName === 'FRAME') {
         if (c.__baFrameKey && lines.length < maxLines)
@@ -226,13 +252,13 @@
       }
     }
   }
-  let root = document.body || document.documentElement;
+  let root = doc.body || doc.documentElement;
   if (rootSelector) {
-    root = document.querySelector(rootSelector);
+    root = safe(doc.querySelector(rootSelector));
     if (!root) return { error: 'no element matches ' + rootSelector };
     const r = role(root);
     if (r && LEAF.has(r)) { emit(0, describe(root, r)); root = null; }
   }
   if (root) walk(root, 0);
-  return { title: document.title, url: location.href, lines: lines, refs: count, truncated: truncated, next: st.n, elements: elements };
+  return { title: doc.title, url: location.href, lines: lines, refs: count, truncated: truncated, next: st.n, elements: elements };
 })

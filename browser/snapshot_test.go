@@ -253,3 +253,48 @@ func TestActionChanges(t *testing.T) {
 		t.Errorf("a click that loads another page lists changes:\n%s", res)
 	}
 }
+
+// TestSnapshotClobberedNames: a form's controls named after its built-in
+// properties (name=hidden, getAttribute, tagName) and a document's named
+// image and form (title, querySelector) shadow those properties in the
+// page. The outline still shows every form and control, and a ref from it
+// still fills the field: the page can neither break the snapshot nor hide
+// a form from the model.
+func TestSnapshotClobberedNames(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Orders</title><h1>Orders</h1>
+<img name="title" alt=""><form name="querySelector"></form>
+<form action="/pay"><input name="hidden" aria-label="Hidden amount"><button>Pay now</button></form>
+<form><input name="getAttribute" aria-label="Payee"><input name="tagName"><input name="checkVisibility"><input name="childNodes"><button>Send money</button></form>
+<p>After the forms</p>`)
+	}))
+	t.Cleanup(srv.Close)
+	mustCall(t, b, "browser_open", map[string]any{"url": srv.URL})
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"whole page", nil},
+		{"interactive", map[string]any{"interactive": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := mustCall(t, b, "browser_snapshot", tc.args).Text
+			for _, want := range []string{"Page: Orders", `"Hidden amount"`, `"Pay now"`, `"Payee"`, `"Send money"`} {
+				if !strings.Contains(snap, want) {
+					t.Errorf("snapshot lacks %s:\n%s", want, snap)
+				}
+			}
+		})
+	}
+	snap := mustCall(t, b, "browser_snapshot", nil).Text
+	if !strings.Contains(snap, "After the forms") {
+		t.Errorf("snapshot stops at the forms:\n%s", snap)
+	}
+	mustCall(t, b, "browser_type", map[string]any{"ref": refFor(t, snap, `"Payee"`), "text": "Ada"})
+	got := mustCall(t, b, "browser_eval", map[string]any{"js": "document.forms[2].elements[0].value"}).Text
+	if !strings.Contains(got, "Ada") {
+		t.Errorf("typing through a ref of a clobbered form: the field holds %s", got)
+	}
+}
