@@ -39,6 +39,30 @@ func (t *tab) openDialog() *page.EventJavascriptDialogOpening {
 	return t.dialog
 }
 
+// DialogFrame is the frame whose dialog is open in the tab: its URL as the
+// dialog reported it and the address its document came from when the tab
+// saw it ("" unknown); ok is false when no dialog is open. Answering the
+// dialog is a write on that frame, whatever page holds it, and the page the
+// dialog paused cannot list its frames meanwhile.
+func (b *Browser) DialogFrame(tabID string) (url, addr string, ok bool) {
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() {
+		return "", "", false
+	}
+	t, err := s.lookup(tabID)
+	if err != nil {
+		return "", "", false
+	}
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	if t.dialog == nil {
+		return "", "", false
+	}
+	return t.dialog.URL, t.frameAddrs[t.dialog.FrameID], true
+}
+
 // dialogNote says which dialog is open in tab t and how to answer it.
 func dialogNote(t *tab, d *page.EventJavascriptDialogOpening, persons bool) string {
 	how := "browser_dialog accept=true (OK) or accept=false (Cancel)"

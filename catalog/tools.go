@@ -37,8 +37,11 @@ var native = []Entry{
 	{Name: "browser_check", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Annotations: destroys},
 	// reads the person's files and hands them to the page
 	{Name: "browser_upload", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Files: []File{{Param: "paths", List: true}}, Annotations: destroys},
-	// answers the page's dialog: OK or Cancel, a prompt's text
-	{Name: "browser_dialog", Effect: Write, Tab: "tab", OnPage: true, Annotations: destroys},
+	// answers the page's dialog: OK or Cancel, a prompt's text. The answer
+	// goes to whichever frame opened the dialog (a bank's iframe on an
+	// ordinary page): like input it reaches past the page, and the locator
+	// judges it by the frame the browser says opened the dialog.
+	{Name: "browser_dialog", Effect: Write, Input: true, Tab: "tab", OnPage: true, Annotations: destroys},
 	// writes a file into dir (its schema default when the call names none)
 	{Name: "browser_download", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", URL: "url", Files: []File{{Param: "dir", Write: true}}, Annotations: destroys},
 	{Name: "browser_select", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"value"}, Typing: ByRef, Annotations: destroys},

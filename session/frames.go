@@ -106,6 +106,13 @@ func (l locator) judgedURL(ctx context.Context, c *tools.ResolvedCall, page tool
 			judge(page.URL, page.Addr)
 		}
 	}
+	if u, addr, ok := b.DialogFrame(page.TabID); ok {
+		// Only the dialog's answer can run now: it goes to the frame that
+		// opened the dialog, and the page it paused lists no frames.
+		judge(u, addr)
+		judge(page.URL, page.Addr)
+		return best
+	}
 	if how == elemRef {
 		if in, err := b.RefInFrame(ctx, page.TabID, ref); err == nil && !in {
 			if bestRank < 0 {

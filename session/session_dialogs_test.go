@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -154,4 +156,65 @@ func pressRefNamed(t *testing.T, s *Session, name string) string {
 		t.Fatalf("no ref for %q in:\n%s", name, snap)
 	}
 	return m[1]
+}
+
+// TestSessionBankFramesConfirmIsTheBanks: a sensitive page in a frame of an
+// ordinary page opens a confirm by itself. Answering it is a write on the
+// bank, whatever page holds the frame: with --yes (ordinary writes
+// approved) accepting it still asks the person, who says no, and the bank
+// is not paid. It was judged as a write on the ordinary page, and --yes
+// accepted it.
+func TestSessionBankFramesConfirmIsTheBanks(t *testing.T) {
+	var paid atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Shop</title><h1>Shop</h1><iframe src="/bank/widget" title="Bank"></iframe>`)
+	})
+	mux.HandleFunc("/bank/widget", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Bank</title><p>Bank widget</p><script>setTimeout(() => { if (confirm('Send 500 EUR to the shop?')) fetch('/bank/paid') }, 200)</script>`)
+	})
+	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	rules, err := guard.ParseRules([]byte(`version: 1
+rules:
+  - name: local-bank
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/bank"]
+    action: ask
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := &personAtTerminal{}
+	opts := &SessionOptions{Rules: rules, Yes: true, Approver: person, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	opts.Browser.Launch.Host = shared.Endpoint(t)
+	ownBrowser(t, opts)
+	s, err := NewSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	// The confirm opens after the page loaded; a read meanwhile says so.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		res := call(t, s, "browser_snapshot", map[string]any{})
+		if strings.Contains(res.Text, "Send 500 EUR") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bank frame's confirm never showed: %s", res.Text)
+		}
+	}
+	res := call(t, s, "browser_dialog", map[string]any{"accept": true})
+	if q := person.questions(); !res.IsError() || len(q) != 1 || !q[0].Sensitive {
+		t.Errorf("accepting the bank frame's confirm under --yes: want the person asked (who says no), got %+v, questions %+v", res, q)
+	}
+	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
+	if n := paid.Load(); n != 0 {
+		t.Errorf("the bank frame's confirm was accepted under --yes: paid %d time(s)", n)
+	}
 }
