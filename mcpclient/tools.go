@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -271,6 +272,19 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 	return r, err
 }
 
+// CallError is a tools/call that was made and got no result: the server
+// and tool it was, and why (ErrCallTimeout, ErrNotReady, the server's own
+// JSON-RPC error, a cancelled ctx). Its text names them, "mcp srv/tool: …";
+// a caller that already names the tool prints Err alone.
+type CallError struct {
+	Server, Tool string
+	Err          error
+}
+
+func (e *CallError) Error() string { return fmt.Sprintf("mcp %s/%s: %v", e.Server, e.Tool, e.Err) }
+
+func (e *CallError) Unwrap() error { return e.Err }
+
 // callTool makes one tools/call, bounded by the server's callTimeout.
 func (s *server) callTool(ctx context.Context, sess *mcp.ClientSession, params *mcp.CallToolParams) (*Result, error) {
 	server, tool := s.name, params.Name
@@ -278,18 +292,24 @@ func (s *server) callTool(ctx context.Context, sess *mcp.ClientSession, params *
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r, err := sess.CallTool(cctx, params)
+	fail := func(err error) (*Result, error) { return nil, &CallError{Server: server, Tool: tool, Err: err} }
 	switch {
 	case err == nil:
 		return convertResult(server, tool, r), nil
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("mcp %s/%s: %w", server, tool, ctx.Err())
+		return fail(ctx.Err())
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("mcp %s/%s: %w after %s (raise \"callTimeout\" for this server)", server, tool, ErrCallTimeout, timeout)
+		return fail(fmt.Errorf("%w after %s (raise \"callTimeout\" for this server)", ErrCallTimeout, timeout))
 	}
 	if reason := s.deathReason(err); reason != nil {
-		return nil, fmt.Errorf("mcp %s/%s: %w: %v", server, tool, ErrNotReady, reason)
+		return fail(fmt.Errorf("%w: %v", ErrNotReady, reason))
 	}
-	return nil, fmt.Errorf("mcp %s/%s: %w", server, tool, err)
+	if we, ok := errors.Unwrap(err).(*jsonrpc.Error); ok {
+		// The server's own error answer, in its words, without the SDK's
+		// `calling "tools/call": ` (a transport's errors keep their chain).
+		return fail(we)
+	}
+	return fail(err)
 }
 
 // deathReason waits briefly after a call failed on a lost connection:

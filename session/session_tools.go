@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -39,6 +40,11 @@ func (t mcpTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 		return nil, err
 	}
 	r, err := t.m.CallTool(ctx, c.Def.Name, c.Raw)
+	if ce := (*mcpclient.CallError)(nil); errors.As(err, &ce) {
+		// Named as the registry names its own errors, by the tool's one
+		// name, said once: not also as "mcp server/tool".
+		return nil, fmt.Errorf("%s: %w", c.Def.Name, ce.Err)
+	}
 	if err != nil || r == nil {
 		return nil, err
 	}

@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/agent/llmtest"
-	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/mcpclient"
-	"github.com/browseragent/browseragent/session"
 )
 
 // hostServer is an in-process MCP server whose tools ask the client for a
@@ -60,36 +57,14 @@ func hostServer() *mcp.Server {
 // LLM configured).
 func hostShell(t *testing.T, llm *llmtest.Server, script string) (string, string) {
 	t.Helper()
-	rules, err := guard.LoadRules()
-	if err != nil {
-		t.Fatal(err)
-	}
 	settings := agent.Settings{}
 	if llm != nil {
 		settings = agent.Settings{BaseURL: llm.URL, Model: "test-model"}
 	}
 	hooks := &Hooks{}
-	srv := hostServer()
-	mo := mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
-		ct, st := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}}
-	hooks.HostOptions(&mo, func() agent.Settings { return settings })
-	sess, err := session.NewSession(&session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl", Approver: hooks,
-		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{"h": {Name: "h", Command: "unused"}}}, MCPOptions: mo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	sess.Start(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := sess.MCP.WaitReady(ctx, "h"); err != nil {
-		t.Fatal(err)
-	}
+	sess := memSession(t, "h", hostServer(), hooks, func(mo *mcpclient.Options) {
+		hooks.HostOptions(mo, func() agent.Settings { return settings })
+	})
 	opts := &Options{Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks}
 	if llm != nil {
 		ag, err := agent.New(settings, sess.Registry, nil)

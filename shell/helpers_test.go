@@ -8,8 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/mcpclient"
+	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -126,4 +132,42 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// memSession is a real session.Session whose one MCP server, name, is srv
+// over in-memory transports, started and ready; hooks (may be nil) are its
+// approver, host adds to its MCP options (may be nil). It closes with t.
+func memSession(t *testing.T, name string, srv *mcp.Server, hooks *Hooks, host func(*mcpclient.Options)) *session.Session {
+	t.Helper()
+	rules, err := guard.LoadRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	if host != nil {
+		host(&mo)
+	}
+	so := &session.SessionOptions{Rules: rules, AuditPath: t.TempDir() + "/audit.jsonl",
+		MCP: &mcpclient.Config{Servers: map[string]*mcpclient.ServerConfig{name: {Name: name, Command: "unused"}}}, MCPOptions: mo}
+	if hooks != nil {
+		so.Approver = hooks
+	}
+	sess, err := session.NewSession(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	sess.Start(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := sess.MCP.WaitReady(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	return sess
 }

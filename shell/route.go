@@ -223,10 +223,10 @@ func (s *Shell) agentEvent(ev agent.Event) {
 func (s *Shell) toolResultLine(ev agent.Event) {
 	switch {
 	case ev.Err != nil:
-		s.p.Error("%s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(words.Error(ev.Err)))
+		s.p.Error("%s", textutil.VisibleLine(textutil.Labelled(ev.Call.Name, words.Error(ev.Err))))
 	case ev.Result == nil:
 	case ev.Result.IsError():
-		s.p.Error("%s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(textutil.OneLine(ev.Result.ForPerson(), 200)))
+		s.p.Error("%s", textutil.VisibleLine(textutil.Labelled(ev.Call.Name, textutil.OneLine(ev.Result.ForPerson(), 200))))
 	default:
 		s.p.Hint("← %s: %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(resultSummary(ev.Result)))
 	}

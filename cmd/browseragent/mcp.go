@@ -511,14 +511,19 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	}
 	res, err := sess.Registry.Call(ctx, full, argJSON, tools.OriginScript)
 	f.host.progress.clear()
-	if err != nil && !errors.Is(err, guard.ErrDenied) {
+	refused := errors.Is(err, guard.ErrDenied)
+	if err != nil && !refused {
 		return needsURL(err)
 	}
 	text := res.Full()
 	if res.IsError() && !c.asJSON {
 		text = res.ForPerson() // a refusal in the person's words, not the model's
 	}
-	return printResult(s, c, withoutMarkers(text), res.IsError(), res.Images, full)
+	what := full + " reported an error"
+	if refused {
+		what = full // the reason is a sentence about the call: "mcp__s__t may change…"
+	}
+	return printResult(s, c, withoutMarkers(text), res.IsError(), res.Images, what)
 }
 
 // untrustedMarker is a marker line of an untrusted block (guard.Untrusted)
@@ -579,7 +584,9 @@ type imageJSON struct {
 	Bytes int    `json:"bytes"`
 }
 
-// printResult prints text, saves images and turns a tool error into exit 1.
+// printResult prints text, saves images and turns a tool error into exit 1,
+// its message what (say "mcp__s__t reported an error") labelling the
+// text's first line, the name said once.
 func printResult(s *streams, c *callFlags, text string, isError bool, images []media.Image, what string) error {
 	paths, err := saveImages(c.outDir, images)
 	if err != nil {
@@ -603,7 +610,7 @@ func printResult(s *streams, c *callFlags, text string, isError bool, images []m
 		}
 	}
 	if isError {
-		return exitCode(exitFailed, fmt.Sprintf("%s reported an error: %s", what, textutil.FirstLine(text, 0)))
+		return exitCode(exitFailed, textutil.Labelled(what, textutil.FirstLine(text, 0)))
 	}
 	return nil
 }
@@ -709,7 +716,7 @@ func newMCPReadCmd(s *streams, f *mcpFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printResult(s, c, r.Text, false, r.Images, rest[0])
+				return printResult(s, c, r.Text, false, r.Images, rest[0]+" reported an error")
 			})
 		},
 	}

@@ -171,7 +171,7 @@ func TestGeminiTrust(t *testing.T) {
 	}
 	runSteps(t, []cliStep{
 		{[]string{"mcp", "call", "--mcp-config", settings, "trusted", "echo", `{"message":"no question asked"}`}, 0, `^no question asked\n$`, `^$`},
-		{[]string{"mcp", "call", "--mcp-config", settings, "plain", "echo", `{"message":"hi"}`}, 1, `approval`, `reported an error: .*--yes`},
+		{[]string{"mcp", "call", "--mcp-config", settings, "plain", "echo", `{"message":"hi"}`}, 1, `approval`, `^browseragent: mcp__\w+__echo may change something[^\n]*--yes`},
 		{[]string{"mcp", "get", "--mcp-config", settings, "trusted"}, 0, `(?s)Scope: --mcp-config file\n  File: ` + regexp.QuoteMeta(settings) + `\n  Status: ready.*Trust: "trust": true \(Gemini CLI\): its tools run without asking in isolated mode`, `^$`},
 	})
 	entries, err := guardAudit(dir)

@@ -113,7 +113,7 @@ func TestMCPAdhocToolsAndCall(t *testing.T) {
 		{[]string{"mcp", "call", "--yes", "--cmd", ok, "echo", `{"message":"hi"}`}, "", 0, `^hi\n$`, `^$`},
 		{[]string{"mcp", "call", "--yes", "echo", "-", "--cmd", ok}, `{"message":"from stdin"}`, 0, `^from stdin\n$`, `^$`},
 		{[]string{"mcp", "call", "--yes", "--cmd", ok, "mcp__adhoc__echo", `{"message":"full name"}`}, "", 0, `^full name\n$`, `^$`},
-		{[]string{"mcp", "call", "--cmd", ok, "echo", `{"message":"hi"}`}, "", 1, `approval`, `reported an error: .*--yes`},
+		{[]string{"mcp", "call", "--cmd", ok, "echo", `{"message":"hi"}`}, "", 1, `approval`, `^browseragent: mcp__\w+__echo may change something[^\n]*--yes`},
 		{[]string{"mcp", "call", "--yes", "--cmd", ok, "nope"}, "", 2, `^$`, `has no tool "nope"; it has: echo, die, big`},
 		{[]string{"mcp", "call", "--yes", "--cmd", ok, "echo", `[1]`}, "", 2, `^$`, `JSON_ARGS must be a JSON object`},
 		{[]string{"mcp", "call", "--yes", "--cmd", bin + " crash", "echo"}, "", 1, `^$`, `exited during startup \(exit status 3\); stderr: fatal: cannot open config file`},

@@ -366,7 +366,7 @@ func (p *runPrinter) result(e agent.Event) {
 	}
 	if ev.IsError {
 		// Wrapped, not cut: the reason's end is what says how to go on.
-		io.WriteString(p.w, textutil.Wrap(textutil.Visible(forRun(personText(e))), termWidth(), "  ✗ "+textutil.VisibleLine(e.Call.Name)+": ", "    "))
+		io.WriteString(p.w, textutil.Wrap(textutil.Visible(textutil.Labelled(e.Call.Name, forRun(personText(e)))), termWidth(), "  ✗ ", "    "))
 	} else {
 		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", textutil.VisibleLine(e.Call.Name), size, ev.Images)
 	}

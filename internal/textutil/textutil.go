@@ -28,6 +28,20 @@ func OneLine(s string, n int) string {
 	return Cut(strings.Join(strings.Fields(s), " "), n)
 }
 
+// Labelled is msg labelled with what it is about, "label: msg", naming
+// label once: a msg that already starts with it ("label: …" from an error
+// wrapped with its name, "label may change…" from a sentence about it)
+// is returned as it is.
+func Labelled(label, msg string) string {
+	if label == "" || msg == label {
+		return msg
+	}
+	if rest, ok := strings.CutPrefix(msg, label); ok && (strings.HasPrefix(rest, ": ") || strings.HasPrefix(rest, " ")) {
+		return msg
+	}
+	return label + ": " + msg
+}
+
 // Cut shortens s to at most n characters, the last one "…"; n <= 0 keeps s.
 func Cut(s string, n int) string {
 	if n <= 0 || len(s) <= n {

@@ -11,6 +11,10 @@ func TestLines(t *testing.T) {
 		{"one line", OneLine("a\n  b\tc", 0), "a b c"},
 		{"one line cut runes", OneLine("héllo wörld", 5), "héll…"},
 		{"short kept", Cut("abc", 3), "abc"},
+		{"labelled", Labelled("mcp__a__b", "boom"), "mcp__a__b: boom"},
+		{"labelled once", Labelled("mcp__a__b", "mcp__a__b: find the page it acts on: gone"), "mcp__a__b: find the page it acts on: gone"},
+		{"labelled sentence", Labelled("mcp__a__b", "mcp__a__b may change something"), "mcp__a__b may change something"},
+		{"labelled longer name", Labelled("mcp__a__b", "mcp__a__bc: x"), "mcp__a__b: mcp__a__bc: x"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
