@@ -44,6 +44,9 @@ var builtinProviders = map[string]Provider{
 	"kimi":     {BaseURL: "https://api.moonshot.ai/v1", APIKeyEnv: "MOONSHOT_API_KEY", Model: "kimi-k2-0905-preview"},
 	"ollama":   {BaseURL: "http://127.0.0.1:11434/v1", Local: true},
 	"llamacpp": {BaseURL: "http://127.0.0.1:8080/v1", Local: true, Model: "default"},
+	"lmstudio": {BaseURL: "http://127.0.0.1:1234/v1", Local: true},
+	"vllm":     {BaseURL: "http://127.0.0.1:8000/v1", Local: true},
+	"jan":      {BaseURL: "http://127.0.0.1:1337/v1", Local: true},
 }
 
 // ProviderNames lists the providers known without configuration.

@@ -197,6 +197,27 @@ func (a *Agent) SetModel(model string) {
 	a.s.Model = model
 }
 
+// SetEndpoint switches the following requests to s's endpoint: its
+// provider, base URL, key, model and context window; the conversation and
+// the other settings stay. It waits for a running turn to end.
+func (a *Agent) SetEndpoint(s Settings) error {
+	if !s.Enabled() {
+		return fmt.Errorf("%w: %s", ErrDisabled, s.Why())
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.smu.Lock()
+	defer a.smu.Unlock()
+	a.s.Provider, a.s.BaseURL, a.s.APIKey, a.s.Model, a.s.Note = s.Provider, s.BaseURL, s.APIKey, s.Model, s.Note
+	if s.ContextWindow > 0 {
+		a.s.ContextWindow = s.ContextWindow
+	}
+	a.tr.noAuth = s.APIKey == ""
+	a.client = newClient(a.s, a.tr)
+	a.models = nil
+	return nil
+}
+
 // Models asks the endpoint for its models (GET /models) and keeps the
 // answer for KnownModels.
 func (a *Agent) Models(ctx context.Context) ([]ModelInfo, error) {

@@ -176,8 +176,12 @@ With nothing configured, browseragent looks for a local server on this machine a
 uses the first that answers, saying so at start:
   ` + strings.Join(local, ", ") + `
 (BROWSERAGENT_DISCOVER=0 turns that off.) Settings can live in
-$XDG_CONFIG_HOME/browseragent/config.yaml. Then start browseragent again;
-/model lists what the endpoint serves, /model NAME switches model within it.`
+$XDG_CONFIG_HOME/browseragent/config.yaml.
+In the shell, without a restart:
+  /provider            the providers, and which local servers answer now
+  /provider NAME       switch to one (also when the shell started without an LLM)
+  /model, /model NAME  what the endpoint serves; switch model within it
+  --save               on either: also write it to config.yaml for the next start`
 }
 
 func indent(s, pre string) string {

@@ -44,6 +44,12 @@ type ModelLister interface {
 	KnownModels() []agent.ModelInfo
 }
 
+// EndpointSwitcher is an Agent that can move to another endpoint for
+// /provider NAME; *agent.Agent fits.
+type EndpointSwitcher interface {
+	SetEndpoint(s agent.Settings) error
+}
+
 // ToolOfferer is an Agent that says which tools its next request offers
 // the model; /tools lists exactly those. *agent.Agent fits.
 type ToolOfferer interface {

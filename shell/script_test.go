@@ -76,11 +76,12 @@ func TestScriptCommandsUseToolPath(t *testing.T) {
 }
 
 // TestHelpModelNamesDiscovery: /help model says that a local server is
-// found without configuration, which ones and where, and how to turn it off.
+// found without configuration, which ones and where, and how to turn it
+// off; and that /provider and /model choose in the shell, --save keeping it.
 func TestHelpModelNamesDiscovery(t *testing.T) {
 	stdout, _ := runScript(t, &Options{Tools: newFakeTools()}, "/help model\n")
 	for _, want := range []string{"looks for a local server", "Ollama (http://127.0.0.1:11434/v1)", "LM Studio (http://127.0.0.1:1234/v1)",
-		"vLLM (http://127.0.0.1:8000/v1)", "llama.cpp", "BROWSERAGENT_DISCOVER=0", "--provider NAME", "/model lists what the endpoint serves"} {
+		"vLLM (http://127.0.0.1:8000/v1)", "llama.cpp", "BROWSERAGENT_DISCOVER=0", "--provider NAME", "/provider NAME", "--save", "config.yaml for the next start"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("/help model lacks %q:\n%s", want, stdout)
 		}
@@ -207,7 +208,7 @@ func TestScriptAgentTurn(t *testing.T) {
 		"test-model (" + srv.URL + ")\n" +
 		"* test-model\n" +
 		"  other-model  (tools)\n" +
-		"/model NAME switches\n" +
+		"/model NAME switches; /model NAME --save also keeps it in config.yaml\n" +
 		"model: other-model\n" +
 		"conversation cleared\n"
 	if diff := cmp.Diff(want, out); diff != "" {

@@ -32,6 +32,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/browseragent/browseragent/agent"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
@@ -49,6 +50,13 @@ type Options struct {
 	Tabs    TabLister // for completing /tab N; may be nil
 	MCP     MCP       // nil: MCP disabled (--no-mcp)
 	Guard   Guard     // nil: /trust, /sites, /audit unavailable
+
+	// NewAgent makes the agent for settings /provider NAME chose when the
+	// session has none yet; nil: /provider then says how to configure one.
+	NewAgent func(agent.Settings) (Agent, error)
+	// ConfigPath is the config file /provider reads and /model --save and
+	// /provider --save write; "" means agent.ConfigPath.
+	ConfigPath string
 
 	// NoLLMReason says why Agent is nil (agent.Settings.Why()); it is
 	// printed with the hint on how to configure a model.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -81,9 +82,19 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 		if err != nil {
 			return err
 		}
-		opts.Agent, b.agent = ag, ag
+		opts.Agent = ag
+		b.agent.Store(ag)
 	} else {
 		opts.NoLLMReason = st.Why()
+		// The first LLM can be chosen in the shell: /provider NAME.
+		opts.NewAgent = func(st agent.Settings) (shell.Agent, error) {
+			ag, err := agent.New(st, sess.Registry, &agent.Options{SystemExtra: sess.Facts()})
+			if err != nil {
+				return nil, err
+			}
+			b.agent.Store(ag)
+			return ag, nil
+		}
 	}
 	if f.connect.on() {
 		t := f.connect.target()
@@ -101,7 +112,7 @@ func runShell(ctx context.Context, s *streams, f *shellFlags) error {
 // modeSwitch keeps the agent's system prompt in step with the browser mode.
 type modeSwitch struct {
 	*session.Session
-	agent *agent.Agent
+	agent atomic.Pointer[agent.Agent] // set later by /provider when the shell starts without an LLM
 }
 
 func (m *modeSwitch) Connect(ctx context.Context, t browser.Target) (string, error) {
@@ -117,8 +128,8 @@ func (m *modeSwitch) Disconnect(ctx context.Context) (string, error) {
 }
 
 func (m *modeSwitch) refresh() {
-	if m.agent != nil {
-		m.agent.SetSystemExtra(m.Session.Facts())
+	if a := m.agent.Load(); a != nil {
+		a.SetSystemExtra(m.Session.Facts())
 	}
 }
 
@@ -158,14 +169,15 @@ func (g shellGuard) Audit(n int) ([]string, error) {
 // The real parts fit the shell's interfaces; the shell finds /mcp
 // enable|disable through MCPToggler, so a mismatch would hide them silently.
 var (
-	_ shell.Tools        = (*tools.Registry)(nil)
-	_ shell.Agent        = (*agent.Agent)(nil)
-	_ shell.ModelLister  = (*agent.Agent)(nil)
-	_ shell.ToolDeferrer = (*agent.Agent)(nil)
-	_ shell.Browser      = (*modeSwitch)(nil)
-	_ shell.MCP          = (*mcpclient.Manager)(nil)
-	_ shell.MCPToggler   = (*mcpclient.Manager)(nil)
-	_ shell.MCPLoginer   = (*mcpclient.Manager)(nil)
-	_ shell.MCPWaiter    = (*mcpclient.Manager)(nil)
-	_ shell.Guard        = shellGuard{}
+	_ shell.Tools            = (*tools.Registry)(nil)
+	_ shell.Agent            = (*agent.Agent)(nil)
+	_ shell.ModelLister      = (*agent.Agent)(nil)
+	_ shell.ToolDeferrer     = (*agent.Agent)(nil)
+	_ shell.EndpointSwitcher = (*agent.Agent)(nil)
+	_ shell.Browser          = (*modeSwitch)(nil)
+	_ shell.MCP              = (*mcpclient.Manager)(nil)
+	_ shell.MCPToggler       = (*mcpclient.Manager)(nil)
+	_ shell.MCPLoginer       = (*mcpclient.Manager)(nil)
+	_ shell.MCPWaiter        = (*mcpclient.Manager)(nil)
+	_ shell.Guard            = shellGuard{}
 )
