@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
@@ -262,6 +263,9 @@ func newMCPListCmd(s *streams, f *mcpFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !asJSON && isTerminal(s.out) {
+				return liveList(cmd.Context(), s, f, cfg)
+			}
 			return withManager(cmd.Context(), s, f, cfg, func(ctx context.Context, m *mcpclient.Manager) error {
 				return printStatus(s.out, m.Status(), asJSON, pendingRows(f.pending)...)
 			})
@@ -269,6 +273,104 @@ func newMCPListCmd(s *streams, f *mcpFlags) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// liveList is `mcp list` at a terminal: the table at once, every server
+// "starting", redrawn in place as each one's state arrives, and left as
+// the last state once none is starting. A script or a pipe gets the table
+// once, when every server has settled (withManager), the same rows.
+func liveList(ctx context.Context, s *streams, f *mcpFlags, cfg *mcpclient.Config) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(s.err, "browseragent: warning: %s\n", textutil.VisibleLine(w))
+	}
+	o := f.managerOptions()
+	changed := make(chan struct{}, 1)
+	onEvent := o.OnEvent
+	o.OnEvent = func(e mcpclient.Event) {
+		if onEvent != nil {
+			onEvent(e)
+		}
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	m := mcpclient.NewManager(cfg, o)
+	defer m.Close()
+	m.Start(ctx)
+	settled := make(chan error, 1)
+	go func() { settled <- m.WaitAll(ctx) }()
+	live := &redraw{w: s.out, width: terminalWidth(s.out)}
+	for {
+		var b strings.Builder
+		if err := printStatus(&b, m.Status(), false, pendingRows(f.pending)...); err != nil {
+			return err
+		}
+		select {
+		case err := <-settled:
+			if err != nil {
+				return fmt.Errorf("waiting for MCP servers: %w", err)
+			}
+			b.Reset()
+			if err := printStatus(&b, m.Status(), false, pendingRows(f.pending)...); err != nil {
+				return err
+			}
+			return live.show(b.String(), true)
+		default:
+		}
+		if err := live.show(b.String(), false); err != nil {
+			return err
+		}
+		select {
+		case <-changed:
+		case err := <-settled:
+			settled <- err // read again at the top, with the final states
+		}
+	}
+}
+
+// redraw shows a block of lines at a terminal, each new version over the
+// last: the cursor goes back up the lines it wrote and writes each again.
+// Until the last version each line is cut to the terminal's width, so a
+// line never wraps and the count up stays right; the last is whole.
+type redraw struct {
+	w     io.Writer
+	width int
+	lines int // lines on the screen from the last show
+}
+
+func (r *redraw) show(text string, last bool) error {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	var b strings.Builder
+	if r.lines > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", r.lines)
+	}
+	for _, l := range lines {
+		if !last && r.width > 1 {
+			l = textutil.Cut(l, r.width-1)
+		}
+		// Each line cleared as it is written over, not the screen below
+		// (tmux and others push a cleared screen into the scrollback).
+		b.WriteString("\r\x1b[2K" + l + "\n")
+	}
+	if len(lines) < r.lines {
+		b.WriteString("\x1b[J")
+	}
+	r.lines = len(lines)
+	_, err := io.WriteString(r.w, b.String())
+	return err
+}
+
+// terminalWidth is w's terminal's width, else termWidth's answer.
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return termWidth()
 }
 
 type statusJSON struct {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,56 @@ func (tm *ttySession) waitForN(want string, n int, timeout time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	tm.t.Fatalf("screen never showed %q %d times:\n%s", want, n, tm.screen())
+}
+
+// TestMCPListLiveInTerminal: at a terminal `mcp list` shows the table at
+// once and each server's state as it arrives, in place: a server still
+// starting does not hold back the others' rows, and the table is drawn
+// over itself (one header), ending with every state. A pipe gets the
+// table once, at the end (TestMCPAddListRemove).
+func TestMCPListLiveInTerminal(t *testing.T) {
+	t.Parallel() // its own tmux server, config and state
+	testutil.RequireProgram(t, "tmux")
+	dir := t.TempDir()
+	bin, raw := program(t, "."), rawServerBin(t)
+	gate := filepath.Join(dir, "gate")
+	cfg := `{"mcpServers":{"fast":{"command":"` + raw + `","args":["ok"]},"slow":{"command":"` + raw + `","args":["gate=` + gate + `"]},"chrome-devtools":{"disabled":true}}}`
+	cfgFile := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := &ttySession{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "150", "-y", "30", "-c", dir, "env", "-i",
+		"PATH="+os.Getenv("PATH"), "HOME="+dir, "TERM=xterm-256color",
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+		"sh", "-c", bin+" mcp list --mcp-config "+cfgFile+"; echo listed; sleep 600")
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+
+	fast := regexp.MustCompile(`(?m)^fast +ready +5 `)
+	slow := func(state string) *regexp.Regexp { return regexp.MustCompile(`(?m)^slow +` + state + ` `) }
+	tm.waitForMatch(fast, 30*time.Second)
+	if sc := tm.screen(); !slow("starting").MatchString(sc) || strings.Contains(sc, "listed") {
+		t.Fatalf("with slow still starting, the screen should show it starting and fast ready:\n%s", sc)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor("listed", 30*time.Second)
+	sc := tm.screen()
+	if !slow("ready").MatchString(sc) || !fast.MatchString(sc) || strings.Count(sc, "NAME") != 1 || slow("starting").MatchString(sc) {
+		t.Errorf("the final table should be drawn over the first, every server ready:\n%s", sc)
+	}
+}
+
+// waitForMatch waits until the screen matches re.
+func (tm *ttySession) waitForMatch(re *regexp.Regexp, timeout time.Duration) {
+	tm.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if re.MatchString(tm.screen()) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tm.t.Fatalf("screen never matched /%s/:\n%s", re, tm.screen())
 }
