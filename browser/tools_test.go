@@ -15,7 +15,7 @@ import (
 func TestToolsOnLocalSite(t *testing.T) {
 	testutil.Parallel(t)
 	site := newSite(t)
-	b := newTestBrowser(t, &Options{ScreenshotDir: t.TempDir(), NavTimeout: 3e9})
+	b := newTestBrowser(t, &Options{ScreenshotDir: t.TempDir(), NavTimeout: 10e9}) // a loaded machine can take seconds for a page; /slow never loads
 
 	t.Run("article snapshot and extract", func(t *testing.T) {
 		r := mustCall(t, b, "browser_open", map[string]any{"url": site.URL + "/article.html"})
@@ -122,7 +122,7 @@ func TestToolsOnLocalSite(t *testing.T) {
 
 	t.Run("page that never loads", func(t *testing.T) {
 		r := tryCall(t, b, "browser_navigate", map[string]any{"url": site.URL + "/slow"})
-		if !r.IsError || !contains(r.Text, "did not finish loading within 3s") {
+		if !r.IsError || !contains(r.Text, "did not finish loading within 10s") {
 			t.Errorf("slow page: %+v", r)
 		}
 		snap := mustCall(t, b, "browser_snapshot", nil).Text

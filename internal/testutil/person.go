@@ -30,7 +30,7 @@ type PersonsBrowser struct {
 // further URL in a tab of its own over /json/new (headless Chromium takes
 // only one URL). It returns once the browser listens, every tab is open and
 // ready, if not nil, holds for the URLs of its pages; it fails t when that
-// takes more than 20 s.
+// takes more than a minute.
 //
 // The browser has a process group of its own, so that Stop ends its helpers
 // too, and on Linux the kernel kills it if the test binary dies. A cleanup
@@ -63,7 +63,7 @@ func StartPersonsBrowserWith(t testing.TB, chrome string, flags, urls []string, 
 	Owns(t, p.Dir, func() []int { return []int{pid} })
 	opened := 1
 	var readySince time.Time
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		for opened < len(urls) && p.openTab(urls[opened]) {
 			opened++
 		}
@@ -80,7 +80,7 @@ func StartPersonsBrowserWith(t testing.TB, chrome string, flags, urls []string, 
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the person's browser did not come up within 20 s: its pages are %v", p.PageURLs())
+			t.Fatalf("the person's browser did not come up within a minute: its pages are %v", p.PageURLs())
 		}
 	}
 }
