@@ -272,16 +272,47 @@ type point struct {
 	Err  string
 }
 
+// action is what a call noted before an action on the page, for
+// afterAction: the tabs open then, and the top frame's events from then on.
+type action struct {
+	tabs map[string]bool
+	nav  <-chan any
+}
+
+// beforeAction starts watching for what the action about to be taken may
+// start: a navigation of the tab's top frame, a new window. The watch ends
+// with the call.
+func (c *call) beforeAction() action {
+	top := cdp.FrameID(c.t.id) // a page's top frame has its target's id
+	nav, stop := c.t.events.watch(func(ev any) bool {
+		switch e := ev.(type) {
+		case *page.EventFrameRequestedNavigation:
+			return e.FrameID == top
+		case *page.EventFrameStartedNavigating:
+			return e.FrameID == top
+		case *page.EventFrameStartedLoading:
+			return e.FrameID == top
+		case *page.EventFrameStoppedLoading:
+			return e.FrameID == top
+		case *page.EventWindowOpen:
+			return true
+		}
+		return false
+	})
+	c.release = append(c.release, stop)
+	return action{tabs: c.s.tabIDs(), nav: nav}
+}
+
 // afterAction waits for a navigation the action may have started and names
 // tabs it opened.
-func (c *call) afterAction(ctx context.Context, before map[string]bool, verb string) (*Result, error) {
-	loaded := c.settle(ctx)
+func (c *call) afterAction(ctx context.Context, before action, verb string) (*Result, error) {
+	loaded := c.settle(ctx, before)
 	res := c.pageLine(ctx, verb)
 	if !loaded {
 		res.Text += " (the page is still loading)"
 	}
 	for _, t := range c.s.list() {
-		if !before[t.ID] {
+		if !before.tabs[t.ID] {
 			res.addLine(fmt.Sprintf("Opened new tab %s %s: work in it with tab=%s or browser_select_tab.", t.ID, t.URL, t.ID),
 				fmt.Sprintf("Opened new tab %s %s: /tab %s makes it the current one.", t.ID, t.URL, tabNum(t.ID)))
 		}
@@ -289,12 +320,62 @@ func (c *call) afterAction(ctx context.Context, before map[string]bool, verb str
 	return c.withChanges(ctx, res), nil
 }
 
-// settle gives the page a moment to react, then waits (bounded) until the
-// document finished loading.
-func (c *call) settle(ctx context.Context) bool {
+// nextFrameJS resolves once the page has drawn its next frame and run the
+// task after it: the action's handlers have run, and what they scheduled
+// for that frame (a requestAnimationFrame before ours) or for right after
+// (a timer of 0); or after 250 ms where no frame is drawn (a hidden tab).
+const nextFrameJS = `new Promise(done => { requestAnimationFrame(() => setTimeout(() => done(true), 0)); setTimeout(() => done(true), 250); })`
+
+// settle waits, by what the browser reports, until the page has reacted
+// to the action: its next frame drawn, then, only if the action began loading
+// a new document in the tab, until that finished (bounded); then for a
+// window it opened to show in the tab list. It reports false when the
+// bound ran out with the document still loading.
+func (c *call) settle(ctx context.Context, a action) bool {
 	wait := min(c.b.opts.NavTimeout, 10*time.Second)
 	deadline := time.Now().Add(wait)
-	time.Sleep(120 * time.Millisecond)
+	fctx, cancel := context.WithTimeout(ctx, time.Second) // the page may meddle with its timers
+	eval[bool](fctx, nextFrameJS)                         // fails when a navigation replaces the document: fine
+	cancel()
+	var requested, started, stopped, opened bool
+	note := func(ev any) {
+		switch ev.(type) {
+		case *page.EventFrameRequestedNavigation:
+			requested = true
+		case *page.EventFrameStartedNavigating, *page.EventFrameStartedLoading:
+			started, stopped = true, false
+		case *page.EventFrameStoppedLoading:
+			stopped = started
+		case *page.EventWindowOpen:
+			opened = true
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case ev := <-a.nav:
+			note(ev)
+		default:
+			drained = true
+		}
+	}
+	if requested && !started {
+		// Asked for, not begun: it begins at once or was cancelled (a
+		// download, a handler, a 204).
+		if ev := waitEvent(ctx, a.nav, 500*time.Millisecond); ev != nil {
+			note(ev)
+		}
+	}
+	for started && !stopped && time.Now().Before(deadline) && ctx.Err() == nil {
+		if ev := waitEvent(ctx, a.nav, time.Until(deadline)); ev != nil {
+			note(ev)
+		}
+	}
+	if opened {
+		c.waitNewTab(ctx, a.tabs)
+	}
+	if !started {
+		return true
+	}
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		ectx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		rs, err := eval[string](ectx, "document.readyState")
@@ -302,9 +383,21 @@ func (c *call) settle(ctx context.Context) bool {
 		if err == nil && rs == "complete" {
 			return true
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	return false
+}
+
+// waitNewTab waits (bounded) until a tab not in before shows in the
+// session's list: the window an action opened.
+func (c *call) waitNewTab(ctx context.Context, before map[string]bool) {
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		for _, t := range c.s.list() {
+			if !before[t.ID] {
+				return
+			}
+		}
+	}
 }
 
 // focusJS focuses a field and selects its content so typing replaces it.
@@ -372,7 +465,7 @@ func toolType(ctx context.Context, c *call, a typeArgs) (*Result, error) {
 	if !a.Submit {
 		return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(a.Text)), a.Ref)}), nil
 	}
-	before := c.s.tabIDs()
+	before := c.beforeAction()
 	if err := chromedp.Do(pctx, chromedp.KeyEvent(kb.Enter)); err != nil {
 		return jsFail(err)
 	}
@@ -460,7 +553,7 @@ func toolPress(ctx context.Context, c *call, a pressArgs) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	before := c.s.tabIDs()
+	before := c.beforeAction()
 	if err := chromedp.Do(pctx, chromedp.KeyEvent(key, chromedp.KeyModifiers(mods...))); err != nil {
 		return jsFail(err)
 	}

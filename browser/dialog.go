@@ -129,7 +129,7 @@ func toolDialog(ctx context.Context, c *call, a dialogArgs) (*Result, error) {
 	}
 	closed, stop := c.t.events.watch(is[*page.EventJavascriptDialogClosed])
 	defer stop()
-	before := c.s.tabIDs()
+	before := c.beforeAction()
 	if _, err := chromedp.Call(pctx, page.HandleJavaScriptDialog, params); err != nil {
 		return failf("could not answer the %s dialog: %v", d.Type, err), nil
 	}

@@ -96,12 +96,12 @@ type frameTarget struct {
 
 // frameRefRE is a ref of an element inside a frame: the frame's key and
 // the element's number.
-var frameRefRE = regexp.MustCompile(`^(f\d+)e\d+$`)
+var frameRefRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(f\d+)e\d+$`) })
 
 // RefFrame returns the key of the frame a snapshot ref names an element
 // of (f2 for f2e7), "" for an element of the tab's top document.
 func RefFrame(ref string) string {
-	if m := frameRefRE.FindStringSubmatch(ref); m != nil {
+	if m := frameRefRE().FindStringSubmatch(ref); m != nil {
 		return m[1]
 	}
 	return ""

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
@@ -30,7 +31,7 @@ return true; })()`
 type dropSeen struct{ Tag, ID string }
 
 // refRE is a snapshot ref.
-var refPattern = regexp.MustCompile(`^(f[0-9]+)?e[0-9]+$`)
+var refPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(f[0-9]+)?e[0-9]+$`) })
 
 // textTargetJS finds the innermost visible element whose own text is the
 // given text (case and spacing aside), else the innermost that contains
@@ -55,7 +56,7 @@ return id;
 // dragPoints scrolls both elements into view (the target first, then the
 // source) and returns where each is.
 func (c *call) dragPoints(ctx, pctx context.Context, a *dragArgs) (from, to point, r *Result, err error) {
-	if !refPattern.MatchString(a.To) {
+	if !refPattern().MatchString(a.To) {
 		// A drop zone is often a plain box the snapshot gives no ref (a
 		// board's column): it is named by its visible text instead, and
 		// given a ref here.
@@ -154,7 +155,7 @@ func toolDrag(ctx context.Context, c *call, a dragArgs) (*Result, error) {
 		defer cancel()
 		chromedp.Call(off, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: false})
 	}()
-	before := c.s.tabIDs()
+	before := c.beforeAction()
 	g := gesture{button: input.MouseButtonLeft, buttons: 1}
 	if err := mouseEvent(pctx, input.DispatchMouseEventTypeMouseMoved, from.X, from.Y, g, input.MouseButtonNone, 0, 0); err != nil {
 		return jsFail(err)

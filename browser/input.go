@@ -142,7 +142,7 @@ func toolClick(ctx context.Context, c *call, a clickArgs) (*Result, error) {
 	if r != nil || err != nil {
 		return r, err
 	}
-	before := c.s.tabIDs()
+	before := c.beforeAction()
 	done := c.catchChooser(pctx)
 	if err := press(pctx, p.X, p.Y, g); err != nil {
 		done()
@@ -261,8 +261,9 @@ func stateWord(s string) string {
 }
 
 // catchChooser makes a file chooser the next input opens come to us
-// instead of the screen; done stops that and returns the chooser that
-// opened, nil when none did. It is recorded in the tab for browser_upload.
+// instead of the screen; done, called once the input has settled
+// (afterAction: the page handled it), stops that and returns the chooser
+// that opened, nil when none did. It is recorded in the tab for browser_upload.
 func (c *call) catchChooser(ctx context.Context) func() *page.EventFileChooserOpened {
 	ch, stop := c.t.events.watch(is[*page.EventFileChooserOpened])
 	_, err := chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
@@ -272,9 +273,11 @@ func (c *call) catchChooser(ctx context.Context) func() *page.EventFileChooserOp
 			return nil
 		}
 		var fc *page.EventFileChooserOpened
-		if ev := waitEvent(ctx, ch, 50*time.Millisecond); ev != nil {
+		select { // the input settled (afterAction): a chooser it opened has come
+		case ev := <-ch:
 			fc = ev.(*page.EventFileChooserOpened)
 			c.t.setChooser(fc)
+		default:
 		}
 		// Off again at once: in the person's tab a chooser they open
 		// themselves must show.

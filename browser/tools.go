@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/chromedp/cdproto/page"
@@ -80,6 +82,11 @@ type Tool struct {
 	Parameters  map[string]any // JSON Schema of the argument struct, type object
 	Entry       catalog.Entry
 
+	// schema makes Parameters on first use: a command that runs no tool
+	// (every `browser` command's own process) does not pay for reflecting
+	// over every argument struct at start-up.
+	schema func() (map[string]any, error)
+
 	// run decodes the arguments into the tool's struct and calls its
 	// handler.
 	run func(ctx context.Context, c *call, raw json.RawMessage) (*Result, error)
@@ -129,9 +136,9 @@ func newTool[A any](name, description string, h func(ctx context.Context, c *cal
 	if !ok {
 		return nil, fmt.Errorf("browser tool %s has no catalogue entry (catalog/tools.go): say what it touches there first", name)
 	}
-	params, err := schemaOf[A]()
-	if err != nil {
-		return nil, fmt.Errorf("browser tool %s: %w", name, err)
+	if reflect.TypeFor[A]().Kind() != reflect.Struct {
+		// the one check of schemaOf that does not wait for the schema
+		return nil, fmt.Errorf("browser tool %s: its arguments must be a struct, an object schema", name)
 	}
 	run := func(ctx context.Context, c *call, raw json.RawMessage) (*Result, error) {
 		var a A
@@ -142,7 +149,7 @@ func newTool[A any](name, description string, h func(ctx context.Context, c *cal
 		}
 		return h(ctx, c, a)
 	}
-	return &Tool{Name: name, Description: description, Parameters: params, Entry: e, run: run}, nil
+	return &Tool{Name: name, Description: description, Entry: e, run: run, schema: sync.OnceValues(schemaOf[A])}, nil
 }
 
 // schemaOf is the JSON Schema of A as a map, the form every tool
@@ -212,8 +219,13 @@ func (b *Browser) Tools() []Tool {
 	out := make([]Tool, len(nativeTools))
 	for i, t := range nativeTools {
 		out[i] = *t
+		params, err := t.schema()
+		if err != nil {
+			panic(fmt.Sprintf("browser tool %s: %v", t.Name, err)) // TestToolSchemas makes every one
+		}
+		out[i].Parameters = params
 		if t.Name == "browser_download" {
-			out[i].Parameters = withDefault(t.Parameters, "dir", b.opts.DownloadDir)
+			out[i].Parameters = withDefault(params, "dir", b.opts.DownloadDir)
 		}
 	}
 	return out

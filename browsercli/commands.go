@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -161,13 +162,13 @@ func onRef(name string, fill func(x *execution, a map[string]any)) func(x *execu
 	}
 }
 
-var refRE = regexp.MustCompile(`^[a-z]*[0-9]+(?:e[0-9]+)?$`)
+var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]*[0-9]+(?:e[0-9]+)?$`) })
 
 // refArg takes a ref as snapshots print it (e3) or as agent-browser's
 // users write it (@e3).
 func refArg(s string) (string, *Response) {
 	ref := strings.TrimPrefix(strings.TrimSpace(s), "@")
-	if !refRE.MatchString(ref) {
+	if !refRE().MatchString(ref) {
 		return "", &Response{Exit: ExitUsage, Error: fmt.Sprintf("%q is not a ref: refs look like e3 (or @e3), from `browser snapshot`", s)}
 	}
 	return ref, nil

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -21,12 +22,12 @@ const DefaultSession = "default"
 // SessionEnv names the session when --session is not given.
 const SessionEnv = "BROWSERAGENT_SESSION"
 
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var sessionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // CheckName refuses a session name that is not a plain word: it names a
 // socket and a state file, so "/" or ".." would reach outside their folder.
 func CheckName(name string) error {
-	if !sessionName.MatchString(name) || strings.Contains(name, "..") {
+	if !sessionName().MatchString(name) || strings.Contains(name, "..") {
 		return usageErrorf("bad session name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit (no '/' or '..')", name)
 	}
 	return nil

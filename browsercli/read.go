@@ -2,6 +2,7 @@ package browsercli
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/tools"
@@ -65,19 +66,21 @@ type Element struct {
 }
 
 var (
-	lineRE  = regexp.MustCompile(`^\s*-?\s*([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?(?: \[([^\]]*)\])?(?: -> (\S+))?(?: value=("(?:[^"\\]|\\.)*"))?`)
-	refAttr = regexp.MustCompile(`(?:^|, )ref=([a-z]*[0-9]+(?:e[0-9]+)?)`)
+	lineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*-?\s*([a-z]+)(?: ("(?:[^"\\]|\\.)*"))?(?: \[([^\]]*)\])?(?: -> (\S+))?(?: value=("(?:[^"\\]|\\.)*"))?`)
+	})
+	refAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|, )ref=([a-z]*[0-9]+(?:e[0-9]+)?)`) })
 )
 
 // elements reads the elements with refs out of the snapshot's lines.
 func elements(lines []string) []Element {
 	out := []Element{}
 	for _, l := range lines {
-		m := lineRE.FindStringSubmatch(l)
+		m := lineRE().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
-		r := refAttr.FindStringSubmatch(m[3])
+		r := refAttr().FindStringSubmatch(m[3])
 		if r == nil {
 			continue
 		}

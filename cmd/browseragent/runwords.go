@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The person's wording of a failed call names the shell's slash commands
@@ -29,17 +30,17 @@ var runWordsFixed = strings.NewReplacer(
 )
 
 var (
-	runWordsClose = regexp.MustCompile(`/close \d+ closes it`)
-	runWordsTab   = regexp.MustCompile(`/tab \d+ makes it the current one`)
-	runWordsOpen  = regexp.MustCompile(`/open (\S+?),? then`)
+	runWordsClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/close \d+ closes it`) })
+	runWordsTab   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/tab \d+ makes it the current one`) })
+	runWordsOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/open (\S+?),? then`) })
 )
 
 // forRun rewords text for `run` and `mcp call`: tools and flags instead of
 // the shell's slash commands.
 func forRun(text string) string {
 	text = runWordsFixed.Replace(text)
-	text = runWordsClose.ReplaceAllString(text, "browser_close closes it")
-	text = runWordsTab.ReplaceAllString(text, "browser_select_tab makes it the current one")
-	text = runWordsOpen.ReplaceAllString(text, "browser_open $1, then")
+	text = runWordsClose().ReplaceAllString(text, "browser_close closes it")
+	text = runWordsTab().ReplaceAllString(text, "browser_select_tab makes it the current one")
+	text = runWordsOpen().ReplaceAllString(text, "browser_open $1, then")
 	return text
 }
