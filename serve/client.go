@@ -18,19 +18,28 @@ import (
 // forms, and the tabs it opened. Its current tab is its own, so sessions
 // sharing the browser do not act on each other's pages by accident.
 type client struct {
-	ss   *mcp.ServerSession
-	name string
-	id   string
-	yes  bool
-	log  *slog.Logger
+	ss    *mcp.ServerSession
+	name  string
+	id    string
+	yes   bool
+	log   *slog.Logger
+	named string // the named session it works in (SessionHeader); "" for its own
+	*tabSet
+}
 
+// tabSet is the tabs a session opened and its current one. An MCP
+// session has its own; the MCP sessions of one named session share one,
+// which outlives each of them.
+type tabSet struct {
 	mu      sync.Mutex
 	opened  map[string]bool
 	current string
 }
 
+func newTabSet() *tabSet { return &tabSet{opened: map[string]bool{}} }
+
 func newClient(ss *mcp.ServerSession, yes bool) *client {
-	c := &client{ss: ss, name: "unknown", id: ss.ID(), yes: yes, opened: map[string]bool{}}
+	c := &client{ss: ss, name: "unknown", id: ss.ID(), yes: yes, tabSet: newTabSet()}
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
 		c.name = p.ClientInfo.Name
 	}
@@ -47,10 +56,10 @@ func (c *client) identity() *tools.Client {
 	return &tools.Client{Name: c.name, Session: c.id, Owns: c.owns}
 }
 
-func (c *client) owns(tab string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return tab != "" && c.opened[tab]
+func (t *tabSet) owns(tab string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return tab != "" && t.opened[tab]
 }
 
 // canElicit reports whether the client said it can show forms.
@@ -123,10 +132,10 @@ func (c *client) after(name string, raw json.RawMessage, res *tools.ToolResult, 
 	}
 }
 
-func (c *client) reset() {
-	c.mu.Lock()
-	c.opened, c.current = map[string]bool{}, ""
-	c.mu.Unlock()
+func (t *tabSet) reset() {
+	t.mu.Lock()
+	t.opened, t.current = map[string]bool{}, ""
+	t.mu.Unlock()
 }
 
 // logCall tells the client, at the level it set, what happened to a call.

@@ -85,6 +85,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	clients map[*mcp.ServerSession]*client
+	named   map[string]*tabSet // named sessions' tabs, kept across their MCP sessions
 	// tabMu serialises the calls that change which tab is current
 	// (browser_open, browser_select_tab), so each session learns its own.
 	tabMu sync.Mutex
@@ -106,7 +107,7 @@ type Server struct {
 // the host of the session that made each call. New changes nothing in reg
 // but adding the mode tools when opts.Modes is set.
 func New(reg Registry, opts *Options) *Server {
-	s := &Server{reg: reg, clients: map[*mcp.ServerSession]*client{}}
+	s := &Server{reg: reg, clients: map[*mcp.ServerSession]*client{}, named: map[string]*tabSet{}}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -163,7 +164,11 @@ func (s *Server) tool(d tools.ToolDef) *mcp.Tool {
 // handler runs one tools/call through the registry as the calling client.
 func (s *Server) handler(d tools.ToolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := s.client(req.Session)
+		named, err := sessionName(req)
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		c := s.client(req.Session, named)
 		args, err := c.scope(d, req.Params.Arguments)
 		if err != nil {
 			return errorResult(err.Error()), nil
@@ -270,26 +275,75 @@ func (s *Server) identity(c *client) *tools.Client {
 	id := c.identity()
 	id.Others = func(tab string) bool {
 		s.mu.Lock()
-		others := make([]*client, 0, len(s.clients))
+		others := make([]*tabSet, 0, len(s.clients)+len(s.named))
 		for _, o := range s.clients {
-			if o != c {
-				others = append(others, o)
+			if o.tabSet != c.tabSet {
+				others = append(others, o.tabSet)
+			}
+		}
+		for _, t := range s.named {
+			if t != c.tabSet {
+				others = append(others, t)
 			}
 		}
 		s.mu.Unlock()
-		return slices.ContainsFunc(others, func(o *client) bool { return o.owns(tab) })
+		return slices.ContainsFunc(others, func(o *tabSet) bool { return o.owns(tab) })
 	}
 	return id
 }
 
-// client returns the state of ss, made on its first call.
-func (s *Server) client(ss *mcp.ServerSession) *client {
+// SessionHeader names a named session: the MCP sessions whose first call
+// carries it work in one place, its tabs and current tab and its "always
+// allow" grants, which outlive each MCP session until the server ends.
+// `browseragent mcp call --session NAME` sends it, so separate calls
+// (open, snapshot, click) act on the same tab.
+const SessionHeader = "Browseragent-Session"
+
+// sessionName is the named session a call asks for ("" for none).
+func sessionName(req *mcp.CallToolRequest) (string, error) {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return "", nil
+	}
+	name := req.Extra.Header.Get(SessionHeader)
+	if name != "" && !ValidSessionName(name) {
+		return "", fmt.Errorf("%s %q: a session name is 1 to 64 letters, digits, '.', '_' or '-'", SessionHeader, textutil.Cut(name, 70))
+	}
+	return name, nil
+}
+
+// ValidSessionName reports whether name may name a session: 1 to 64
+// letters, digits, '.', '_' or '-', and not "." or "..".
+func ValidSessionName(name string) bool {
+	if name == "" || len(name) > 64 || name == "." || name == ".." {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// client returns the state of ss, made on its first call; named (from
+// that call) puts it in a named session.
+func (s *Server) client(ss *mcp.ServerSession, named string) *client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c := s.clients[ss]; c != nil {
 		return c
 	}
 	c := newClient(ss, s.opts.Yes)
+	if named != "" {
+		t := s.named[named]
+		if t == nil {
+			t = newTabSet()
+			s.named[named] = t
+		}
+		// Its grants and audit lines are the named session's, across
+		// the MCP sessions it is made of.
+		c.tabSet, c.named, c.id = t, named, "named:"+named
+	}
 	if s.closing {
 		return c // not kept: the server is going away
 	}
@@ -300,7 +354,7 @@ func (s *Server) client(ss *mcp.ServerSession) *client {
 		_ = ss.Wait()
 		s.mu.Lock()
 		delete(s.clients, ss)
-		keep := s.closing || s.stdio
+		keep := s.closing || s.stdio || c.named != "" // a named session's tabs wait for its next call
 		s.mu.Unlock()
 		if !keep {
 			s.closeTabs(c)
@@ -349,6 +403,9 @@ func (s *Server) ResetTabs() {
 	defer s.mu.Unlock()
 	for _, c := range s.clients {
 		c.reset()
+	}
+	for _, t := range s.named {
+		t.reset()
 	}
 }
 

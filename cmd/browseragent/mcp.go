@@ -26,6 +26,7 @@ import (
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/media"
+	"github.com/browseragent/browseragent/serve"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -543,6 +544,9 @@ type callFlags struct {
 	sites  string
 	asJSON bool
 	outDir string
+	// session is --session: the named session of `mcp serve --http`
+	// the call works in (serve.SessionHeader).
+	session string
 }
 
 func newMCPCallCmd(s *streams, f *mcpFlags) *cobra.Command {
@@ -557,9 +561,16 @@ object; "-" reads it from stdin.
 
 Exit codes: 0 ok; 1 the tool reported an error, or the server failed;
 2 bad usage; 3 the server wants you to open a URL first (printed; nothing
-is opened), then run the call again.`,
+is opened), then run the call again.
+
+Against 'browseragent mcp serve --http', each call is an MCP session of its
+own, and the tabs it opened close when it ends; --session NAME makes the
+calls of one NAME work in the same place (tabs, current tab, grants), kept
+until the server stops, so open, snapshot and click can be three calls.`,
 		Example: `  browseragent mcp call everything echo '{"message":"hi"}'
-  browseragent mcp call --cmd "npx -y @modelcontextprotocol/server-everything@2026.8.31" get-tiny-image`,
+  browseragent mcp call --cmd "npx -y @modelcontextprotocol/server-everything@2026.8.31" get-tiny-image
+  browseragent mcp call --url http://127.0.0.1:8931/mcp --session shop -y browser_open '{"url":"http://127.0.0.1:8080/"}'
+  browseragent mcp call --url http://127.0.0.1:8931/mcp --session shop browser_snapshot`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMCPCall(cmd.Context(), s, f, c, args)
 		},
@@ -569,10 +580,20 @@ is opened), then run the call again.`,
 	fl.StringVar(&c.sites, "sites", "", "extra sensitive-sites rules file")
 	fl.BoolVar(&c.asJSON, "json", false, "print JSON: text, isError, images (saved paths)")
 	fl.StringVar(&c.outDir, "out-dir", "", "directory for image files (default: a new temporary directory)")
+	fl.StringVar(&c.session, "session", "", "with --url to 'mcp serve --http': work in the named session NAME, whose tabs outlive this call")
 	return cmd
 }
 
 func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args []string) error {
+	if c.session != "" {
+		if f.url == "" {
+			return exitCode(exitUsage, "--session goes with --url (a browseragent mcp serve --http endpoint)")
+		}
+		if !serve.ValidSessionName(c.session) {
+			return exitCode(exitUsage, fmt.Sprintf("--session %q: a session name is 1 to 64 letters, digits, '.', '_' or '-'", textutil.Cut(c.session, 70)))
+		}
+		f.headers = append(f.headers, serve.SessionHeader+": "+c.session)
+	}
 	name, rest, err := f.serverArgs(args)
 	if err != nil {
 		return err

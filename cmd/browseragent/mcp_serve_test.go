@@ -552,3 +552,42 @@ func contentText(res *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+// TestMCPCallSessionKeepsItsTab: three `mcp call` processes against
+// `mcp serve --http` with --session shop open a page, read it and click in
+// it: the named session's tab outlives each call's MCP session. A call
+// without the session, or of another, may not read or close that tab.
+func TestMCPCallSessionKeepsItsTab(t *testing.T) {
+	t.Parallel()
+	e := newServeEnv(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Shop</title></head><body><h1>Shop</h1>`+
+			`<button onclick="document.getElementById('o').textContent='added to cart'">Add to cart</button><p id="o">empty</p></body></html>`)
+	}))
+	t.Cleanup(page.Close)
+	url := httpServe(t, e)
+	bin := serveBinary(t)
+	call := func(args ...string) (string, error) {
+		return e.run(t, 2*time.Minute, bin, append([]string{"mcp", "call", "--url", url}, args...)...)
+	}
+	steps := []struct {
+		args []string
+		ok   bool
+		want string
+	}{
+		{[]string{"--session", "shop", "-y", "browser_open", `{"url":"` + page.URL + `/"}`}, true, `Loaded tab t\d+: "Shop"`},
+		{[]string{"--session", "shop", "browser_snapshot"}, true, `button "Add to cart" \[ref=e1\]`},
+		{[]string{"--session", "shop", "-y", "browser_click", `{"ref":"e1"}`}, true, `\+ paragraph: added to cart`},
+		{[]string{"--session", "shop", "browser_snapshot"}, true, `paragraph: added to cart`},
+		{[]string{"browser_snapshot"}, false, `another MCP session opened`},
+		{[]string{"--session", "other", "-y", "browser_close", `{}`}, false, `another MCP session opened|no tab`},
+		{[]string{"--session", "../x", "browser_snapshot"}, false, `--session "../x": a session name is`},
+		{[]string{"--session", "shop", "browser_snapshot"}, true, `paragraph: added to cart`},
+	}
+	for _, st := range steps {
+		out, err := call(st.args...)
+		if (err == nil) != st.ok || !regexp.MustCompile(st.want).MatchString(out) {
+			t.Errorf("mcp call %v: %v, want ok=%v and /%s/:\n%s", st.args, err, st.ok, st.want, out)
+		}
+	}
+}
