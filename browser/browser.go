@@ -82,11 +82,11 @@ type Options struct {
 	// endpoint a profile's DevToolsActivePort names) before any byte goes
 	// there; an error refuses the connection.
 	AllowEndpoint func(endpoint string) error
-	// FrameWithheld says why the content of a frame whose document is at
-	// url (served from addr, "" unknown) must not show in a snapshot or
-	// in browser_extract's text, "" when it may: a frame of a page a deny
-	// rule names. Nil shows every frame.
-	FrameWithheld func(url, addr string) string
+	// FrameWithheld says, for each frame a snapshot or browser_extract's
+	// text would show, why its content must be left out ("" where it may
+	// show): a frame of a page a deny rule names. It is asked once per
+	// result, about all of its frames. Nil shows every frame.
+	FrameWithheld func(frames []FrameSource) []string
 	// DownloadDir is the folder browser_download saves into when a call
 	// names none (default DefaultDownloadDir), and DownloadLimit the
 	// largest file it keeps (default 100 MiB).

@@ -181,7 +181,8 @@ func (c *call) frameTexts(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	var b strings.Builder
+	var shown []*docFrame
+	var urls, texts []string
 	for _, f := range frames {
 		d, release, err := c.s.frameDoc(ctx, c.ctx, c.t, f)
 		if err != nil {
@@ -196,11 +197,15 @@ func (c *call) frameTexts(ctx context.Context) string {
 		if strings.TrimSpace(md) == "" {
 			continue
 		}
-		if why := c.frameWithheld(f, url); why != "" {
-			fmt.Fprintf(&b, "\n\n--- frame %s: (%s)", f.key, why)
+		shown, urls, texts = append(shown, f), append(urls, url), append(texts, strings.TrimSpace(md))
+	}
+	var b strings.Builder
+	for i, why := range c.framesWithheld(shown, urls) { // one question about them all
+		if why != "" {
+			fmt.Fprintf(&b, "\n\n--- frame %s: (%s)", shown[i].key, why)
 			continue
 		}
-		fmt.Fprintf(&b, "\n\n--- frame %s: %s\n\n%s", f.key, url, strings.TrimSpace(md))
+		fmt.Fprintf(&b, "\n\n--- frame %s: %s\n\n%s", shown[i].key, urls[i], texts[i])
 	}
 	return b.String()
 }

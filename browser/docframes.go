@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -451,25 +452,40 @@ func findFrame(ft *page.FrameTree, id cdp.FrameID) *cdp.Frame {
 	return nil
 }
 
-// frameWithheld says why the content of frame f, whose document reports
-// url, must not be shown (Options.FrameWithheld), "" when it may: judged
-// by the URL the frame's document reports and the one the browser listed,
-// and by the address its document came from when the tab saw it.
-func (c *call) frameWithheld(f *docFrame, url string) string {
+// FrameSource is where the content of one frame in a result came from,
+// for Options.FrameWithheld: the URLs its document reports and the
+// browser listed for it, and the address its document came from when the
+// tab saw it ("" unknown).
+type FrameSource struct {
+	URLs []string
+	Addr string
+}
+
+// framesWithheld says, for each of frames (whose documents report urls),
+// why its content must not be shown (Options.FrameWithheld), "" where it
+// may: one question about all of them.
+func (c *call) framesWithheld(frames []*docFrame, urls []string) []string {
 	judge := c.b.opts.FrameWithheld
-	if judge == nil {
-		return ""
+	if judge == nil || len(frames) == 0 {
+		return make([]string, len(frames))
 	}
+	src := make([]FrameSource, len(frames))
 	c.t.dmu.Lock()
-	addr := c.t.frameAddrs[f.id]
-	c.t.dmu.Unlock()
-	for _, u := range []string{url, f.url} {
-		if u == "" {
-			continue
-		}
-		if why := judge(u, addr); why != "" {
-			return why
+	for i, f := range frames {
+		src[i].Addr = c.t.frameAddrs[f.id]
+		for _, u := range []string{urls[i], f.url} {
+			if u != "" && !slices.Contains(src[i].URLs, u) {
+				src[i].URLs = append(src[i].URLs, u)
+			}
 		}
 	}
-	return ""
+	c.t.dmu.Unlock()
+	why := judge(src)
+	if len(why) != len(frames) { // nothing was said of some: none is shown
+		why = make([]string, len(frames))
+		for i := range why {
+			why[i] = "browseragent withheld this frame: where its content came from could not be judged"
+		}
+	}
+	return why
 }

@@ -93,15 +93,61 @@ func (c *call) snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, erro
 	for _, f := range frames {
 		byKey[f.key] = f
 	}
-	top.Lines = c.spliceFrames(ctx, top, top.Lines, byKey, o.Interactive, 0)
+	outlines := map[string]*frameOutline{}
+	var order []*docFrame
+	c.outlineFrames(ctx, top.Lines, byKey, o.Interactive, 0, outlines, &order)
+	// One question about every frame outlined: which to leave out.
+	var shown []*docFrame
+	var urls []string
+	for _, f := range order {
+		if o := outlines[f.key]; o.err == nil {
+			shown, urls = append(shown, f), append(urls, o.s.URL)
+		}
+	}
+	for i, why := range c.framesWithheld(shown, urls) {
+		outlines[shown[i].key].withheld = why
+	}
+	top.Lines = c.spliceFrames(top, top.Lines, byKey, outlines, 0)
 	return top, nil
+}
+
+// frameOutline is one frame's outline for spliceFrames: its snapshot or
+// why it could not be read, and why it must be left out ("" it may show).
+type frameOutline struct {
+	s        *Snapshot
+	err      error
+	withheld string
+}
+
+// outlineFrames outlines, depth first in the order they appear, the
+// frames whose placeholders lines hold ("\0key\0name") and the frames in
+// them, into outlines, appending each to order. depth bounds the nesting.
+func (c *call) outlineFrames(ctx context.Context, lines []string, frames map[string]*docFrame, interactive bool, depth int, outlines map[string]*frameOutline, order *[]*docFrame) {
+	for _, line := range lines {
+		_, rest, ok := strings.Cut(line, "\x00")
+		if !ok {
+			continue
+		}
+		key, _, _ := strings.Cut(rest, "\x00")
+		f := frames[key]
+		if f == nil || depth > 8 || outlines[key] != nil {
+			continue
+		}
+		s, err := c.frameSnapshot(ctx, f, interactive)
+		outlines[key] = &frameOutline{s: s, err: err}
+		*order = append(*order, f)
+		if err == nil {
+			c.outlineFrames(ctx, s.Lines, frames, interactive, depth+1, outlines, order)
+		}
+	}
 }
 
 // spliceFrames replaces each frame placeholder of lines ("\0key\0name",
 // indented) by a line naming the frame and, below it, the outline of the
-// frame's document, whose own frames are spliced in turn. depth bounds the
+// frame's document (outlineFrames), whose own frames are spliced in turn;
+// a frame to leave out keeps only its line, saying why. depth bounds the
 // nesting.
-func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, frames map[string]*docFrame, interactive bool, depth int) []string {
+func (c *call) spliceFrames(top *Snapshot, lines []string, frames map[string]*docFrame, outlines map[string]*frameOutline, depth int) []string {
 	out := make([]string, 0, len(lines))
 	for _, line := range lines {
 		indent, rest, ok := strings.Cut(line, "\x00")
@@ -110,8 +156,8 @@ func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, 
 			continue
 		}
 		key, name, _ := strings.Cut(rest, "\x00")
-		f := frames[key]
-		if f == nil || depth > 8 {
+		f, o := frames[key], outlines[key]
+		if f == nil || o == nil || depth > 8 {
 			continue
 		}
 		head := indent + "- iframe"
@@ -119,13 +165,13 @@ func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, 
 			head += " " + jsArg(name)
 		}
 		head += " [frame=" + key + "]"
-		s, err := c.frameSnapshot(ctx, f, interactive)
-		if err != nil {
-			out = append(out, head+": (its content could not be read: "+err.Error()+")")
+		if o.err != nil {
+			out = append(out, head+": (its content could not be read: "+o.err.Error()+")")
 			continue
 		}
-		if why := c.frameWithheld(f, s.URL); why != "" {
-			out = append(out, head+": ("+why+")")
+		s := o.s
+		if o.withheld != "" {
+			out = append(out, head+": ("+o.withheld+")")
 			continue
 		}
 		if s.URL != "" {
@@ -140,7 +186,7 @@ func (c *call) spliceFrames(ctx context.Context, top *Snapshot, lines []string, 
 			}
 			top.Elements = append(top.Elements, e)
 		}
-		for _, l := range c.spliceFrames(ctx, top, s.Lines, frames, interactive, depth+1) {
+		for _, l := range c.spliceFrames(top, s.Lines, frames, outlines, depth+1) {
 			out = append(out, indent+"  "+l)
 		}
 	}

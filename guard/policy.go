@@ -43,6 +43,14 @@ type Call struct {
 	// from, when browseragent knows it ("" otherwise): a deny rule naming
 	// the address holds for the page whatever name its URL gives.
 	PageAddr string
+	// Frames are the documents of the page the call's element may be in,
+	// the page's own among them, as the browser said just before the
+	// check, in the order a tie goes (the frame a ref names first); nil:
+	// the page alone. The guard judges the call by the strictest of them
+	// (deny, then a sensitive ask, an ask, allow), so a click or a fill in
+	// a bank's frame on an ordinary page is judged as a write on the bank
+	// (Decision.Frame says which).
+	Frames []Frame
 	// TargetURL is where a navigation goes. When empty, Args["url"] is used
 	// for navigating tools and web_fetch.
 	TargetURL string
@@ -55,6 +63,10 @@ type Call struct {
 	// the shell and scripts.
 	Grantee string
 }
+
+// Frame is a document a call may act in, or a result's content came from:
+// its live URL and the "ip:port" the browser fetched it from ("" unknown).
+type Frame struct{ URL, Addr string }
 
 // grantKey is one "always" grant: a tool's or a server's name, for the
 // grantee that gave it.
@@ -85,6 +97,10 @@ type Decision struct {
 	Mode      Mode
 	// URL is the normalised address that was judged ("" if none).
 	URL string
+	// Frame is the live URL of the frame (of Call.Frames) the call was
+	// judged by, where that frame is stricter than the page; "" when the
+	// page's own URL was.
+	Frame string
 	// Scopes lists the approvals the person may give when Verdict is Ask:
 	// only Once on sensitive pages.
 	Scopes []Scope
@@ -307,13 +323,16 @@ func (p *Policy) Effect(c Call) catalog.Effect {
 	return classify(c, entry(c))
 }
 
-// Check judges c against the rules, the mode and the grants. A pending Once
-// approval for exactly this call (same tool, page, target and arguments) is
-// used up by it.
+// Check judges c against the rules, the mode and the grants: one question
+// per call, its frames ranked here (Call.Frames). A pending Once approval
+// for exactly this call (same tool, page or frame judged, target and
+// arguments) is used up by it.
 func (p *Policy) Check(c Call) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	c, frame := p.rank(c)
 	d := p.decide(c)
+	d.Frame = frame
 	if d.Verdict == Ask && len(p.once) > 0 && p.takeOnce(c) {
 		d.Verdict, d.DecidedBy, d.Scopes = Allow, ByPerson, nil
 		d.Reason = "approved once by the person: " + d.Reason
@@ -321,13 +340,71 @@ func (p *Policy) Check(c Call) Decision {
 	return d
 }
 
-// Peek is Check without using up a "once" approval: for judging where a
-// call would act (a frame of the page, where its result came from) before
-// or after the call's own check.
+// Peek is Check without using up a "once" approval: what the guard would
+// say of a call now (tools.Registry.Judge), which is not run.
 func (p *Policy) Peek(c Call) Decision {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.decide(c)
+	c, frame := p.rank(c)
+	d := p.decide(c)
+	d.Frame = frame
+	return d
+}
+
+// rank returns c as it is judged: by the page, or by the frame of
+// c.Frames the guard is strictest about (the first of them on a tie), and
+// that frame's URL when it is not the page's own. Frames whose content is
+// the page's own (about:blank, srcdoc, data:) are not judged apart. The
+// files a call touches are judged once, by decide, not per frame.
+func (p *Policy) rank(c Call) (Call, string) {
+	if len(c.Frames) == 0 {
+		return c, ""
+	}
+	q := c
+	q.Files, q.Frames = []File{}, nil
+	best, bestRank := -1, -1
+	for i, f := range c.Frames {
+		if !hasOwnAddress(f.URL) {
+			continue
+		}
+		q.PageURL, q.PageAddr = f.URL, f.Addr
+		if r := strictness(p.decide(q)); r > bestRank {
+			best, bestRank = i, r
+		}
+	}
+	if best < 0 || c.Frames[best].URL == c.PageURL {
+		c.Frames = nil
+		return c, ""
+	}
+	c.PageURL, c.Frames = c.Frames[best].URL, nil
+	return c, c.PageURL
+}
+
+// hasOwnAddress reports whether a frame URL names content of its own, not
+// content its parent wrote (about:, data:, javascript:).
+func hasOwnAddress(u string) bool {
+	i := strings.IndexByte(u, ':')
+	if i < 0 {
+		return false
+	}
+	switch strings.ToLower(u[:i]) {
+	case "about", "data", "javascript", "":
+		return false
+	}
+	return true
+}
+
+// strictness ranks decisions: deny, then a sensitive ask, an ask, allow.
+func strictness(d Decision) int {
+	switch {
+	case d.Verdict == Deny:
+		return 3
+	case d.Verdict == Ask && d.Sensitive:
+		return 2
+	case d.Verdict == Ask:
+		return 1
+	}
+	return 0
 }
 
 // Grant records the person's approval of c. Once approves that exact call
@@ -338,6 +415,7 @@ func (p *Policy) Peek(c Call) Decision {
 func (p *Policy) Grant(c Call, s Scope) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	c, _ = p.rank(c)
 	d := p.decide(c)
 	switch {
 	case d.Verdict == Allow:

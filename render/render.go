@@ -208,7 +208,7 @@ func (r *Renderer) Render(ctx context.Context, url, shot string) (*fetch.Result,
 	if err != nil {
 		return nil, err
 	}
-	doc := p.document(ctx, res.FinalURL)
+	doc := p.document(ctx)
 	length, retryAfter := int64(-1), ""
 	if resp, ok := r.sess.Browser.LastResponse(p.tab); ok {
 		doc.Status = cmp.Or(doc.Status, resp.Status)
@@ -373,14 +373,15 @@ size: n.decodedBodySize || n.encodedBodySize || -1}; })()`
 
 // document asks, through browser_eval, what the tab holds. It is best
 // effort: without an answer the page is taken as HTML of unknown status.
-func (p *renderPage) document(ctx context.Context, pageURL string) documentInfo {
+func (p *renderPage) document(ctx context.Context) documentInfo {
 	info := documentInfo{Size: -1}
-	args := map[string]any{"js": documentJS}
+	args := map[string]any{"js": documentJS, "tab": p.tab}
 	// A page the guard would not let a script run on (one it would ask
 	// about) is not asked: nobody is there to answer, and the refusal
-	// would only fill the audit log.
-	pre := guard.Call{Tool: "browser_eval", Name: "browser_eval", Args: args, PageURL: pageURL}
-	if d := p.r.sess.Policy.Check(pre); d.Verdict != guard.Allow {
+	// would only fill the audit log. The registry judges the very call
+	// (Registry.Judge), on the tab's live page.
+	raw, _ := json.Marshal(args)
+	if d, err := p.r.sess.Registry.Judge(ctx, "browser_eval", raw, tools.OriginCommand); err != nil || d.Verdict != guard.Allow {
 		return info
 	}
 	res, err := p.call(ctx, "browser_eval", args)

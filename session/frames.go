@@ -70,93 +70,51 @@ func named(v any) bool {
 	return true
 }
 
-// judgedURL is the address a call on page is judged by: the page's own, or
-// the URL of a frame the call's element may be in when the guard is
-// stricter there (deny before a sensitive ask before an ask before allow),
+// framesOf lists the documents of the tab the call's element may be in,
+// for the guard to judge it by the strictest (guard.Call.Frames): none
+// when the call names no element and types nothing (the page alone); a
+// native ref of an element inside a frame (f2e7) names its frame, which
+// comes first (it wins a tie), then the page; a ref of an element that
+// holds no frame stops there; while a dialog is open, the frame that
+// opened it and the page (only its answer can run, and the paused page
+// lists no frames); otherwise the page and every frame in it,
 // so a click or a fill inside a bank's iframe on an ordinary page is
-// judged as a write on the bank. A native ref of an element inside a frame
-// (f2e7) names its frame: the call is judged by that frame, or by the page
-// when the page is stricter. The frames are asked from the live page;
+// judged as a write on the bank. The frames are asked from the live page;
 // when it cannot say which frame holds the element, every frame counts.
-func (l locator) judgedURL(ctx context.Context, c *tools.ResolvedCall, page tools.Page) string {
+// The locator only gathers these facts: the guard ranks them.
+func (l locator) framesOf(ctx context.Context, c *tools.ResolvedCall, page tools.Page) []guard.Frame {
 	b := l.s.Browser
 	how := l.elementOf(c)
 	if how == elemNone || b == nil || page.TabID == "" || strings.HasPrefix(page.TabID, "mcp:") {
-		return page.URL
+		return nil
 	}
-	call := c.GuardCall()
-	call.TabID, call.Files = page.TabID, []guard.File{} // the page's part: the files are judged apart
-	best, bestRank, addr0 := page.URL, -1, call.PageAddr
-	judge := func(u, addr string) {
-		if !hasOwnAddress(u) {
-			return // about:blank, srcdoc, data: frames: the page's own content
-		}
-		call.PageURL, call.PageAddr = u, addr
-		if r := strictness(l.s.Policy.Peek(call)); r > bestRank {
-			best, bestRank = u, r
-		}
-	}
+	var frames []guard.Frame
 	ref, _ := c.Args[c.Entry.Element].(string)
 	if c.Def.Source == tools.SourceBrowser && browser.RefFrame(ref) != "" {
 		u, addr, _, err := b.RefFrameURL(ctx, page.TabID, ref)
 		if err != nil {
 			how = elemAny // the frame cannot be found: every frame counts
 		} else {
-			judge(u, addr) // first: it wins a tie
-			judge(page.URL, page.Addr)
+			frames = append(frames, guard.Frame{URL: u, Addr: addr}, guard.Frame{URL: page.URL, Addr: page.Addr})
 		}
 	}
 	if u, addr, ok := b.DialogFrame(page.TabID); ok {
 		// Only the dialog's answer can run now: it goes to the frame that
 		// opened the dialog, and the page it paused lists no frames.
-		judge(u, addr)
-		judge(page.URL, page.Addr)
-		return best
+		return append(frames, guard.Frame{URL: u, Addr: addr}, guard.Frame{URL: page.URL, Addr: page.Addr})
 	}
 	if how == elemRef {
 		if in, err := b.RefInFrame(ctx, page.TabID, ref); err == nil && !in {
-			if bestRank < 0 {
-				return page.URL
-			}
-			return best
+			return frames
 		}
 	}
-	frames, err := b.FrameURLs(ctx, page.TabID)
+	urls, err := b.FrameURLs(ctx, page.TabID)
 	if err != nil {
-		if bestRank >= 0 {
-			return best
-		}
-		return page.URL // the call's own check still judges the page
+		return frames // the call's own check still judges the page
 	}
-	for _, u := range append([]string{page.URL}, frames...) {
-		judge(u, addr0)
+	frames = append(frames, guard.Frame{URL: page.URL})
+	for _, u := range urls {
+		frames = append(frames, guard.Frame{URL: u})
 	}
-	return best
-}
-
-// hasOwnAddress reports whether a frame URL names content of its own, not
-// content its parent wrote (about:, data:, javascript:).
-func hasOwnAddress(u string) bool {
-	i := strings.IndexByte(u, ':')
-	if i < 0 {
-		return false
-	}
-	switch strings.ToLower(u[:i]) {
-	case "about", "data", "javascript", "":
-		return false
-	}
-	return true
-}
-
-// strictness ranks decisions: deny, then a sensitive ask, an ask, allow.
-func strictness(d guard.Decision) int {
-	switch {
-	case d.Verdict == guard.Deny:
-		return 3
-	case d.Verdict == guard.Ask && d.Sensitive:
-		return 2
-	case d.Verdict == guard.Ask:
-		return 1
-	}
-	return 0
+	return frames
 }

@@ -20,11 +20,15 @@ import (
 // screen checks, after a browser tool ran and before its result goes
 // anywhere, where the result's content came from: the tab as it is now
 // (the call may have navigated it: a click, a redirect during wait_for),
-// every frame in it, and the network requests the result shows. Content
-// of a page, frame or request a deny rule names is replaced by one
-// sentence saying so; a page list keeps its other lines. The call itself
-// was judged before it ran; this judges what it brought back.
-func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string]any, tabID string, res *tools.ToolResult) {
+// every frame in it, the network requests the result shows and the pages
+// a tab list in it names. It takes the call as the registry resolved and
+// judged it, gathers those facts from the browser and asks the guard one
+// question about all of them (Guard.Screen). Content of a page, frame or
+// request a deny rule names is replaced by one sentence saying so; a page
+// list keeps its other lines. The call itself was judged before it ran;
+// this judges what it brought back.
+func (s *Session) screen(ctx context.Context, c *tools.ResolvedCall, res *tools.ToolResult) {
+	def := c.Def
 	if res == nil || s.Browser == nil {
 		return
 	}
@@ -32,6 +36,7 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 	if !browserTool {
 		return
 	}
+	tabID := c.Page.TabID
 	if tabID == "" && def.Source == tools.SourceBrowser {
 		tabID = res.Tab // the tab it opened, or the current one it acted on
 	}
@@ -43,7 +48,7 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 			urls = append(urls, u)
 		}
 		addr = s.Browser.DocumentAddr(tabID)
-		if showsFrames(def, args) {
+		if showsFrames(c) {
 			if frames, err := s.Browser.FrameURLs(ctx, tabID); err == nil {
 				urls = append(urls, frames...)
 			}
@@ -51,49 +56,110 @@ func (s *Session) screen(ctx context.Context, def tools.ToolDef, args map[string
 		}
 	}
 	urls = append(urls, browser.ParseRequestURLs(res.Text)...)
+
+	// The one question: where the content came from, as the withheld
+	// sentence names it, then the lines of a tab or page list.
+	var q screening
 	for i, u := range urls {
-		d := s.deniedRead(u)
-		if i == 0 && d == nil {
-			d, u = s.deniedServed(u, addr, frameAddrs)
+		q.add(u, "", u)
+		if i == 0 && addr != "" {
+			q.add(u, addr, u+" (served from "+addr+")")
 		}
-		if d != nil {
-			// The page chose its address (a redirect, replaceState): the
-			// model reads it as page text, the person as it is.
-			withheld := "browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it."
-			res.Text = fmt.Sprintf(withheld, def.Name, guard.UntrustedInline(guard.RedactURL(u)), d.Rule, d.Category)
-			res.Display = fmt.Sprintf(withheld, def.Name, guard.RedactURL(u), d.Rule, d.Category)
-			if def.Name == "browser_open" && res.Tab != "" {
-				tab := fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
-				res.Text, res.Display = res.Text+tab, res.Display+tab
+		if i == 0 {
+			for _, fa := range frameAddrs {
+				q.add(u, fa, "a frame of "+u+" served from "+fa)
 			}
-			removeWritten(def, args, res)
-			res.Images, res.Path, res.Data, res.Outcome = nil, "", nil, tools.Withheld
-			return
 		}
 	}
-	if tools.EntryOf(def).Foreign&catalog.ForeignNetwork != 0 {
+	from := len(q.from)
+	var lines []string
+	switch {
+	case def.Source == tools.SourceMCP:
+		lines = s.pageListLines(res.Text, &q)
+	case def.Name == "browser_tabs":
+		lines = s.tabListLines(res.Text, &q)
+	}
+	answers := s.judge.Screen(q.from)
+
+	for i, d := range answers[:from] {
+		if d == nil {
+			continue
+		}
+		// The page chose its address (a redirect, replaceState): the
+		// model reads it as page text, the person as it is.
+		u := q.names[i]
+		withheld := "browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it."
+		res.Text = fmt.Sprintf(withheld, def.Name, guard.UntrustedInline(guard.RedactURL(u)), d.Rule, d.Category)
+		res.Display = fmt.Sprintf(withheld, def.Name, guard.RedactURL(u), d.Rule, d.Category)
+		if c.Entry.Effect == catalog.Open && res.Tab != "" {
+			tab := fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
+			res.Text, res.Display = res.Text+tab, res.Display+tab
+		}
+		removeWritten(c, res)
+		res.Images, res.Path, res.Data, res.Outcome = nil, "", nil, tools.Withheld
+		return
+	}
+	if c.Entry.Foreign&catalog.ForeignNetwork != 0 {
 		// Request and response bodies: a sign-in form's password, a token
 		// exchange's tokens, long after any field held them.
 		res.Text = guard.RedactBody(res.Text)
 	}
-	if ours && web(urls) && (def.Source == tools.SourceMCP || def.Name == "browser_eval") {
+	if ours && web(urls) && (def.Source == tools.SourceMCP || c.Entry.Effect == catalog.Script) {
 		res.Text = s.maskSecretValues(ctx, tabID, res.Text)
 	}
-	switch {
-	case def.Source == tools.SourceMCP:
-		res.Text = s.screenPageList(res.Text)
-	case def.Name == "browser_tabs":
-		res.Text = s.screenTabList(res.Text)
+	if lines != nil {
+		res.Text = q.replaceLines(lines, answers)
 	}
+}
+
+// screening is a result screen's question being built: what the result
+// holds (guard.Frame: a URL and the address its document came from), how
+// the withheld sentence names each, and for the lines of a list in the
+// result, which line each is about and how that line reads when denied.
+type screening struct {
+	from  []guard.Frame
+	names []string
+	line  map[int]int                 // index in from → line of the list
+	deny  map[int]func(string) string // index in from → the line's denied form, given the rule
+}
+
+func (q *screening) add(u, addr, name string) int {
+	q.from = append(q.from, guard.Frame{URL: u, Addr: addr})
+	q.names = append(q.names, name)
+	return len(q.from) - 1
+}
+
+// addLine asks about u (from addr) for line i of a list: denied, the line
+// reads as denied(rule).
+func (q *screening) addLine(i int, u, addr string, denied func(rule string) string) {
+	if q.line == nil {
+		q.line, q.deny = map[int]int{}, map[int]func(string) string{}
+	}
+	k := q.add(u, addr, u)
+	q.line[k], q.deny[k] = i, denied
+}
+
+// replaceLines returns lines joined, each line a deny answer names
+// replaced by its denied form (the first answer about a line wins).
+func (q *screening) replaceLines(lines []string, answers []*guard.Decision) string {
+	done := map[int]bool{}
+	for k, d := range answers {
+		i, ok := q.line[k]
+		if d == nil || !ok || done[i] {
+			continue
+		}
+		lines[i], done[i] = q.deny[k](d.Rule), true
+	}
+	return strings.Join(lines, "\n")
 }
 
 // removeWritten deletes the files a withheld call saved (the screenshot
 // it took, res.Path; what its catalogue file parameters wrote): they hold
 // the denied page's content as much as the result did. Directories are
 // left alone.
-func removeWritten(def tools.ToolDef, args map[string]any, res *tools.ToolResult) {
+func removeWritten(c *tools.ResolvedCall, res *tools.ToolResult) {
 	paths := []string{res.Path}
-	for _, f := range guard.FilesOf(tools.EntryOf(def), args, "") {
+	for _, f := range c.Files {
 		if f.Write {
 			paths = append(paths, f.Path)
 		}
@@ -155,22 +221,26 @@ var tabListLineRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(t\d+) \[([^\]]*)\] "(.*)" (\S+)$`)
 })
 
-// screenTabList hides the title of a tab in browser_tabs whose page a
-// deny rule names.
-func (s *Session) screenTabList(text string) string {
+// tabListLines splits browser_tabs' text into lines and asks q about the
+// page of each tab it lists, by its URL and by where its document came
+// from: a tab whose page a deny rule names keeps its id and state, not its
+// title.
+func (s *Session) tabListLines(text string, q *screening) []string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if m := tabListLineRE().FindStringSubmatch(line); m != nil {
-			d := s.deniedRead(m[4])
-			if addr := s.Browser.DocumentAddr(m[1]); d == nil && addr != "" {
-				d = s.deniedAt(m[4], addr) // its title is the content of a page served from there
-			}
-			if d != nil {
-				lines[i] = fmt.Sprintf("%s [%s] (a page the sensitive-site rule %q denies)", m[1], m[2], d.Rule)
-			}
+		m := tabListLineRE().FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		denied := func(rule string) string {
+			return fmt.Sprintf("%s [%s] (a page the sensitive-site rule %q denies)", m[1], m[2], rule)
+		}
+		q.addLine(i, m[4], "", denied)
+		if addr := s.Browser.DocumentAddr(m[1]); addr != "" {
+			q.addLine(i, m[4], addr, denied) // its title is the content of a page served from there
 		}
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // showsFrames reports whether a result can show what the page's frames
@@ -178,64 +248,24 @@ func (s *Session) screenTabList(text string) string {
 // answer, chrome-devtools-mcp's snapshots (its text snapshot covers every
 // frame) and console messages. Native snapshots and browser_extract's
 // text cover frames too, but leave out a denied frame's content themselves
-// (browser.Options.FrameWithheld, frameWithheld), so the rest of the page
+// (browser.Options.FrameWithheld, framesWithheld), so the rest of the page
 // still reads; waits see the top document only, and the other results
 // name the top page.
-func showsFrames(def tools.ToolDef, args map[string]any) bool {
-	e := tools.EntryOf(def)
-	return e.Foreign&catalog.ForeignFrames != 0 && e.ForeignResult(args)
-}
-
-// deniedServed judges the page u by where its document (addr) and the
-// documents of its frames (frames) came from: the page's name is not the
-// rule's, but the address may be. It returns the denial and the page as the
-// withheld result names it, or nil and u.
-func (s *Session) deniedServed(u, addr string, frames []string) (*guard.Decision, string) {
-	if addr != "" {
-		if d := s.deniedAt(u, addr); d != nil {
-			return d, u + " (served from " + addr + ")"
-		}
-	}
-	for _, fa := range frames {
-		if d := s.deniedAt(u, fa); d != nil {
-			return d, "a frame of " + u + " served from " + fa
-		}
-	}
-	return nil, u
-}
-
-// deniedAt returns the guard's decision when reading the page u whose
-// document came from addr is denied.
-func (s *Session) deniedAt(u, addr string) *guard.Decision {
-	d := s.Policy.Peek(guard.Call{Tool: "browser_snapshot", Name: "browser_snapshot", PageURL: u, PageAddr: addr})
-	if d.Verdict != guard.Deny {
-		return nil
-	}
-	return &d
-}
-
-// deniedRead returns the guard's decision when reading u is denied.
-func (s *Session) deniedRead(u string) *guard.Decision {
-	if u == "" {
-		return nil
-	}
-	d := s.Policy.Peek(guard.Call{Tool: "browser_snapshot", Name: "browser_snapshot", PageURL: u})
-	if d.Verdict != guard.Deny {
-		return nil
-	}
-	return &d
+func showsFrames(c *tools.ResolvedCall) bool {
+	return c.Entry.Foreign&catalog.ForeignFrames != 0 && c.Entry.ForeignResult(c.Args)
 }
 
 var pageListLineRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(\d+): `)
 })
 
-// screenPageList replaces the lines of chrome-devtools-mcp's page list
-// ("N: title (url)") whose page a deny rule names: its title is that
-// page's content.
-func (s *Session) screenPageList(text string) string {
+// pageListLines splits an MCP result into lines and asks q about each
+// line of chrome-devtools-mcp's page list ("N: title (url)"): a line whose
+// page a deny rule names loses its title, which is that page's content.
+// It returns nil for a text with no page list.
+func (s *Session) pageListLines(text string, q *screening) []string {
 	if !strings.Contains(text, "## Pages") && !strings.Contains(text, "## Opened pages") {
-		return text
+		return nil
 	}
 	lines := strings.Split(text, "\n")
 	section := ""
@@ -252,10 +282,10 @@ func (s *Session) screenPageList(text string) string {
 			continue
 		}
 		for _, p := range browser.ParseListPages("## Pages\n" + line) {
-			if d := s.deniedRead(p.URL); d != nil {
-				lines[i] = fmt.Sprintf("%s: (a page the sensitive-site rule %q denies)", m[1], d.Rule)
-			}
+			q.addLine(i, p.URL, "", func(rule string) string {
+				return fmt.Sprintf("%s: (a page the sensitive-site rule %q denies)", m[1], rule)
+			})
 		}
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }

@@ -46,6 +46,11 @@ type SessionOptions struct {
 	// open when the session ends or disconnects (by default they are
 	// closed, and the notice says how many).
 	KeepTabs bool
+
+	// wrapGuard, when set, wraps the policy as the one judge every
+	// question of the session goes to (the registry's, the result
+	// screen's, the snapshot's frames'): tests count them.
+	wrapGuard func(*guard.Policy) tools.Guard
 }
 
 // Session is one running browseragent: the guard policy, the tool registry
@@ -59,6 +64,7 @@ type Session struct {
 	MCP      *mcpclient.Manager // nil without MCP servers
 
 	audit *guard.AuditLog
+	judge tools.Guard // Policy, or SessionOptions.wrapGuard's: every question goes here
 	pages *mcpPages
 	web   *tools.WebFetch
 
@@ -103,7 +109,11 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	if s.notice == nil {
 		s.notice = func(string) {}
 	}
-	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, Screen: s.screen, Locator: locator{s}}
+	s.judge = s.Policy
+	if opts.wrapGuard != nil {
+		s.judge = opts.wrapGuard(s.Policy)
+	}
+	ro := &tools.RegistryOptions{Approver: opts.Approver, Yes: opts.Yes, Screen: s.screen, Locator: locator{s}, Guard: s.judge}
 	if opts.AuditPath != "-" {
 		path := opts.AuditPath
 		if path == "" {
@@ -123,7 +133,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 		bo.OnLost = s.browserLost
 	}
 	bo.OnLaunch = s.browserLaunching
-	bo.FrameWithheld = s.frameWithheld
+	bo.FrameWithheld = s.framesWithheld
 	if bo.Launch.DialControl == nil {
 		// The isolated browser's connections are judged at the resolved
 		// address, as web_fetch's are: a name resolving to a metadata
@@ -402,18 +412,30 @@ func (s *Session) restartBrowserServers(ctx context.Context) {
 
 func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserServer(name) }
 
-// frameWithheld says why a snapshot or browser_extract must leave out the
-// content of a frame at url served from addr: a page a deny rule names,
-// by its address or by where its document came from.
-func (s *Session) frameWithheld(url, addr string) string {
-	d := s.deniedRead(url)
-	if d == nil && addr != "" {
-		d = s.deniedAt(url, addr)
+// framesWithheld says, for each frame a snapshot or browser_extract's text
+// would show, why it must leave out the frame's content ("" where it may
+// show): a page a deny rule names, by an address its document reports or
+// the browser listed, or by where its document came from. One question to
+// the guard about all of them.
+func (s *Session) framesWithheld(frames []browser.FrameSource) []string {
+	var from []guard.Frame
+	var of []int // from[k] is about frames[of[k]]
+	for i, f := range frames {
+		for _, u := range f.URLs {
+			from, of = append(from, guard.Frame{URL: u}), append(of, i)
+			if f.Addr != "" {
+				from, of = append(from, guard.Frame{URL: u, Addr: f.Addr}), append(of, i)
+			}
+		}
 	}
-	if d == nil {
-		return ""
+	why := make([]string, len(frames))
+	for k, d := range s.judge.Screen(from) {
+		if i := of[k]; d != nil && why[i] == "" {
+			u := from[k].URL
+			why[i] = fmt.Sprintf("browseragent withheld this frame: it shows %s, which the sensitive-site rule %q denies (%s)", guard.RedactURL(u), d.Rule, d.Category)
+		}
 	}
-	return fmt.Sprintf("browseragent withheld this frame: it shows %s, which the sensitive-site rule %q denies (%s)", guard.RedactURL(url), d.Rule, d.Category)
+	return why
 }
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/browser"
-	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/tools"
@@ -138,28 +136,4 @@ func TestWithoutBrowserFlags(t *testing.T) {
 			}
 		})
 	}
-}
-
-// openSessionWith opens a Session with opts plus permissive rules and a
-// test audit log; a cleanup closes it.
-func openSessionWith(t *testing.T, opts *SessionOptions) *Session {
-	t.Helper()
-	r, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Rules = r
-	opts.AuditPath = filepath.Join(t.TempDir(), "audit.jsonl")
-	ownBrowser(t, opts)
-	s, err := NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ownMCP(t, s)
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,13 +48,31 @@ func openSession(t *testing.T, withMCP bool, rules string, approver tools.Approv
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &SessionOptions{Rules: r, Approver: approver, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	opts := &SessionOptions{Rules: r, Approver: approver}
 	if withMCP {
 		opts.MCP = mcpclient.DefaultConfig()
 	} else {
 		// Without chrome-devtools-mcp, which sees the whole browser, the
 		// isolated browser is a fresh context in the package's Chromium.
 		opts.Browser.Launch.Host = shared.Endpoint(t)
+	}
+	return openSessionWith(t, opts)
+}
+
+// openSessionWith opens a Session with opts (no sensitive-site rules when
+// it names none, and an audit log of the test's own), its browser and MCP
+// servers the test's (ownBrowser, ownMCP). A cleanup closes it.
+func openSessionWith(t *testing.T, opts *SessionOptions) *Session {
+	t.Helper()
+	if opts.Rules == nil {
+		r, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Rules = r
+	}
+	if opts.AuditPath == "" {
+		opts.AuditPath = filepath.Join(t.TempDir(), "audit.jsonl")
 	}
 	ownBrowser(t, opts)
 	s, err := NewSession(opts)
@@ -130,15 +145,6 @@ func call(t *testing.T, s *Session, tool string, args any) *tools.ToolResult {
 		t.Fatalf("%s: %v", tool, err)
 	}
 	return res
-}
-
-func serveSite(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><h1>Heading of %s</h1><button onclick="document.title='clicked'">Press me</button></body></html>`, r.URL.Path, r.URL.Path)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 // TestSessionNativeAndMCPShareOneBrowser drives a page opened by the native

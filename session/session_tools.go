@@ -77,9 +77,7 @@ func (l locator) Locate(ctx context.Context, c *tools.ResolvedCall) (tools.Page,
 	if !strings.HasPrefix(page.TabID, "mcp:") {
 		page.Addr = l.s.Browser.DocumentAddr(page.TabID)
 	}
-	if u := l.judgedURL(ctx, c, page); u != page.URL {
-		c.FrameURL, page.URL = u, u
-	}
+	page.Frames = l.framesOf(ctx, c, page)
 	return page, nil
 }
 

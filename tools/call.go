@@ -37,10 +37,9 @@ type ResolvedCall struct {
 	URL string
 	// Files are the local files the call reads or writes, resolved.
 	Files []guard.File
-	// FrameURL is the live URL of the frame holding the element the call
-	// acts on (Entry.Element), when that is not the page itself; "" means
-	// the page. It is left for a browser-side resolver to fill (the
-	// locator), so a write is judged by the frame it lands in.
+	// FrameURL is the live URL of the frame (of Page.Frames) the guard
+	// judged the call by, when stricter than the page itself; "" means the
+	// page (guard.Decision.Frame).
 	FrameURL string
 	// Foreign says the result can carry content of pages other than the
 	// one judged (a snapshot after the input, frames, network bodies): a
@@ -72,12 +71,16 @@ func (c *ResolvedCall) GuardCall() guard.Call {
 	e := c.Entry
 	gc := guard.Call{Tool: c.Def.Name, Server: c.Def.Server, Name: c.Def.RawName, Args: c.Args,
 		Entry: &e, ReadOnlyHint: c.Def.ReadOnlyHint, DestructiveHint: c.Def.DestructiveHint,
-		PageURL: c.Page.URL, PageAddr: c.Page.Addr, TargetURL: c.URL, TabID: c.Page.TabID, Files: c.Files}
+		PageURL: c.Page.URL, PageAddr: c.Page.Addr, Frames: c.Page.Frames, TargetURL: c.URL, TabID: c.Page.TabID, Files: c.Files}
 	if c.Files == nil {
 		gc.Files = []guard.File{}
 	}
 	return gc
 }
+
+// JudgedURL is the address the call was judged by: the frame the guard
+// was strictest about (FrameURL), else the page's.
+func (c *ResolvedCall) JudgedURL() string { return cmp.Or(c.FrameURL, c.Page.URL) }
 
 // EntryOf is the catalogue's description of def: the entry it carries
 // (with the limit its source declares, if any), else derived from an MCP

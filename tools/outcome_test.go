@@ -46,7 +46,7 @@ func TestResultsSayTheirOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withhold := func(_ context.Context, _ ToolDef, _ map[string]any, _ string, res *ToolResult) {
+	withhold := func(_ context.Context, _ *ResolvedCall, res *ToolResult) {
 		if strings.Contains(res.Text, "vault") {
 			res.Text, res.Outcome = "withheld: it came from vault.test", Withheld
 		}

@@ -50,10 +50,17 @@ type Page struct {
 	// Secret: the call types into a password, one-time-code or card field
 	// (asked from the live page), so what it types is redacted everywhere.
 	Secret bool
+	// Frames are the documents of the tab the call's element may be in
+	// (the page's own among them, the frame a ref names first), asked
+	// from the live page; nil when it acts on the page alone. The guard
+	// judges the call by the strictest (guard.Call.Frames).
+	Frames []guard.Frame
 }
 
 // PageLocator finds the tab a call acts on and asks the browser for its live
-// URL. Calls that act on no page return a zero Page. When c.Page.TabID is
+// URL, the address its document came from and the frames the call's
+// element may be in: facts only, the guard judges them. Calls that act on
+// no page return a zero Page. When c.Page.TabID is
 // already set (the registry checks again after the person answered), it
 // must describe that same tab, or fail when it is gone.
 type PageLocator interface {
@@ -62,6 +69,18 @@ type PageLocator interface {
 
 // AuditFunc records one finished tool call (the registry's last step).
 type AuditFunc func(guard.Entry)
+
+// Guard is the judge of calls: *guard.Policy, or a wrapper of it (a test
+// counting the questions asked). A call is one question (Check, built
+// from its ResolvedCall, frames ranked by the guard), its result one more
+// (Screen, asked by the result screen); Peek answers Registry.Judge.
+type Guard interface {
+	Check(guard.Call) guard.Decision
+	Peek(guard.Call) guard.Decision
+	Screen(from []guard.Frame) []*guard.Decision
+	Grant(guard.Call, guard.Scope) error
+	OwnTab(id string)
+}
 
 // RegistryOptions configures a Registry; nil fields mean defaults.
 type RegistryOptions struct {
@@ -74,9 +93,12 @@ type RegistryOptions struct {
 	// Audit receives one entry per call; nil: no audit log.
 	Audit AuditFunc
 	// Screen, when set, sees every result before anything else does, with
-	// the tab the call was judged on, and may replace content that came
-	// from somewhere the rules deny (see Session.screen).
-	Screen func(ctx context.Context, def ToolDef, args map[string]any, tabID string, res *ToolResult)
+	// the call as it was resolved and judged, and may replace content that
+	// came from somewhere the rules deny (see Session.screen): it asks the
+	// guard one question (Guard.Screen) about everything the result holds.
+	Screen func(ctx context.Context, c *ResolvedCall, res *ToolResult)
+	// Guard is whom the registry asks; nil: the policy itself.
+	Guard Guard
 }
 
 // Registry is the one path for every tool call. Call resolves the tool, finds
@@ -86,6 +108,7 @@ type RegistryOptions struct {
 // second path. It is safe for concurrent use.
 type Registry struct {
 	policy *guard.Policy
+	guard  Guard // opts.Guard, else policy
 	opts   RegistryOptions
 
 	mu        sync.RWMutex
@@ -94,9 +117,12 @@ type Registry struct {
 
 // NewRegistry returns a registry judged by policy.
 func NewRegistry(policy *guard.Policy, opts *RegistryOptions) *Registry {
-	r := &Registry{policy: policy}
+	r := &Registry{policy: policy, guard: policy}
 	if opts != nil {
 		r.opts = *opts
+	}
+	if r.opts.Guard != nil {
+		r.guard = r.opts.Guard
 	}
 	return r
 }
@@ -190,7 +216,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		if origin == OriginAgent || origin == OriginMCP {
 			// The page chose its own address: in the model's words it is
 			// page text.
-			d.Reason, d.Person = d.ModelReason(call.Page.URL), person
+			d.Reason, d.Person = d.ModelReason(call.JudgedURL()), person
 			res.Text = d.Reason
 		}
 		d.Verdict = guard.Deny // what is not allowed now is refused
@@ -198,7 +224,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	}
 	res, err := r.run(ctx, call, p)
 	if err == nil && res != nil && r.opts.Screen != nil {
-		r.opts.Screen(ctx, call.Def, call.Args, call.Page.TabID, res)
+		r.opts.Screen(ctx, call, res)
 	}
 	r.record(ctx, call, d, start, res, err)
 	if res != nil {
@@ -228,8 +254,8 @@ func markUntrusted(res *ToolResult, c *ResolvedCall) {
 		res.Display = res.Full() // the person reads what the tool said, unwrapped
 	}
 	source := c.Def.Name
-	if c.Page.URL != "" {
-		source += " " + c.Page.URL
+	if u := c.JudgedURL(); u != "" {
+		source += " " + u
 	}
 	if res.IsError() {
 		res.Text = guard.UntrustedError(source, res.Text)
@@ -242,7 +268,7 @@ func markUntrusted(res *ToolResult, c *ResolvedCall) {
 // web_fetch) by the same rules. Nobody can be asked in the middle of a
 // request, so anything but allow refuses it, with the guard's reason.
 func (r *Registry) Recheck(tool, target string) error {
-	d := r.policy.Check(guard.Call{Tool: tool, Name: tool, TargetURL: target, Args: map[string]any{"url": target}})
+	d := r.guard.Check(guard.Call{Tool: tool, Name: tool, TargetURL: target, Args: map[string]any{"url": target}})
 	if d.Verdict != guard.Allow {
 		d.Person = d.ForPerson()
 		d.Reason = d.ModelReason(target) // the server chose where it redirects
@@ -250,6 +276,26 @@ func (r *Registry) Recheck(tool, target string) error {
 		return d.Err() // wraps guard.ErrDenied
 	}
 	return nil
+}
+
+// Judge says what the guard would decide of a call now, judged as Call
+// judges it (resolved once, its live page located), without asking the
+// person, running it, using up a once approval or recording it: for a
+// caller that leaves out a step the guard would not let run unattended.
+func (r *Registry) Judge(ctx context.Context, name string, args json.RawMessage, origin Origin) (guard.Decision, error) {
+	def, _, ok := r.resolve(name)
+	if !ok {
+		return guard.Decision{}, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	call, err := prepare(def, args, origin)
+	if err != nil {
+		return guard.Decision{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := r.locate(ctx, call); err != nil {
+		return guard.Decision{}, err
+	}
+	gc := guardCall(ctx, call)
+	return ownTabs(ctx, gc, call.Page.Alias, r.guard.Peek(gc)), nil
 }
 
 // decide locates the page, checks the guard and, when it says ask, asks the
@@ -260,7 +306,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
 	gc := guardCall(ctx, call)
-	d := r.check(ctx, gc, call.Page.Alias)
+	d := r.check(ctx, call, gc)
 	if d.Verdict != guard.Ask {
 		return d, nil
 	}
@@ -286,8 +332,8 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return d, fmt.Errorf("%s: approval: %w", call.Def.Name, err)
 	}
 	what := call.Def.Name // for the person, who saw the question
-	if call.Page.URL != "" {
-		what += " on " + call.Page.URL
+	if u := call.JudgedURL(); u != "" {
+		what += " on " + u
 	}
 	if answer == AnswerNone {
 		d.Verdict, d.DecidedBy = guard.Deny, guard.ByNoAnswer
@@ -301,7 +347,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		d.Person = "Not done: you declined " + what + "."
 		return d, nil
 	}
-	if err := r.policy.Grant(gc, scopeOf(answer)); err != nil {
+	if err := r.guard.Grant(gc, scopeOf(answer)); err != nil {
 		d.Verdict, d.Reason, d.DecidedBy = guard.Deny, err.Error(), guard.ByPolicy
 		return d, nil
 	}
@@ -310,10 +356,10 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d = r.check(ctx, guardCall(ctx, call), call.Page.Alias)
+	d = r.check(ctx, call, guardCall(ctx, call))
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
-		d.Reason = "The page changed after the person approved (now " + call.Page.URL + "); the approval does not carry over. " + d.Reason
+		d.Reason = "The page changed after the person approved (now " + call.JudgedURL() + "); the approval does not carry over. " + d.Reason
 	}
 	if d.Verdict == guard.Allow {
 		d.DecidedBy = answeredBy(ctx)
@@ -340,11 +386,18 @@ func guardCall(ctx context.Context, call *ResolvedCall) guard.Call {
 	return gc
 }
 
-// check asks the guard, then holds an MCP client to its own tabs: any call
-// on a tab another client opened is refused, and a close of any tab it did
-// not open (another client's, the person's).
-func (r *Registry) check(ctx context.Context, call guard.Call, alias string) guard.Decision {
-	d := r.policy.Check(call)
+// check asks the guard the call's one question, notes the frame it was
+// judged by, then holds an MCP client to its own tabs: any call on a tab
+// another client opened is refused, and a close of any tab it did not open
+// (another client's, the person's).
+func (r *Registry) check(ctx context.Context, rc *ResolvedCall, call guard.Call) guard.Decision {
+	d := r.guard.Check(call)
+	rc.FrameURL = d.Frame
+	return ownTabs(ctx, call, rc.Page.Alias, d)
+}
+
+// ownTabs holds an MCP client to its own tabs (see check).
+func ownTabs(ctx context.Context, call guard.Call, alias string, d guard.Decision) guard.Decision {
 	c := clientFrom(ctx)
 	if d.Verdict != guard.Deny && c != nil && c.Others != nil && call.TabID != "" && (c.Others(call.TabID) || alias != "" && c.Others(alias)) {
 		d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
@@ -380,7 +433,7 @@ func (r *Registry) locate(ctx context.Context, call *ResolvedCall) error {
 	}
 	call.Page = page
 	if page.Owned && page.TabID != "" {
-		r.policy.OwnTab(page.TabID)
+		r.guard.OwnTab(page.TabID)
 	}
 	return nil
 }
@@ -425,6 +478,7 @@ func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision
 		return
 	}
 	call, secret := c.GuardCall(), c.Page.Secret
+	call.PageURL = c.JudgedURL()
 	e := guard.FromDecision(call, d)
 	if c := clientFrom(ctx); c != nil {
 		e.Client, e.Session = c.Name, c.Session
@@ -454,7 +508,7 @@ func maskValues(s string, args map[string]any) string {
 
 func approvalRequest(c *ResolvedCall, d guard.Decision) ApprovalRequest {
 	req := ApprovalRequest{
-		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.Page.URL, Rule: d.Rule,
+		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.JudgedURL(), Rule: d.Rule,
 		Reason: d.ForPerson(), Args: summarizeArgs(c), Sensitive: d.Sensitive,
 	}
 	for _, sc := range d.Scopes { // only what the guard will accept
