@@ -3,12 +3,7 @@
 package session
 
 import (
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,31 +24,20 @@ func TestSessionClickjackedClickJudgedByFrame(t *testing.T) {
 	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
-	var paid atomic.Int32
-	mux := http.NewServeMux()
-	var bank string
-	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Shop</title><body style="margin:0">
+	site := newTestSite(t)
+	site.page("/shop", `<title>Shop</title><body style="margin:0">
 <button id="ord" style="position:absolute;left:50px;top:50px;width:200px;height:60px">Ordinary</button>
-<iframe id="f" src="%s/bank/pay" style="position:absolute;left:0;top:0;width:300px;height:200px;border:0;opacity:0.01"></iframe>
+<iframe id="f" src="{bank}/bank/pay" style="position:absolute;left:0;top:0;width:300px;height:200px;border:0;opacity:0.01"></iframe>
 <script>
 // the bank's button lies (nearly invisible) over ours; whoever asks what is
 // at a point is told it is our button
 const b = document.getElementById('ord');
 document.elementFromPoint = () => b;
-</script>`, bank)
-	})
-	mux.HandleFunc("/bank/pay", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Bank</title><body style="margin:0"><button style="width:300px;height:200px" onclick="fetch('/bank/paid')">Pay 500</button>`)
-	})
-	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	bank = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+</script>`)
 
 	person := &personAtTerminal{}
 	s := openSession(t, false, bankRules, person)
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError() {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	snap := call(t, s, "browser_snapshot", map[string]any{}).Text
@@ -64,7 +48,7 @@ document.elementFromPoint = () => b;
 	res := call(t, s, "browser_click", map[string]any{"ref": m[1]})
 	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
 	q := person.questions()
-	if p := paid.Load(); p != 0 {
+	if p := site.hits("/bank/paid"); p != 0 {
 		t.Errorf("a click on the shop's ordinary button paid the bank %d time(s); result %q, questions %+v", p, res.Text, q)
 	}
 	if !res.IsError() || len(q) != 1 || !q[0].Sensitive || q[0].Rule != "local-bank" {

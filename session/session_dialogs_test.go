@@ -80,17 +80,14 @@ func TestSessionLeavesThePersonsDialogs(t *testing.T) {
 // write there: on the bank's page the person is asked again (and says no);
 // on an ordinary page the model's answer goes through.
 func TestSessionConfirmOnSensitivePageNotAccepted(t *testing.T) {
-	var paid, ordinary atomic.Int32
-	mux := http.NewServeMux()
+	site := newTestSite(t)
 	page := func(path string) string {
 		return `<title>Page</title><button onclick="if (confirm('Send 500 EUR to the shop?')) fetch('` + path + `')">Pay</button>`
 	}
-	mux.HandleFunc("/bank/transfer", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page("/bank/paid")) })
-	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, page("/shop/paid")) })
-	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
-	mux.HandleFunc("/shop/paid", func(w http.ResponseWriter, r *http.Request) { ordinary.Add(1) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	site.page("/bank/transfer", page("/bank/paid"))
+	site.page("/shop", page("/shop/paid"))
+	paid := func() int { return site.hits("/bank/paid") }
+	ordinary := func() int { return site.hits("/shop/paid") }
 	person := &personAtTerminal{}
 	person.will(tools.AnswerOnce, tools.AnswerDeny)
 	s := openSession(t, false, `version: 1
@@ -108,7 +105,7 @@ rules:
 		}
 		return call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, "Pay")})
 	}
-	res := click(srv.URL + "/bank/transfer")
+	res := click(site.URL + "/bank/transfer")
 	if q := person.questions(); res.IsError() || len(q) != 1 || !q[0].Sensitive {
 		t.Fatalf("the approved click on the bank: %+v, questions %+v", res, q)
 	}
@@ -120,25 +117,25 @@ rules:
 		t.Errorf("accepting the bank's confirm must ask the person (who says no): %+v, questions %+v", res, q)
 	}
 	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
-	if n := paid.Load(); n != 0 {
+	if n := paid(); n != 0 {
 		t.Errorf("the bank's confirm was accepted for the person: paid %d time(s)", n)
 	}
 
-	if res := click(srv.URL + "/shop"); res.IsError() || !strings.Contains(res.Text, "A confirm dialog is open") {
+	if res := click(site.URL + "/shop"); res.IsError() || !strings.Contains(res.Text, "A confirm dialog is open") {
 		t.Fatalf("the click on the shop: %s", res.Text)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if n := ordinary.Load(); n != 0 {
+	if n := ordinary(); n != 0 {
 		t.Errorf("an ordinary page's confirm was accepted by default: the shop was paid %d time(s)", n)
 	}
 	if res := call(t, s, "browser_dialog", map[string]any{"accept": true}); res.IsError() || !strings.Contains(res.Text, "Accepted the confirm") {
 		t.Fatalf("the model's answer on an ordinary page: %s", res.Text)
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for ordinary.Load() == 0 && time.Now().Before(deadline) {
+	for ordinary() == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if n := ordinary.Load(); n != 1 {
+	if n := ordinary(); n != 1 {
 		t.Errorf("the confirm the model accepted: want the shop paid once, it was paid %d time(s)", n)
 	}
 	if q := person.questions(); len(q) != 2 {

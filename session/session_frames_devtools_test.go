@@ -4,12 +4,7 @@ package session
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,32 +24,21 @@ func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
 	testutil.Require(t, "chromium", browser.FindChrome)
 	testutil.RequireProgram(t, "npx")
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
-	var paid atomic.Int32
-	mux := http.NewServeMux()
-	var bank string
-	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Shop</title><h1>Checkout</h1><iframe src="%s/bank/pay" width="300" height="120"></iframe>`, bank)
-	})
-	mux.HandleFunc("/bank/pay", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Bank</title><button onclick="fetch('/bank/paid').then(()=>this.textContent='Paid')">Pay 500</button>`)
-	})
-	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	bank = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	site := newTestSite(t)
+	site.page("/shop", `<title>Shop</title><h1>Checkout</h1><iframe src="{bank}/bank/pay" width="300" height="120"></iframe>`)
 
 	person := &personAtTerminal{}
 	s := openSession(t, true, bankRules, person)
 	s.Start(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError() {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
 		t.Fatalf("chrome-devtools-mcp: %v", err)
 	}
-	page := mcpPageID(t, s, srv.URL+"/shop")
+	page := mcpPageID(t, s, site.URL+"/shop")
 	// The bank's frame loads after the shop page (another site, another
 	// renderer): wait for its button in the snapshot, bounded.
 	var snap string
@@ -74,7 +58,7 @@ func TestSessionDevToolsWritesInFrameJudgedByFrame(t *testing.T) {
 	}
 
 	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
-	if p := paid.Load(); p != 0 {
+	if p := site.hits("/bank/paid"); p != 0 {
 		t.Errorf("the bank was paid %d time(s) with nobody's approval", p)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,25 +16,16 @@ import (
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
-// framedBank serves an ordinary shop page on 127.0.0.1 that embeds a
-// payment form from "the bank" on localhost (another site, so another
-// renderer process), which a sensitive-site rule names.
+// framedBank is the test site's ordinary shop on 127.0.0.1 embedding the
+// bank's payment form (localhost: another site, so another renderer
+// process), which a sensitive-site rule names.
 func framedBank(t *testing.T) (shop string) {
 	t.Helper()
-	mux := http.NewServeMux()
-	var bank string
-	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Shop</title><h1>Checkout</h1>
-<div role="button" aria-label="Payment area" tabindex="0"><iframe src="%s/bank/pay" width="300" height="120"></iframe></div>
-<button onclick="document.title='ordinary'">Ordinary</button>`, bank)
-	})
-	mux.HandleFunc("/bank/pay", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Bank</title><button style="width:100%;height:100px" onclick="this.textContent='Paid'">Pay 500</button>`)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	bank = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	return srv.URL + "/shop"
+	site := newTestSite(t)
+	site.page("/shop", `<title>Shop</title><h1>Checkout</h1>
+<div role="button" aria-label="Payment area" tabindex="0"><iframe src="{bank}/bank/pay" width="300" height="120"></iframe></div>
+<button onclick="document.title='ordinary'">Ordinary</button>`)
+	return site.URL + "/shop"
 }
 
 const bankRules = `version: 1
@@ -109,37 +99,25 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 	}
 }
 
-// frameForms serves an ordinary shop on 127.0.0.1 whose order form is an
-// iframe of another site (localhost: another origin and another renderer
-// process), and an ordinary page holding the bank's transfer form as an
-// iframe, which a sensitive-site rule names. got receives each order the
-// form's server saw.
+// frameForms is the test site's ordinary shop on 127.0.0.1 whose order
+// form is an iframe of another site (localhost: another origin and another
+// renderer process), and an ordinary page holding the bank's transfer form
+// as an iframe, which a sensitive-site rule names. got receives each order
+// the form's server saw.
 func frameForms(t *testing.T) (shop, transfer string, got chan string) {
 	t.Helper()
 	got = make(chan string, 4)
-	mux := http.NewServeMux()
-	var other string
-	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Shop</title><h1>Shop</h1><iframe title="Order" src="%s/order" width="400" height="200"></iframe>`, other)
-	})
-	mux.HandleFunc("/order", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><form method="post" action="/ordered"><label>Name <input name="name"></label>
+	site := newTestSite(t)
+	site.page("/shop", `<title>Shop</title><h1>Shop</h1><iframe title="Order" src="{bank}/order" width="400" height="200"></iframe>`)
+	site.page("/order", `<!doctype html><form method="post" action="/ordered"><label>Name <input name="name"></label>
 <label>Size <select name="size"><option>S</option><option>L</option></select></label><button>Send order</button></form>`)
-	})
-	mux.HandleFunc("/ordered", func(w http.ResponseWriter, r *http.Request) {
+	site.handle("/ordered", func(w http.ResponseWriter, r *http.Request) {
 		got <- r.FormValue("name") + "/" + r.FormValue("size")
 		fmt.Fprintf(w, `<!doctype html><p>Thanks %s</p>`, r.FormValue("name"))
 	})
-	mux.HandleFunc("/news", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>News</title><h1>News</h1><iframe title="Bank" src="%s/bank/transfer" width="400" height="200"></iframe>`, other)
-	})
-	mux.HandleFunc("/bank/transfer", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><label>From <select><option>Savings</option><option>Checking</option></select></label>`)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	return srv.URL + "/shop", srv.URL + "/news", got
+	site.page("/framed", `<title>News</title><h1>News</h1><iframe title="Bank" src="{bank}/bank/transfer" width="400" height="200"></iframe>`)
+	site.page("/bank/transfer", `<!doctype html><label>From <select><option>Savings</option><option>Checking</option></select></label>`)
+	return site.URL + "/shop", site.URL + "/framed", got
 }
 
 // TestSessionFrameRefs: the native snapshot outlines a cross-site iframe

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,32 +24,21 @@ const vaultSecret = "hunter2-vault-secret"
 // it loads, one links to it, one frames it, one fetches from it.
 func vaultSite(t *testing.T) (site, vault string) {
 	t.Helper()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/later", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Soon</title><p>waiting</p><script>setTimeout(() => location.href = %q, 2500)</script>`, vault+"/secret/vault")
-	})
-	mux.HandleFunc("/link", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Links</title><a href="%s/secret/vault">Open the vault</a>`, vault)
-	})
-	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Framed</title><h1>Ordinary</h1><iframe src="%s/secret/vault"></iframe>`, vault)
-	})
+	s := newTestSite(t)
+	vault = s.Bank
+	s.page("/later", fmt.Sprintf(`<title>Soon</title><p>waiting</p><script>setTimeout(() => location.href = %q, 2500)</script>`, vault+"/secret/vault"))
+	s.page("/link", `<title>Links</title><a href="{bank}/secret/vault">Open the vault</a>`)
+	s.page("/framed", `<title>Framed</title><h1>Ordinary</h1><iframe src="{bank}/secret/vault"></iframe>`)
 	// The isolated browser's proxy refuses the fetch itself (a deny rule
 	// with paths, judged per request); the request is still in the tab's
 	// network list, by its URL.
-	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>App</title><p id="s">loading</p><script>setTimeout(() => fetch(%q).then(r => r.text()).catch(() => {}).then(() => document.getElementById('s').textContent = 'fetched'), 1500)</script>`, vault+"/secret/api")
-	})
-	mux.HandleFunc("/secret/vault", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, "<title>Vault "+vaultSecret+"</title><h1>"+vaultSecret+"</h1>")
-	})
-	mux.HandleFunc("/secret/api", func(w http.ResponseWriter, r *http.Request) {
+	s.page("/app", fmt.Sprintf(`<title>App</title><p id="s">loading</p><script>setTimeout(() => fetch(%q).then(r => r.text()).catch(() => {}).then(() => document.getElementById('s').textContent = 'fetched'), 1500)</script>`, vault+"/secret/api"))
+	s.page("/secret/vault", "<title>Vault "+vaultSecret+"</title><h1>"+vaultSecret+"</h1>")
+	s.handle("/secret/api", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		fmt.Fprint(w, `{"password":"`+vaultSecret+`"}`)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	return s.URL, vault
 }
 
 // TestSessionResultsFromDeniedPages: calls that were fine where they

@@ -205,23 +205,16 @@ var mcpUIDRE = regexp.MustCompile(`uid=(\S+)`)
 // the frame element of the shop's page.
 func TestSessionSecretInFrame(t *testing.T) {
 	testutil.Parallel(t)
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/card":
-			fmt.Fprint(w, `<title>Pay</title><body style="margin:0"><input autocomplete="cc-number" style="width:100%;height:100%;box-sizing:border-box"></body>`)
-		case "/note":
-			fmt.Fprint(w, `<title>Note</title><body style="margin:0"><input name="note" style="width:100%;height:100%;box-sizing:border-box"></body>`)
-		default:
-			frame := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + r.URL.Path[len("/shop"):]
-			fmt.Fprintf(w, `<title>Shop</title><h1>Shop</h1><div role="button" aria-label="pay here" style="width:300px;height:40px"><iframe src="%s" style="width:300px;height:40px;border:0"></iframe></div>`, frame)
-		}
-	}))
-	t.Cleanup(srv.Close)
+	site := newTestSite(t)
+	site.page("/card", `<title>Pay</title><body style="margin:0"><input autocomplete="cc-number" style="width:100%;height:100%;box-sizing:border-box"></body>`)
+	site.page("/note", `<title>Note</title><body style="margin:0"><input name="note" style="width:100%;height:100%;box-sizing:border-box"></body>`)
+	for _, frame := range []string{"/card", "/note"} {
+		site.page("/shop"+frame, `<title>Shop</title><h1>Shop</h1><div role="button" aria-label="pay here" style="width:300px;height:40px"><iframe src="{bank}`+frame+`" style="width:300px;height:40px;border:0"></iframe></div>`)
+	}
 	s := newTestSession(t, false, "version: 1\nrules: []\n")
 	press := func(page string) bool {
 		t.Helper()
-		call(t, s, "browser_open", map[string]any{"url": srv.URL + page})
+		call(t, s, "browser_open", map[string]any{"url": site.URL + page})
 		call(t, s, "browser_wait", map[string]any{"text": "Shop"})
 		ref := refOf(t, s, "pay here")
 		secret := false

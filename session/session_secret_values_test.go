@@ -2,9 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,29 +22,21 @@ import (
 func TestSessionSecretFieldValuesNeverReachTheModel(t *testing.T) {
 	testutil.Parallel(t)
 	secrets := []string{"4111111111111111", "737", "982431", "correct horse+battery"}
-	mux := http.NewServeMux()
-	var bank string
-	mux.HandleFunc("/pay", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Pay</title><form><label>Card <input name=card autocomplete="cc-number" value="4111111111111111"></label>
+	site := newTestSite(t) // its frame on {bank}: another site, a frame of its own process
+	site.page("/pay", `<title>Pay</title><form><label>Card <input name=card autocomplete="cc-number" value="4111111111111111"></label>
 <label>CVC <input name=cvc autocomplete="cc-csc" value="737"></label>
 <label>Name <input name=holder autocomplete="cc-name" value="Ada Lovelace"></label></form>
-<iframe src="%s/login" width="400" height="200"></iframe>
-<script>console.log('card entered: ' + document.querySelector('[name=card]').value)</script>`, bank)
-	})
-	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Sign in</title><label>Shown password <input type=text autocomplete="current-password" value="correct horse+battery"></label>
+<iframe src="{bank}/login" width="400" height="200"></iframe>
+<script>console.log('card entered: ' + document.querySelector('[name=card]').value)</script>`)
+	site.page("/login", `<title>Sign in</title><label>Shown password <input type=text autocomplete="current-password" value="correct horse+battery"></label>
 <label>Code <input autocomplete="one-time-code" value="982431"></label>`)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	bank = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) // another site: a frame of its own process
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/pay"}); res.IsError() {
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/pay"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	// The site's port is the system's choice, not the page's: it may hold
 	// "737" by chance, so the checks read the texts without it.
-	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
+	port := site.URL[strings.LastIndexByte(site.URL, ':'):]
 	unported := func(text string) string { return strings.ReplaceAll(text, port, ":PORT") }
 	leaks := func(what, text string) {
 		t.Helper()
@@ -69,7 +58,7 @@ func TestSessionSecretFieldValuesNeverReachTheModel(t *testing.T) {
 	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
 		t.Fatalf("chrome-devtools-mcp: %v", err)
 	}
-	page := mcpPageID(t, s, srv.URL+"/pay")
+	page := mcpPageID(t, s, site.URL+"/pay")
 	msnap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
 	if !strings.Contains(msnap, "Shown password") || !strings.Contains(msnap, "Ada Lovelace") {
 		t.Fatalf("chrome-devtools-mcp's snapshot does not show the form and the frame's fields:\n%s", msnap)

@@ -328,18 +328,7 @@ func TestSessionYesWritesOnlyToTheOutputFolder(t *testing.T) {
 	t.Setenv("BROWSERAGENT_OUTPUT_DIR", out)
 	site := serveSite(t)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
-	rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := &SessionOptions{Rules: rules, Yes: true, MCP: mcpclient.DefaultConfig(), AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
-	ownBrowser(t, opts)
-	s, err := NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ownMCP(t, s)
-	t.Cleanup(func() { s.Close() })
+	s := openSessionWith(t, &SessionOptions{Yes: true, MCP: mcpclient.DefaultConfig()})
 	s.Start(context.Background())
 	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
