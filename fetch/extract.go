@@ -26,6 +26,9 @@ type ExtractOptions struct {
 
 	// pageType, when set, replaces classifyPage's verdict (tuning tests).
 	pageType PageType
+	// reading, when set, forces the article or the broad reading and
+	// keeps the chooser's features in the result (the chooser's trainer).
+	reading readingChoice
 }
 
 // Extract finds the main content of an HTML page that is already UTF-8 (the
@@ -71,11 +74,10 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	if declared && kind != PageForum && opts.pageType == "" && namesArticleBody(doc) {
 		declared = false // an article about a product, beside its offer
 	}
-	// A page whose structured data declares it is not an article is read
-	// broadly, from a copy made before readability changes the tree;
-	// readability still gives the metadata. Any other page's broad
-	// reading is made too, but for a page too big to copy twice: it wins
-	// when readability's pick holds under a third of its text (broadWins).
+	// Every page is read broadly too, from a copy made before readability
+	// changes the tree, but for a page too big to copy twice that does
+	// not declare its kind; the chooser (extract_choose.go) says which
+	// reading is printed. Readability still gives the metadata.
 	var broad *html.Node
 	if declared || len(page) <= broadCopyMax {
 		broad = broadContent(doc)
@@ -107,6 +109,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		r.addScriptArticle(scripts)
 		return nil
 	}
+	picked := plainTextLen(art.Node) // before pruning
 	pruneArticle(art.Node)
 	stripClasses(art.Node)
 	idx := indexPage(doc)
@@ -115,8 +118,17 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	addParts(chosen, idx)
 	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
-	if broad != nil && (declared || broadWins(chosen, broad)) {
-		r.nodes = []*html.Node{broad}
+	if broad != nil {
+		x := choiceFeatures(chosen, broad, picked, kind, declared)
+		useBroad := broadScore(x) > 0
+		if opts.reading != readModel {
+			useBroad = opts.reading == readBroad
+			r.choiceX = x
+		}
+		if useBroad {
+			dropRuby(broad)
+			r.nodes = []*html.Node{broad}
+		}
 	}
 	if r.PageType == PageProduct {
 		r.addProductFacts(scripts)

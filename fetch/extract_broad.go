@@ -39,19 +39,6 @@ var chromeRoles = map[string]bool{
 // memory as the tree, and a 5 MiB page must stay under 100 MiB.
 const broadCopyMax = 2 << 20
 
-// broadWins says a page read as an article is better read broadly: its
-// article (readability's pick, pruned) holds under a third of the text of
-// the page's main region without the site's chrome, counted without any
-// block named as an article's boilerplate (comments, related stories, a
-// gallery's captions), whatever its size. Readability then took one
-// section of a landing page, one card of a listing, one post of a thread.
-// The factor was chosen on WCXB's dev pages split by domain (tuned on one
-// half, 1.4 to 3 tried, 2 best there and on the other half), then raised
-// to 3, which costs WCXB 0.003 and keeps trafilatura-eval's bar.
-func broadWins(article, broad *html.Node) bool {
-	return strictTextLen(broad) >= 3*plainTextLen(article)
-}
-
 // strictTextLen is plainTextLen (letters outside links) without blocks
 // named as boilerplate.
 func strictTextLen(root *html.Node) int { return lettersUnder(root, namedBoilerplate) }

@@ -129,7 +129,8 @@ func TestPruneArticleKeepsLargeBlocks(t *testing.T) {
 // page's own article body (here itemprop=articleBody) is the answer.
 // A slideshow inside the article's body that holds most of its text (a
 // gallery of other stories) does not make the body win over readability's
-// pick by its length: its captions stay out.
+// pick by its length: its captions stay out of the article reading. (Which
+// of the article and the broad reading is printed is the chooser's call.)
 func TestSecondOpinionGallery(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<html><head><title>Hotels</title></head><body><article><div itemprop="articleBody">`)
@@ -142,7 +143,7 @@ func TestSecondOpinionGallery(t *testing.T) {
 		fmt.Fprintf(&b, `<li><h2>Slide %d</h2><p>The caption of slide %d tells another business story of the week, in two sentences. It is not this article.</p></li>`, i, i)
 	}
 	b.WriteString(`</ul></div></div></div></article></body></html>`)
-	res, err := Extract([]byte(b.String()), "https://hotels.test/", nil)
+	res, err := Extract([]byte(b.String()), "https://hotels.test/", &ExtractOptions{reading: readArticle})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,7 @@ type Result struct {
 	selected bool         // nodes came from a selector
 	body     string       // content for non-HTML kinds
 	md, txt  *string      // render caches
+	choiceX  []float64    // the chooser's features, when ExtractOptions.reading forced one
 }
 
 func newResult(rawURL string, resp *http.Response, body []byte, truncated bool, max int64) *Result {
