@@ -32,9 +32,9 @@ func init() {
 		addTool("browser_dialog", "Answer the open alert/confirm/prompt: accept=true (OK) or false (Cancel).", toolDialog),
 		addTool("browser_type", "Replace the text of a field by ref; submit=true presses Enter after.", toolType),
 		addTool("browser_select", "Choose an option of a <select> by ref, by value or visible label.", toolSelect),
-		addTool("browser_press", "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a.", toolPress),
+		addTool("browser_press", "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a. text: type into the focused element.", toolPress),
 		addTool("browser_scroll", "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", toolScroll),
-		addTool("browser_wait", "Wait until text appears on the page or a CSS selector matches a visible element.", toolWait),
+		addTool("browser_wait", "Wait until text appears on the page or a CSS selector matches a visible element; load: until loaded, network quiet.", toolWait),
 		addTool("browser_screenshot", "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", toolScreenshot),
 		addTool("browser_extract", "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", toolExtract),
 		addTool("browser_download", "Save what a link (ref) or url downloads; says the file saved.", toolDownload),
@@ -540,11 +540,33 @@ func parseKey(s string) (string, []chromedp.Modifier, error) {
 }
 
 type pressArgs struct {
-	Key string `json:"key" jsonschema:"key name"`
+	Key  string `json:"key,omitempty" jsonschema:"key name"`
+	Text string `json:"text,omitempty" jsonschema:"or text to type"`
 	tabArg
 }
 
+// focusedFieldJS names the element that has the focus (inside open shadow
+// roots too), where typed text goes: "" when nothing does, "!" before the
+// name when it takes no text.
+const focusedFieldJS = `(function(){
+let el = document.activeElement;
+while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+if (!el || el === document.body || el === document.documentElement) return '';
+const t = (el.type || '').toLowerCase();
+const takes = el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'IFRAME' ||
+  (el.tagName === 'INPUT' && !['button', 'checkbox', 'radio', 'submit', 'reset', 'file', 'image', 'range', 'color', 'hidden'].includes(t));
+const name = el.getAttribute('aria-label') || el.getAttribute('name') || el.id || '';
+const d = '<' + el.tagName.toLowerCase() + (t && el.tagName === 'INPUT' ? ' type=' + t : '') + '>' + (name ? ' ' + JSON.stringify(name) : '');
+return (takes ? '' : '!') + d;
+})()`
+
 func toolPress(ctx context.Context, c *call, a pressArgs) (*Result, error) {
+	if (a.Key == "") == (a.Text == "") {
+		return failf("browser_press needs key (a key to press) or text (to type into the focused element), one of them"), nil
+	}
+	if a.Text != "" {
+		return c.typeFocused(ctx, a.Text)
+	}
 	key, mods, err := parseKey(a.Key)
 	if err != nil {
 		return failErr(err), nil
@@ -558,6 +580,29 @@ func toolPress(ctx context.Context, c *call, a pressArgs) (*Result, error) {
 		return jsFail(err)
 	}
 	return c.afterAction(pctx, before, "Pressed "+a.Key+" in")
+}
+
+// typeFocused types text into the element that has the focus, as a
+// keyboard's input method would (Input.insertText).
+func (c *call) typeFocused(ctx context.Context, text string) (*Result, error) {
+	pctx, r, err := c.page(ctx)
+	if r != nil || err != nil {
+		return r, err
+	}
+	field, err := eval[string](pctx, focusedFieldJS)
+	if err != nil {
+		return jsFail(err)
+	}
+	switch {
+	case field == "":
+		return failf("nothing has the focus to type into: click a field first, or give browser_type its ref"), nil
+	case strings.HasPrefix(field, "!"):
+		return failf("the focused element %s takes no text: click a field first, or give browser_type its ref", field[1:]), nil
+	}
+	if _, err := chromedp.Call(pctx, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+		return jsFail(err)
+	}
+	return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Typed %d characters into the focused %s.", len([]rune(text)), field)}), nil
 }
 
 const scrollJS = `(function(dir){
@@ -615,13 +660,14 @@ return document.body && document.body.innerText.includes(text) ? 'ok' : '';
 type waitArgs struct {
 	Text     string `json:"text,omitempty" jsonschema:"text to wait for"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector to wait for"`
+	Load     bool   `json:"load,omitempty" jsonschema:"page loaded, network quiet 500 ms"`
 	Timeout  int    `json:"timeout,omitempty" jsonschema:"seconds, default 10, max 60"`
 	tabArg
 }
 
 func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
-	if a.Text == "" && a.Selector == "" {
-		return failf("browser_wait needs text or selector"), nil
+	if a.Text == "" && a.Selector == "" && !a.Load {
+		return failf("browser_wait needs text, selector or load"), nil
 	}
 	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
@@ -635,6 +681,21 @@ func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
 	what := fmt.Sprintf("text %q", a.Text)
 	if a.Selector != "" {
 		what = fmt.Sprintf("selector %q", a.Selector)
+	}
+	if a.Load {
+		loaded, err := waitLoad(pctx, c.t, timeout)
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return failErr(err), nil
+		}
+		if !loaded {
+			return failf("the page did not finish loading (or its network did not go quiet) within %s", timeout), nil
+		}
+		if a.Text == "" && a.Selector == "" {
+			return c.pageLine(pctx, "Finished loading (network quiet) in"), nil
+		}
 	}
 	found, err := waitFor(pctx, a.Text, a.Selector, timeout)
 	if err != nil && ctx.Err() != nil {

@@ -63,6 +63,7 @@ type screenshotArgs struct {
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"whole page, not only the viewport"`
 	MaxWidth int    `json:"max_width,omitempty" jsonschema:"scale down to this width in pixels, default 1280"`
 	Format   string `json:"format,omitempty" jsonschema:"jpeg (default) or png"`
+	Annotate bool   `json:"annotate,omitempty" jsonschema:"draw the refs on it"`
 	tabArg
 }
 
@@ -74,6 +75,15 @@ func toolScreenshot(ctx context.Context, c *call, a screenshotArgs) (*Result, er
 	if c.s.mode == ModeShared {
 		// A background tab of a real window paints nothing to capture.
 		cdp.Call(ctx, chromedp.FromContext(c.s.root).Browser, target.ActivateTarget, target.ActivateTargetParams{TargetID: c.t.id})
+	}
+	var legend []string
+	if a.Annotate {
+		lines, off, err := c.annotate(ctx, pctx)
+		if err != nil {
+			return jsFail(err)
+		}
+		defer off()
+		legend = lines
 	}
 	png := a.Format == "png"
 	data, err := screenshot(pctx, a.FullPage, a.MaxWidth, png)
@@ -91,8 +101,11 @@ func toolScreenshot(ctx context.Context, c *call, a screenshotArgs) (*Result, er
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return nil, fmt.Errorf("save screenshot: %w", err)
 	}
-	return &Result{Text: fmt.Sprintf("Screenshot of tab %s saved to %s (%d KB).", c.t.short, path, len(data)/1024),
-		Images: []media.Image{{MIME: mime, Data: data}}, Path: path}, nil
+	text := fmt.Sprintf("Screenshot of tab %s saved to %s (%d KB).", c.t.short, path, len(data)/1024)
+	if a.Annotate {
+		text += "\nThe refs drawn on it (a frame's controls are listed, not drawn):\n" + strings.Join(legend, "\n")
+	}
+	return &Result{Text: text, Images: []media.Image{{MIME: mime, Data: data}}, Path: path}, nil
 }
 
 // renderedHTML returns the live DOM of the document and its URL.

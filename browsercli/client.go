@@ -294,7 +294,7 @@ func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
 // fileArgs are the arguments that name local files, by command: from
 // this index on. They are made absolute here, in the person's working
 // folder, since the daemon runs in another.
-var fileArgs = map[string]int{"upload": 1, "download": 1}
+var fileArgs = map[string]int{"upload": 1, "download": 1, "pdf": 0}
 
 func absPaths(req *Request) error {
 	from, ok := fileArgs[req.Command]

@@ -83,16 +83,21 @@ var commands = []Command{
 		})},
 	{Name: "fill", Use: "fill REF TEXT", Short: "Replace the text of a field", MinArgs: 2, MaxArgs: 2,
 		Flags: []Flag{{Name: "submit", Bool: true, Usage: "press Enter afterwards"}}, run: cmdFill},
+	{Name: "type", Use: "type TEXT", Short: "Type text into the element that has the focus (fill types into a ref)", MinArgs: 1, MaxArgs: 1,
+		run: tool("browser_press", func(x *execution, a map[string]any) { a["text"] = x.req.Args[0] })},
 	{Name: "press", Use: "press KEY", Short: "Press a key (Enter, Tab, Escape, ArrowDown, Control+a)", MinArgs: 1, MaxArgs: 1, run: cmdPress},
 	{Name: "select", Use: "select REF VALUE", Short: "Choose an option of a <select> by value or label", MinArgs: 2, MaxArgs: 2,
 		run: onRef("browser_select", func(x *execution, a map[string]any) { a["value"] = x.req.Args[1] })},
 	{Name: "scroll", Use: "scroll [down|up|top|bottom|REF]", Short: "Scroll the page, or an element into view", MaxArgs: 1, run: cmdScroll},
-	{Name: "wait", Use: "wait [TEXT|SELECTOR|MS]", Short: "Wait for text, a CSS selector, or a number of milliseconds", MaxArgs: 1,
+	{Name: "wait", Use: "wait [TEXT|SELECTOR|MS]", Short: "Wait for text, a CSS selector, the page's load (--load), or a number of milliseconds", MaxArgs: 1,
 		Flags: []Flag{{Name: "text", Usage: "wait until this `TEXT` shows"}, {Name: "selector", Usage: "wait until this CSS `SELECTOR` matches a visible element"},
+			{Name: "load", Bool: true, Usage: "wait until the page has loaded and its network is quiet (500 ms without a request)"},
 			{Name: "timeout", Usage: "give up after this many `SECONDS` (default 10, at most 60)"}}, run: cmdWait},
-	{Name: "get", Use: "get text|url|title | get text|value REF", Short: "Print the page's text (markdown), URL or title, or an element's text or value", MinArgs: 1, MaxArgs: 2, run: cmdGet},
+	{Name: "get", Use: "get text|html|url|title | get text|value|html REF | get attr NAME REF", Short: "Print the page's text (markdown), HTML, URL or title, or an element's text, value, HTML or attribute", MinArgs: 1, MaxArgs: 3, run: cmdGet},
 	{Name: "screenshot", Use: "screenshot [FILE]", Short: "Save a screenshot (.png or .jpg)", MaxArgs: 1,
-		Flags: []Flag{{Name: "full", Bool: true, Usage: "the whole page, not only the viewport"}}, run: cmdScreenshot},
+		Flags: []Flag{{Name: "full", Bool: true, Usage: "the whole page, not only the viewport"},
+			{Name: "annotate", Bool: true, Usage: "draw each control's ref on the image, and list them"}}, run: cmdScreenshot},
+	{Name: "pdf", Use: "pdf FILE", Short: "Print the page to a .pdf file (a file write: it asks, as download does)", MinArgs: 1, MaxArgs: 1, run: cmdPDF},
 	{Name: "eval", Use: "eval JS", Short: "Run JavaScript in the page and print its JSON result", MinArgs: 1, MaxArgs: 1,
 		run: tool("browser_eval", func(x *execution, a map[string]any) { a["js"] = x.req.Args[0] })},
 	{Name: "tabs", Use: "tabs", Short: "List the session's tabs", run: tool("browser_tabs", nil)},
@@ -241,7 +246,11 @@ func cmdWait(x *execution) *Response {
 		}
 		a["timeout"] = n
 	}
+	if x.req.on("load") {
+		a["load"] = true
+	}
 	switch {
+	case x.req.on("load") && x.req.flag("text") == "" && x.req.flag("selector") == "" && len(x.req.Args) == 0:
 	case x.req.flag("text") != "":
 		a["text"] = x.req.flag("text")
 	case x.req.flag("selector") != "":

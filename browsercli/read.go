@@ -102,6 +102,22 @@ func elements(lines []string) []Element {
 // from the tab list.
 func cmdGet(x *execution) *Response {
 	what := x.req.Args[0]
+	if what == "attr" {
+		if len(x.req.Args) != 3 {
+			return &Response{Exit: ExitUsage, Error: "usage: browseragent browser get attr NAME REF"}
+		}
+		return getHTML(x, "attr", x.req.Args[2], x.req.Args[1])
+	}
+	if len(x.req.Args) > 2 {
+		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s takes at most one REF", what)}
+	}
+	if what == "html" {
+		ref := ""
+		if len(x.req.Args) == 2 {
+			ref = x.req.Args[1]
+		}
+		return getHTML(x, "html", ref, "")
+	}
 	if len(x.req.Args) > 1 {
 		return getOfRef(x, what, x.req.Args[1])
 	}
@@ -128,14 +144,43 @@ func cmdGet(x *execution) *Response {
 		}
 		return &Response{Text: v, Data: map[string]any{what: v, "tab": id}}
 	}
-	return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %q: say text, url or title", what)}
+	return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %q: say text, html, url, title, value or attr", what)}
+}
+
+// getHTML is browser_html: the page's HTML, an element's (ref), or one of
+// its attributes (name).
+func getHTML(x *execution, what, arg, name string) *Response {
+	a := map[string]any{}
+	ref := ""
+	if arg != "" {
+		var fail *Response
+		if ref, fail = refArg(arg); fail != nil {
+			return fail
+		}
+		a["ref"] = ref
+	}
+	if name != "" {
+		a["attr"] = name
+	}
+	res, fail := x.call("browser_html", a)
+	if fail != nil {
+		return fail
+	}
+	data := map[string]any{what: res.ForPerson(), "tab": res.Tab}
+	if ref != "" {
+		data["ref"] = ref
+	}
+	if name != "" {
+		data["name"] = name
+	}
+	return &Response{Text: res.ForPerson(), Data: data}
 }
 
 // getOfRef reads one element as the snapshot outlines it: its text (the
 // name the page gives it) or its value (secret fields show as ••••).
 func getOfRef(x *execution, what, arg string) *Response {
 	if what != "text" && what != "value" {
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s REF: say text or value (html and attributes of an element are not available: `browser eval` reads them)", what)}
+		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s REF: say text, value or html (get attr NAME REF reads an attribute)", what)}
 	}
 	ref, fail := refArg(arg)
 	if fail != nil {
@@ -192,6 +237,10 @@ func cmdScreenshot(x *execution) *Response {
 	if x.req.on("full") {
 		a["full_page"] = true
 	}
+	annotate := x.req.on("annotate")
+	if annotate {
+		a["annotate"] = true
+	}
 	file := ""
 	if len(x.req.Args) == 1 {
 		file = x.req.Args[0]
@@ -207,9 +256,35 @@ func cmdScreenshot(x *execution) *Response {
 	if fail != nil {
 		return fail
 	}
-	if file == "" || len(res.Images) == 0 {
-		return &Response{Text: res.Path, Data: map[string]any{"path": res.Path, "tab": res.Tab}}
+	data := map[string]any{"path": res.Path, "tab": res.Tab}
+	var legend string
+	if annotate {
+		// the refs drawn, as the tool lists them after its first line
+		_, legend, _ = strings.Cut(cliWords(res.ForPerson()), "\n")
+		data["refs"] = legend
 	}
-	return &Response{Text: file, Data: map[string]any{"path": file, "tab": res.Tab},
-		File: &File{Path: file, Data: res.Images[0].Data}}
+	r := &Response{Text: res.Path, Data: data}
+	if file != "" && len(res.Images) > 0 {
+		data["path"] = file
+		r.Text, r.File = file, &File{Path: file, Data: res.Images[0].Data}
+	}
+	if legend != "" {
+		r.Text += "\n" + legend
+	}
+	return r
+}
+
+// cmdPDF is browser_pdf: the tool writes the file, judged as every file
+// a tool writes (refused in the places browseragent never writes; asks
+// outside the output folder, and inside it unless --yes or "always").
+func cmdPDF(x *execution) *Response {
+	file := x.req.Args[0]
+	if strings.ToLower(filepath.Ext(file)) != ".pdf" {
+		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("pdf %s: name a .pdf file", file)}
+	}
+	res, fail := x.call("browser_pdf", map[string]any{"path": file})
+	if fail != nil {
+		return fail
+	}
+	return &Response{Text: res.Path, Data: map[string]any{"path": res.Path, "tab": res.Tab, "result": cliWords(res.ForPerson())}}
 }

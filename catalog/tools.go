@@ -45,11 +45,14 @@ var native = []Entry{
 	// writes a file into dir (its schema default when the call names none)
 	{Name: "browser_download", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", URL: "url", Files: []File{{Param: "dir", Write: true}}, Annotations: destroys},
 	{Name: "browser_select", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"value"}, Typing: ByRef, Annotations: destroys},
-	{Name: "browser_press", Effect: Write, Input: true, Tab: "tab", OnPage: true, Types: []string{"key"}, Typing: ByFocus, Annotations: destroys},
+	{Name: "browser_press", Effect: Write, Input: true, Tab: "tab", OnPage: true, Types: []string{"key", "text"}, Typing: ByFocus, Annotations: destroys},
 	{Name: "browser_scroll", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: Annotations{Idempotent: true, OpenWorld: true}},
 	{Name: "browser_wait", Effect: Read, Tab: "tab", OnPage: true, Timeout: 70 * time.Second, Annotations: readOnly},
 	{Name: "browser_screenshot", Effect: Read, Tab: "tab", OnPage: true, Foreign: ForeignFrames, Annotations: readOnly},
 	{Name: "browser_extract", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
+	{Name: "browser_html", Effect: Read, Tab: "tab", OnPage: true, Element: "ref", Annotations: readOnly},
+	// writes the page, printed, into path (forced to .pdf)
+	{Name: "browser_pdf", Effect: Read, Tab: "tab", OnPage: true, Files: []File{{Param: "path", Write: true, Ext: ".pdf"}}, Annotations: writes},
 	{Name: "browser_tabs", Effect: Read, Annotations: Annotations{ReadOnly: true, Idempotent: true}},
 	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Annotations: Annotations{Idempotent: true}},
 	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: Annotations{Destructive: true}},

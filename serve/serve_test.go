@@ -272,9 +272,9 @@ func TestElicitedApproval(t *testing.T) {
 }
 
 // TestToolDefinitions: every served tool is there, all definitions fit in
-// 12 KB (8 KB until hover, drag, check, upload, download and dialog joined
-// the 17 tools before them), and the hints say what the guard says each
-// tool does.
+// 13 KB (8 KB until hover, drag, check, upload, download and dialog joined
+// the 17 tools before them, 12 KB until html and pdf did), and the hints
+// say what the guard says each tool does.
 func TestToolDefinitions(t *testing.T) {
 	testutil.Parallel(t)
 	f := newFixture(t, "127.0.0.1", false)
@@ -285,8 +285,8 @@ func TestToolDefinitions(t *testing.T) {
 	}
 	raw, _ := json.Marshal(res.Tools)
 	t.Logf("%d tools, %d bytes of definitions", len(res.Tools), len(raw))
-	if len(raw) >= 12<<10 || f.srv.ToolDefBytes() >= 12<<10 {
-		t.Errorf("tool definitions take %d bytes (ToolDefBytes %d), want < 12 KB", len(raw), f.srv.ToolDefBytes())
+	if len(raw) >= 13<<10 || f.srv.ToolDefBytes() >= 13<<10 {
+		t.Errorf("tool definitions take %d bytes (ToolDefBytes %d), want < 13 KB", len(raw), f.srv.ToolDefBytes())
 	}
 	hints := map[string]string{}
 	for _, tl := range res.Tools {

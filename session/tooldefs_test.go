@@ -22,8 +22,10 @@ import (
 // default tools: web_fetch, the native browser tools and the real
 // chrome-devtools-mcp@1.11.0's (13.4 KB before they were trimmed further;
 // take_snapshot, the source of the uids fill_form takes, is
-// offered with them since the one tool set).
-const maxDefaultToolBytes = 11_000
+// offered with them since the one tool set; 11 000 until browser_html,
+// browser_pdf, browser_press's text, browser_wait's load and
+// browser_screenshot's annotate joined).
+const maxDefaultToolBytes = 11_800
 
 // TestToolDefinitionsWithChromeDevtoolsMCP: with the real
 // chrome-devtools-mcp ready, the tools array the agent sends (as the

@@ -225,12 +225,16 @@ func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, 
 // is not what the person named) or a place the guard never lets a tool
 // write (an .mcp.json, an agent's or editor's settings, a shell start-up
 // file: guard.WriteRefused), as it refuses them to the tools.
-func checkOutPlace(path string) error {
+func checkOutPlace(path string) error { return checkWritePlace("--out "+path, path) }
+
+// checkWritePlace is checkOutPlace for any file the command line writes
+// itself, named as the messages name it.
+func checkWritePlace(named, path string) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		return exitCode(exitUsage, fmt.Sprintf("--out %s is a symbolic link: browseragent does not write through links; give a file of its own", path))
+		return exitCode(exitUsage, fmt.Sprintf("%s is a symbolic link: browseragent does not write through links; give a file of its own", named))
 	}
 	if why := guard.WriteRefused(path); why != "" {
-		return exitCode(exitUsage, fmt.Sprintf("--out %s is %s: browseragent never writes there; give another file", path, why))
+		return exitCode(exitUsage, fmt.Sprintf("%s is %s: browseragent never writes there; give another file", named, why))
 	}
 	return nil
 }

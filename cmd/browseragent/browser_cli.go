@@ -220,7 +220,10 @@ func browserErr(s *streams, f *browserCLIFlags, err error) error {
 // the file it returned (a screenshot) where the person named it.
 func printBrowserResponse(s *streams, f *browserCLIFlags, command string, resp *browsercli.Response) error {
 	if resp.File != nil {
-		if err := os.WriteFile(resp.File.Path, resp.File.Data, 0o644); err != nil {
+		if err := checkWritePlace(resp.File.Path, resp.File.Path); err != nil {
+			// where --out may not write, a screenshot may not either
+			resp = &browsercli.Response{Exit: browsercli.ExitUsage, Error: err.Error()}
+		} else if err := os.WriteFile(resp.File.Path, resp.File.Data, 0o644); err != nil {
 			resp = &browsercli.Response{Exit: browsercli.ExitFailed, Error: fmt.Sprintf("save %s: %v", resp.File.Path, err)}
 		}
 	}

@@ -568,3 +568,106 @@ func TestBrowserCLIAsksAtTerminal(t *testing.T) {
 		t.Errorf("a declined command is left waiting: %s", out)
 	}
 }
+
+// TestBrowserCLIPageCommands: type into the focused field, wait --load,
+// get html/attr (secret values masked as snapshots mask them), screenshot
+// --annotate (refs drawn, then taken away again), pdf (a file the tool
+// writes: asks outside the output folder, refused where browseragent never
+// writes, and so is a screenshot the command line saves there).
+func TestBrowserCLIPageCommands(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Notes</title><h1>Notes</h1>
+<label>Note <input name=note></label>
+<label>PIN <input type=password name=pin value="1234"></label>
+<a href="/next" id=nextlink title="Go on">Next</a><img src="/late.png">`)
+	})
+	mux.HandleFunc("GET /late.png", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(200 * time.Millisecond) // the load event waits for it
+		w.WriteHeader(http.StatusNotFound)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	e := browserEnv(t)
+	out := filepath.Join(e.dir, "out")
+	e.env = append(e.env, "BROWSERAGENT_OUTPUT_DIR="+out)
+
+	e.step(t, 0, "open", srv.URL+"/")
+	if got := e.step(t, 0, "wait", "--load"); !strings.Contains(got, "network quiet") {
+		t.Errorf("wait --load: %s", got)
+	}
+	snap := e.step(t, 0, "snapshot", "-i")
+	note, pin, next := refOf(t, snap, `textbox "Note"`), refOf(t, snap, `"PIN"`), refOf(t, snap, `link "Next"`)
+
+	if errOut := e.step(t, 1, "type", "hello"); !strings.Contains(errOut, "nothing has the focus") {
+		t.Errorf("type with nothing focused: %s", errOut)
+	}
+	e.step(t, 0, "click", note)
+	if got := e.step(t, 0, "type", "hello"); !strings.Contains(got, `Typed 5 characters into the focused <input type=text> "note"`) {
+		t.Errorf("type: %s", got)
+	}
+	if got := e.step(t, 0, "get", "value", note); got != "hello\n" {
+		t.Errorf("the field typed into holds %q", got)
+	}
+
+	page := e.step(t, 0, "get", "html")
+	if !strings.Contains(page, "<h1>Notes</h1>") || strings.Contains(page, "1234") || !strings.Contains(page, `value="••••"`) {
+		t.Errorf("get html: want the page with the PIN masked:\n%s", page)
+	}
+	if got := e.step(t, 0, "get", "html", "@"+next); got != `<a href="/next" id="nextlink" title="Go on">Next</a>`+"\n" {
+		t.Errorf("get html REF: %q", got)
+	}
+	var attr struct {
+		OK   bool   `json:"ok"`
+		Attr string `json:"attr"`
+		Ref  string `json:"ref"`
+	}
+	if err := json.Unmarshal([]byte(e.step(t, 0, "get", "attr", "title", next, "--json")), &attr); err != nil || !attr.OK || attr.Attr != "Go on" || attr.Ref != next {
+		t.Errorf("get attr --json: %+v %v", attr, err)
+	}
+	if got := e.step(t, 0, "get", "attr", "value", pin); got != "••••\n" {
+		t.Errorf("get attr value of the PIN: %q, want it masked", got)
+	}
+	e.step(t, 1, "get", "attr", "rel", next)
+	e.step(t, 6, "get", "attr", "href", "e999")
+
+	shot := e.step(t, 0, "screenshot", "--annotate", "shot.png")
+	if !strings.HasPrefix(shot, "shot.png\n") || !strings.Contains(shot, "ref="+next) {
+		t.Errorf("screenshot --annotate: %s", shot)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.dir, "shot.png")); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("the annotated screenshot: %v", err)
+	}
+	if got := e.step(t, 0, "eval", "document.getElementById('__browseragent_annotations') === null"); strings.TrimSpace(got) != "true" {
+		t.Errorf("the annotations stay on the page after the screenshot: %s", got)
+	}
+	if errOut := e.step(t, 2, "screenshot", ".claude/shot.png"); !strings.Contains(errOut, "never writes there") {
+		t.Errorf("a screenshot into .claude: %s", errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".claude")); err == nil {
+		t.Error("the screenshot refused was written")
+	}
+
+	// pdf: its file is judged as every file a tool writes.
+	if errOut := e.step(t, 3, "pdf", ".claude/page.pdf"); !strings.Contains(errOut, "Claude Code") {
+		t.Errorf("a pdf into .claude: %s", errOut)
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.step(t, 0, "--yes", "pdf", "out/page.pdf"); strings.TrimSpace(got) != filepath.Join(out, "page.pdf") {
+		t.Errorf("pdf --yes into the output folder: %s", got)
+	}
+	errOut := e.step(t, 4, "--yes", "pdf", "elsewhere.pdf") // outside it: asked every time
+	if _, err := os.Stat(filepath.Join(e.dir, "elsewhere.pdf")); err == nil {
+		t.Fatal("the pdf was written before the person confirmed")
+	}
+	e.step(t, 0, "confirm", pendingID(t, errOut))
+	for _, f := range []string{filepath.Join(out, "page.pdf"), filepath.Join(e.dir, "elsewhere.pdf")} {
+		if b, err := os.ReadFile(f); err != nil || !strings.HasPrefix(string(b), "%PDF") {
+			t.Errorf("%s: not a PDF (%v)", f, err)
+		}
+	}
+}

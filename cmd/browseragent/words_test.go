@@ -285,7 +285,7 @@ func checkFits(t *testing.T, lines []string, cols int, screen string) {
 func TestShellToolsFitTerminal(t *testing.T) {
 	t.Parallel() // the binary in a tmux server of its own, with its own home
 	testutil.RequireProgram(t, "tmux")
-	testutil.Require(t, "chromium", browser.FindChrome) // the 21 browser tools (22 with web_fetch) are offered with one
+	testutil.Require(t, "chromium", browser.FindChrome) // the 23 browser tools (24 with web_fetch) are offered with one
 	bin := program(t, ".")
 	for _, cols := range []int{60, 150} {
 		t.Run(strconv.Itoa(cols), func(t *testing.T) {
@@ -299,7 +299,7 @@ func TestShellToolsFitTerminal(t *testing.T) {
 			t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
 			tm.waitFor("/help", 30*time.Second)
 			tm.keys("/tools", "Enter")
-			tm.waitFor("22 tools", 30*time.Second)
+			tm.waitFor("24 tools", 30*time.Second)
 			out, err := exec.Command("tmux", "-S", tm.socket, "capture-pane", "-p", "-J", "-t", "t", "-S", "-").CombinedOutput()
 			if err != nil {
 				t.Fatal(err)
@@ -313,7 +313,7 @@ func TestShellToolsFitTerminal(t *testing.T) {
 // TestShellToolsFitPiped: off a terminal /tools fits each tool on a line
 // of 100 columns.
 func TestShellToolsFitPiped(t *testing.T) {
-	testutil.Require(t, "chromium", browser.FindChrome) // the 21 browser tools (22 with web_fetch) are offered with one
+	testutil.Require(t, "chromium", browser.FindChrome) // the 23 browser tools (24 with web_fetch) are offered with one
 	runEnv(t, nil)
 	t.Setenv("COLUMNS", "")
 	_, stdout, _ := runMainIn("/tools\n", "--no-mcp")
