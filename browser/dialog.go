@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
@@ -63,16 +64,37 @@ func (b *Browser) DialogFrame(tabID string) (url, addr string, ok bool) {
 	return t.dialog.URL, t.frameAddrs[t.dialog.FrameID], true
 }
 
+// How dialogNote tells the model to answer each kind of dialog, in
+// browser_dialog's arguments; DialogAnswers rewords them for a person.
+const (
+	answerConfirm = "browser_dialog accept=true (OK) or accept=false (Cancel)"
+	answerAlert   = "browser_dialog accept=true"
+	answerPrompt  = "browser_dialog accept=true text=\"your answer\", or accept=false"
+	answerLeave   = "browser_dialog accept=true (leave the page) or accept=false (stay)"
+)
+
+// DialogAnswers rewords dialogNote's advice for a person who answers with
+// the commands accept and dismiss (the shell's /dialog accept, the command
+// line's browser dialog accept): the one place that knows its words.
+func DialogAnswers(accept, dismiss string) *strings.Replacer {
+	return strings.NewReplacer(
+		answerConfirm, accept+" (OK) or "+dismiss+" (Cancel)",
+		answerPrompt, accept+` "your answer", or `+dismiss,
+		answerLeave, accept+" (leave the page) or "+dismiss+" (stay)",
+		answerAlert, accept,
+	)
+}
+
 // dialogNote says which dialog is open in tab t and how to answer it.
 func dialogNote(t *tab, d *page.EventJavascriptDialogOpening, persons bool) string {
-	how := "browser_dialog accept=true (OK) or accept=false (Cancel)"
+	how := answerConfirm
 	switch d.Type {
 	case page.DialogTypeAlert:
-		how = "browser_dialog accept=true"
+		how = answerAlert
 	case page.DialogTypePrompt:
-		how = "browser_dialog accept=true text=\"your answer\", or accept=false"
+		how = answerPrompt
 	case page.DialogTypeBeforeunload:
-		how = "browser_dialog accept=true (leave the page) or accept=false (stay)"
+		how = answerLeave
 	}
 	a := "A"
 	if d.Type == page.DialogTypeAlert {

@@ -83,13 +83,13 @@ var cliCommands = strings.NewReplacer(
 	"/tabs lists the tabs", "browseragent browser tabs lists the tabs",
 	"/navigate URL loads a page in it", "browseragent browser open URL loads a page in it",
 	"/close ", "browseragent browser close ",
-	"browser_dialog accept=true (OK) or accept=false (Cancel)", "browseragent browser dialog accept (OK) or dialog dismiss (Cancel)",
-	"browser_dialog accept=true text=\"your answer\", or accept=false", "browseragent browser dialog accept \"your answer\", or dialog dismiss",
-	"browser_dialog accept=true (leave the page) or accept=false (stay)", "browseragent browser dialog accept (leave the page) or dialog dismiss (stay)",
-	"browser_dialog accept=true", "browseragent browser dialog accept",
 )
 
-func cliWords(s string) string { return cliCommands.Replace(s) }
+// cliDialog rewords a tool's advice on answering a dialog as this command
+// line's commands.
+var cliDialog = browser.DialogAnswers("browseragent browser dialog accept", "browseragent browser dialog dismiss")
+
+func cliWords(s string) string { return cliDialog.Replace(cliCommands.Replace(s)) }
 
 // oneLine joins a message's lines: errors are one line on stderr.
 func oneLine(s string) string {

@@ -16,6 +16,7 @@ import (
 
 	runewidth "github.com/mattn/go-runewidth"
 
+	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/media"
@@ -142,12 +143,7 @@ func (s *Shell) callRaw(ctx context.Context, tool string, raw json.RawMessage) e
 
 // shellWords rewords a tool's advice on answering a dialog as this shell's
 // command: the person answers with /dialog, not with the model's arguments.
-var shellWords = strings.NewReplacer(
-	"browser_dialog accept=true (OK) or accept=false (Cancel)", "/dialog accept (OK) or /dialog dismiss (Cancel)",
-	"browser_dialog accept=true text=\"your answer\", or accept=false", "/dialog accept your answer, or /dialog dismiss",
-	"browser_dialog accept=true (leave the page) or accept=false (stay)", "/dialog accept (leave the page) or /dialog dismiss (stay)",
-	"browser_dialog accept=true", "/dialog accept",
-)
+var shellWords = browser.DialogAnswers("/dialog accept", "/dialog dismiss")
 
 // printResult shows a tool result: text, then where images were saved.
 func (s *Shell) printResult(res *tools.ToolResult) error {
