@@ -108,16 +108,17 @@ func toolScreenshot(ctx context.Context, c *call, a screenshotArgs) (*Result, er
 	return &Result{Text: text, Images: []media.Image{{MIME: mime, Data: data}}, Path: path}, nil
 }
 
-// renderedHTML returns the live DOM of the document and its URL.
-func renderedHTML(d docCtx) (string, string, error) {
-	v, err := evalDoc[[]string](d, "[document.documentElement.outerHTML, location.href]")
+// renderedHTML returns the live DOM of the document, its URL and its
+// title, in one question to the page.
+func renderedHTML(d docCtx) (html, url, title string, err error) {
+	v, err := evalDoc[[]string](d, "[document.documentElement.outerHTML, location.href, document.title]")
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	if len(v) != 2 {
-		return "", "", fmt.Errorf("unexpected page answer")
+	if len(v) != 3 {
+		return "", "", "", fmt.Errorf("unexpected page answer")
 	}
-	return v[0], v[1], nil
+	return v[0], v[1], v[2], nil
 }
 
 // extractDOM runs web_fetch's extractor over a page the browser rendered.
@@ -147,7 +148,7 @@ type Extracted struct {
 // returns the page's title (as the document says it), URL and what the
 // extractor made of it; x is nil when the page gave no DOM.
 func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extracted, err error) {
-	html, url, err := renderedHTML(d)
+	html, url, title, err := renderedHTML(d)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -156,7 +157,6 @@ func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extr
 	if err != nil {
 		return "", url, x, err
 	}
-	title, _ = evalDoc[string](d, "document.title")
 	return title, url, x, nil
 }
 
