@@ -34,7 +34,7 @@ func init() {
 		addTool("browser_select", "Choose an option of a <select> by ref, by value or visible label.", toolSelect),
 		addTool("browser_press", "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a. text: type into the focused element.", toolPress),
 		addTool("browser_scroll", "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", toolScroll),
-		addTool("browser_wait", "Wait until text appears on the page or a CSS selector matches a visible element; load: until loaded, network quiet.", toolWait),
+		addTool("browser_wait", "Wait until text appears on the page or a CSS selector matches a visible element; load: until loaded, network quiet; with none of them, until the page has settled (loaded, no request and no DOM change for half a second).", toolWait),
 		addTool("browser_screenshot", "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", toolScreenshot),
 		addTool("browser_extract", "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", toolExtract),
 		addTool("browser_download", "Save what a link (ref) or url downloads; says the file saved.", toolDownload),
@@ -120,6 +120,9 @@ func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 		act = chromedp.Reload()
 	default:
 		url = strings.TrimSpace(url) // the registry already gave it its scheme (guard.LoadURL)
+		// Best effort: browser_wait installs the watch itself if need be,
+		// counting the page's changes from then on.
+		c.s.watchReady(nctx, c.t)
 		c.t.setResponse(nil)
 		resp, err := chromedp.Run(nctx, chromedp.NavigateResponse(url))
 		c.t.setResponse(resp)
@@ -666,9 +669,6 @@ type waitArgs struct {
 }
 
 func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
-	if a.Text == "" && a.Selector == "" && !a.Load {
-		return failf("browser_wait needs text, selector or load"), nil
-	}
 	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
 		return r, err
@@ -678,6 +678,9 @@ func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
 		timeout = 10 * time.Second
 	}
 	timeout = min(timeout, 60*time.Second)
+	if a.Text == "" && a.Selector == "" && !a.Load {
+		return c.waitSettled(ctx, pctx, timeout)
+	}
 	what := fmt.Sprintf("text %q", a.Text)
 	if a.Selector != "" {
 		what = fmt.Sprintf("selector %q", a.Selector)

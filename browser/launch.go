@@ -39,6 +39,16 @@ var quietFlags = []string{
 	"--safebrowsing-disable-auto-update",
 }
 
+// awakeFlags keep every page of an isolated browser running as a front
+// tab does, as Playwright and Puppeteer launch theirs: a hidden or covered
+// window's timers are otherwise held to one a second and its renderer is
+// deprioritised, so a page that renders after a timer renders late.
+var awakeFlags = []string{
+	"--disable-background-timer-throttling",
+	"--disable-backgrounding-occluded-windows",
+	"--disable-renderer-backgrounding",
+}
+
 // LaunchOptions configure an isolated Chromium. The zero value is a headless
 // browser found with FindChrome.
 type LaunchOptions struct {
@@ -88,6 +98,7 @@ func chromeArgs(dir string, o LaunchOptions, root bool, proxy string) []string {
 		args = append(args, "--proxy-server=http://"+proxy, "--proxy-bypass-list=<-loopback>")
 	}
 	args = append(args, quietFlags...)
+	args = append(args, awakeFlags...)
 	if !o.Headed {
 		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
 	}

@@ -73,7 +73,7 @@ func TestChromeArgs(t *testing.T) {
 		root          bool
 		want, notWant []string
 	}{
-		{"headless user", LaunchOptions{}, false, []string{"--headless", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--user-data-dir=/p"}, []string{"--no-sandbox"}},
+		{"headless user", LaunchOptions{}, false, []string{"--headless", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--user-data-dir=/p", "--disable-background-timer-throttling", "--disable-renderer-backgrounding"}, []string{"--no-sandbox"}},
 		{"headed root", LaunchOptions{Headed: true}, true, []string{"--no-sandbox"}, []string{"--headless"}},
 	}
 	for _, tt := range tests {

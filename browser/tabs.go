@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -45,6 +46,9 @@ type tab struct {
 	// heldOpen: scripts in this (person's) tab can no longer close it, for
 	// as long as the attachment lives (see holdOpen).
 	heldOpen bool
+	// readyWatch: the settle watch (readyJS) runs in every new document
+	// of the tab, for as long as the attachment lives (see watchReady).
+	readyWatch bool
 
 	// ctx is our attachment to the page, made lazily by attach; it always
 	// detaches on cancel, so cancelling never closes the tab.
@@ -64,6 +68,8 @@ type tab struct {
 	chooser *page.EventFileChooserOpened
 	// events are the page's, for the calls waiting for some of them.
 	events hub
+	// net counts the page's requests in flight, for the settle wait.
+	net netWatch
 	// docAddr is the "ip:port" the tab's document came from, as the
 	// browser reported it ("" unknown); docAddrs holds the addresses of
 	// the documents the tab received, by loader. Guarded by dmu.
@@ -275,12 +281,26 @@ func (s *session) attach(t *tab) (context.Context, error) {
 		return nil, fmt.Errorf("tab %s does not respond (a dialog or a frozen page?): reload it by hand or close it", t.short)
 	}
 	s.mu.Lock()
-	t.heldOpen = false // a new attachment: its new-document script is new too
+	t.heldOpen = false // a new attachment: its new-document scripts are new too
+	t.readyWatch = false
 	s.mu.Unlock()
 	if s.mode == ModeShared {
 		// Chrome freezes background tabs; a frozen page answers nothing.
 		fctx, fcancel := context.WithTimeout(ctx, 2*time.Second)
 		chromedp.Call(fctx, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateActive})
+		s.mu.Lock()
+		owned := t.owned
+		s.mu.Unlock()
+		if owned {
+			// The agent's tabs open in the background of the person's
+			// window, hidden: their timers run once a second and they draw
+			// no frames, so a page that renders after a timer or on an
+			// animation frame renders late or never. Focus emulation makes
+			// the page visible and focused as a front tab is, without
+			// bringing it to the person's front (the lifecycle state above
+			// does not change this: measured in docs/fetch.md).
+			chromedp.Call(fctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		}
 		fcancel()
 	}
 	if err := s.holdOpen(ctx, t); err != nil {
@@ -303,6 +323,7 @@ func (s *session) attach(t *tab) (context.Context, error) {
 // event to the calls watching the tab. It runs in chromedp's read loop, so
 // it only records.
 func onPageEvent(t *tab, ev any) {
+	t.net.note(ev)
 	t.events.publish(ev)
 	switch e := ev.(type) {
 	case *inspector.EventTargetCrashed:
