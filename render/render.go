@@ -29,7 +29,7 @@ import (
 type Options struct {
 	Rules    *guard.Rules  // the sensitive-site rules (required)
 	Headed   bool          // show the browser window (isolated browser only)
-	WaitFor  string        // text or CSS selector to wait for; "" waits until the page settles
+	WaitFor  string        // text or CSS selector to wait for; "" waits until the page has settled
 	Timeout  time.Duration // bounds each page's load and WaitFor (0: 15 s)
 	Select   string        // CSS selector of the content to keep
 	Links    bool          // keep the links list
@@ -248,8 +248,9 @@ func (p *renderPage) close(ctx context.Context) {
 	p.r.call(cctx, "browser_close", map[string]any{"tab": p.tab})
 }
 
-// waitPage waits for --wait-for, or else until the page's content stops
-// changing (a JavaScript app has then drawn it).
+// waitPage waits for --wait-for, or else until the page has settled
+// (browser_wait with neither text nor selector: loaded, no request in
+// flight, no DOM change for half a second on the page's own clock).
 func (p *renderPage) waitPage(ctx context.Context) error {
 	if p.r.waitFor == "" {
 		return p.settle(ctx)
@@ -285,32 +286,20 @@ func waitArgs(w string) map[string]any {
 	return map[string]any{"text": w}
 }
 
-// settle extracts the page every quarter second until its content has not
-// changed for half a second (at most five seconds); extract then returns the
-// last extraction.
+// settleMost bounds the wait for a page to settle after its load: a page
+// that never stops changing (a ticker, an animation drawn by script, a
+// stream of requests) is taken as it is then.
+const settleMost = 10 * time.Second
+
+// settle waits until the page has settled, at most settleMost (and
+// --timeout). A page that did not settle by then is extracted as it is.
 func (p *renderPage) settle(ctx context.Context) error {
-	const poll, quiet, most = 250 * time.Millisecond, 500 * time.Millisecond, 5 * time.Second
-	prev, since, start := "", time.Time{}, time.Now()
-	for {
-		text, err := p.extractCall(ctx)
-		now := time.Now()
-		switch {
-		case err != nil:
-			return err
-		case text != prev || since.IsZero():
-			prev, since = text, now
-		case now.Sub(since) >= quiet:
-			return nil
-		}
-		if now.Sub(start) >= most {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(poll):
-		}
+	most := min(settleMost, p.r.wait).Round(time.Second)
+	res, err := p.call(ctx, "browser_wait", map[string]any{"timeout": max(1, int(most/time.Second))})
+	if err != nil && (res == nil || !strings.HasPrefix(res.Text, browser.NotSettled)) {
+		return err
 	}
+	return nil
 }
 
 // extractCall calls browser_extract through the registry. A failure of the
@@ -342,12 +331,8 @@ func resData(res *tools.ToolResult) any {
 	return res.Data
 }
 
-// extract returns the page as web_fetch's extractor saw it in the last
-// browser_extract call, making that call now unless settle just did.
+// extract returns the page as web_fetch's extractor sees it now.
 func (p *renderPage) extract(ctx context.Context) (*fetch.Result, error) {
-	if res, err := p.ex.take(); res != nil || err != nil {
-		return res, err
-	}
 	if _, err := p.extractCall(ctx); err != nil {
 		return nil, err
 	}

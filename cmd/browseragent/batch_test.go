@@ -29,6 +29,7 @@ type batchLineJSON struct {
 	Title     string `json:"title"`
 	Error     string `json:"error"`
 	ErrorKind string `json:"error_kind"`
+	Content   string `json:"content"`
 }
 
 // readBatchOut parses every line of a batch output; a line that is not

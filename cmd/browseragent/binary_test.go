@@ -47,6 +47,12 @@ func newBinEnv(t *testing.T, extra ...string) *binEnv {
 // run runs the binary with args and stdin, to its end (3 minutes at most).
 func (e *binEnv) run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return e.runFor(t, 3*time.Minute, stdin, args...)
+}
+
+// runFor is run with another limit, for a long batch.
+func (e *binEnv) runFor(t *testing.T, limit time.Duration, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(program(t, "."), args...)
 	cmd.Dir = e.dir
 	cmd.Env = append(os.Environ(), e.env...)
@@ -64,10 +70,10 @@ func (e *binEnv) run(t *testing.T, stdin string, args ...string) (code int, stdo
 		if err != nil && !errors.As(err, &exit) {
 			t.Fatalf("browseragent %q: %v", args, err)
 		}
-	case <-time.After(3 * time.Minute):
+	case <-time.After(limit):
 		cmd.Process.Kill()
 		<-done
-		t.Fatalf("browseragent %q did not end within 3 minutes\nstderr:\n%s", args, errb.String())
+		t.Fatalf("browseragent %q did not end within %s\nstderr:\n%s", args, limit, errb.String())
 	}
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }

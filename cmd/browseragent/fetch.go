@@ -74,6 +74,9 @@ again with --resume.`,
   browseragent fetch https://example.com --links
   browseragent fetch -i urls.txt --concurrency 8 --out results.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.render.on && !cmd.Flags().Changed("concurrency") {
+				f.concurrency = renderTabs() * max(1, len(f.render.conn.wsEndpoints))
+			}
 			return runFetch(cmd.Context(), s, f, args)
 		},
 	}
@@ -91,7 +94,7 @@ again with --resume.`,
 	fl.StringVar(&f.proxy, "proxy", "", "HTTP proxy for every request, e.g. http://127.0.0.1:3128 (default: HTTP_PROXY/HTTPS_PROXY); the guard still judges each page's own address")
 	fl.StringVarP(&f.input, "input", "i", "", `read URLs from this file, one per line ("-" for stdin); output is JSON lines`)
 	fl.StringVarP(&f.out, "out", "o", "", "write the page's output to this file instead of stdout (a batch's JSON lines with -i)")
-	fl.IntVarP(&f.concurrency, "concurrency", "c", f.concurrency, "how many URLs to fetch at once")
+	fl.IntVarP(&f.concurrency, "concurrency", "c", f.concurrency, fmt.Sprintf("how many URLs to fetch at once (with --render: %d per browser, 4 per CPU core)", renderTabs()))
 	f.batch.addFlags(fl)
 	f.render.addFlags(fl)
 	return cmd
@@ -250,6 +253,12 @@ func tuneGC(batch bool) {
 // gcSentinel is an object whose collection tells tuneGC the first
 // collection happened.
 type gcSentinel struct{ _ [2]*byte }
+
+// renderTabs is how many pages a --render batch renders at once in each
+// browser when -c does not say: a tab waiting for its page to settle costs
+// no CPU, so more than the cores; 4 per core, 4 to 16 (each tab is a
+// renderer process of its own).
+func renderTabs() int { return min(16, max(4, 4*runtime.NumCPU())) }
 
 // maxConcurrency bounds --concurrency: about what one process may keep
 // open (a common limit of open files is 1024).
