@@ -402,6 +402,10 @@ type session struct {
 	next    int
 	current target.ID
 	closed  bool
+	// creating counts newTab's tabs being created: a tab that appears
+	// meanwhile may be one of them, so it is never the spare blank tab
+	// another newTab hands out (two renders then shared one tab).
+	creating int
 }
 
 // openSession connects to ws and starts tracking page targets; ownContext

@@ -2,7 +2,10 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/browseragent/browseragent/internal/testutil"
@@ -59,4 +62,45 @@ func TestWaitNotSettled(t *testing.T) {
 		t.Errorf("browser_wait on a ticking page: error %v %q", r.IsError, r.Text)
 	}
 	mustCall(t, b, "browser_eval", map[string]any{"js": "document.title"})
+}
+
+// TestOpenConcurrentTabsOwnTheirPages: browser_open calls at once each get
+// a tab of their own, as a --render batch makes them: open, read, close,
+// several at a time. A tab being created could be taken for the browser's
+// spare blank tab by another browser_open, so two renders shared one tab
+// and a URL's line held another page.
+func TestOpenConcurrentTabsOwnTheirPages(t *testing.T) {
+	testutil.Parallel(t)
+	b := newOwnBrowser(t, nil)
+	const workers, each = 8, 6
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var wrong []string
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range each {
+				title := fmt.Sprintf("page %d.%d", w, k)
+				raw, _ := json.Marshal(map[string]any{"url": "data:text/html,<title>" + title + "</title>"})
+				r, err := b.run(context.Background(), "browser_open", "", raw)
+				if err != nil || r.IsError {
+					continue
+				}
+				raw, _ = json.Marshal(map[string]any{"tab": r.Tab, "js": "document.title"})
+				got, err := b.run(context.Background(), "browser_eval", "", raw)
+				if err == nil && got.Text != fmt.Sprintf("%q", title) {
+					mu.Lock()
+					wrong = append(wrong, fmt.Sprintf("%s in tab %s shows %s", title, r.Tab, got.Text))
+					mu.Unlock()
+				}
+				raw, _ = json.Marshal(map[string]any{"tab": r.Tab})
+				b.run(context.Background(), "browser_close", "", raw)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(wrong) > 0 {
+		t.Errorf("tabs shared by two browser_open calls:\n%s", strings.Join(wrong, "\n"))
+	}
 }

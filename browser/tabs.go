@@ -134,6 +134,7 @@ func (s *session) upsertLocked(info *target.Info) {
 		// In isolated mode every tab is the agent's; in shared mode a tab
 		// is owned when the agent opened it or an owned tab opened it.
 		t.owned = s.mode == ModeIsolated
+		t.used = s.creating > 0
 		if op := s.tabs[info.OpenerID]; op != nil && op.owned {
 			t.owned = true
 		}
@@ -637,13 +638,17 @@ func (s *session) newTab(ctx context.Context, current bool) (*tab, error) {
 	// window; in the person's browser a background tab in their window is
 	// less intrusive than a new window.
 	newWindow := s.mode == ModeIsolated
+	s.mu.Lock()
+	s.creating++
+	s.mu.Unlock()
 	res, err := cdp.Call(ctx, chromedp.FromContext(s.root).Browser, target.CreateTarget,
 		target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow, Background: new(s.mode == ModeShared), BrowserContextID: s.bctx})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.creating--
 	if err != nil {
 		return nil, fmt.Errorf("open tab: %w", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	t := s.tabs[res.TargetID]
 	if t == nil { // the created event has not arrived yet
 		s.upsertLocked(&target.Info{TargetID: res.TargetID, Type: "page", URL: "about:blank", BrowserContextID: s.bctx})
