@@ -120,9 +120,9 @@ func (c *call) navigate(ctx context.Context, url string) (*Result, error) {
 		act = chromedp.Reload()
 	default:
 		url = strings.TrimSpace(url) // the registry already gave it its scheme (guard.LoadURL)
-		// Best effort: browser_wait installs the watch itself if need be,
-		// counting the page's changes from then on.
-		c.s.watchReady(nctx, c.t)
+		// Best effort, and outside the load's time: browser_wait installs
+		// the watch itself if need be, counting the page's changes from then.
+		c.s.watchReady(ctx, c.t)
 		c.t.setResponse(nil)
 		resp, err := chromedp.Run(nctx, chromedp.NavigateResponse(url))
 		c.t.setResponse(resp)
