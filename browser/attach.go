@@ -31,13 +31,8 @@ type Target struct {
 // message says how to allow it.
 var ErrNotDebuggable = errors.New(`no Chrome with remote debugging found: in Chrome open chrome://inspect/#remote-debugging and allow remote debugging, then run /connect again; or start Chrome with --remote-debugging-port=9222 --user-data-dir=<a non-default profile> and connect with --browser-url http://127.0.0.1:9222`)
 
-// ResolveEndpoint turns t into the websocket URL of the browser, checking
-// that something answers there.
-func ResolveEndpoint(ctx context.Context, t Target) (string, error) {
-	return resolveEndpoint(ctx, t, nil)
-}
-
-// resolveEndpoint is ResolveEndpoint asking allow (when not nil) about
+// resolveEndpoint turns t into the websocket URL of the browser, checking
+// that something answers there, asking allow (when not nil) about
 // every address before it is reached: the browser URL before its
 // /json/version, each websocket URL before it is dialled.
 func resolveEndpoint(ctx context.Context, t Target, allow func(string) error) (string, error) {

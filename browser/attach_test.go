@@ -81,7 +81,7 @@ func TestResolveEndpointErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ResolveEndpoint(context.Background(), tt.t)
+			_, err := resolveEndpoint(context.Background(), tt.t, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tt.want)
 			}
@@ -90,7 +90,7 @@ func TestResolveEndpointErrors(t *testing.T) {
 	t.Run("default dirs", func(t *testing.T) {
 		t.Setenv("HOME", t.TempDir())
 		t.Setenv("XDG_CONFIG_HOME", "")
-		_, err := ResolveEndpoint(context.Background(), Target{})
+		_, err := resolveEndpoint(context.Background(), Target{}, nil)
 		if !errors.Is(err, ErrNotDebuggable) {
 			t.Errorf("err = %v, want ErrNotDebuggable", err)
 		}

@@ -88,7 +88,7 @@ type Options struct {
 	// result, about all of its frames. Nil shows every frame.
 	FrameWithheld func(frames []FrameSource) []string
 	// DownloadDir is the folder browser_download saves into when a call
-	// names none (default DefaultDownloadDir), and DownloadLimit the
+	// names none (default defaultDownloadDir), and DownloadLimit the
 	// largest file it keeps (default 100 MiB).
 	DownloadDir   string
 	DownloadLimit int64
@@ -106,7 +106,7 @@ func (o *Options) withDefaults() Options {
 		v.ScreenshotDir = filepath.Join(os.TempDir(), "browseragent-screenshots")
 	}
 	if v.DownloadDir == "" {
-		v.DownloadDir = DefaultDownloadDir()
+		v.DownloadDir = defaultDownloadDir()
 	}
 	if v.DownloadLimit <= 0 {
 		v.DownloadLimit = 100 << 20

@@ -10,13 +10,13 @@ import (
 // for and the whole outline (before any cut), which an action's result is
 // compared with.
 type lastSnapshot struct {
-	opts  SnapshotOptions
+	opts  snapshotOptions
 	url   string
 	lines []string
 }
 
 // setLastSnapshot records the snapshot the model was given of the tab.
-func (t *tab) setLastSnapshot(o SnapshotOptions, s *Snapshot) {
+func (t *tab) setLastSnapshot(o snapshotOptions, s *Snapshot) {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
 	t.last = &lastSnapshot{opts: o, url: s.URL, lines: s.Lines}

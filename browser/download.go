@@ -30,12 +30,12 @@ import (
 // and refuses downloads again. The guard asked the person first (the
 // folder is a file parameter: a write).
 
-// DefaultDownloadDir is where browser_download saves when the call names
+// defaultDownloadDir is where browser_download saves when the call names
 // no folder: the one the person chose in $BROWSERAGENT_DOWNLOAD_DIR, else
 // their output folder (xdg.OutputDir: $BROWSERAGENT_OUTPUT_DIR, else
 // $XDG_DOWNLOAD_DIR/browseragent, else ~/Downloads/browseragent), the
 // folder the guard treats as theirs for what tools save.
-func DefaultDownloadDir() string {
+func defaultDownloadDir() string {
 	if d := cmp.Or(os.Getenv("BROWSERAGENT_DOWNLOAD_DIR"), xdg.OutputDir(nil)); d != "" {
 		if abs, err := filepath.Abs(d); err == nil {
 			return abs // a relative one is the working directory's, as the guard resolves it
@@ -224,7 +224,7 @@ func (c *call) keepDownload(d download, staging, dir string) (*Result, error) {
 	if err := os.Chmod(src, 0o600); err != nil {
 		return nil, err
 	}
-	dst, err := freeName(dir, SafeFileName(d.name))
+	dst, err := freeName(dir, safeFileName(d.name))
 	if err != nil {
 		return nil, err
 	}
@@ -251,12 +251,12 @@ func freeName(dir, name string) (string, error) {
 	return "", fmt.Errorf("no free name for %s in %s", name, dir)
 }
 
-// SafeFileName turns the name a server or page suggests into one that is
+// safeFileName turns the name a server or page suggests into one that is
 // only a file name: no folder parts, no leading dot (no hidden or startup
 // file: ".bashrc" is saved as "bashrc"), no control, bidi or reserved
 // characters ("cv\u202efdp.exe" shows as "cvexe.pdf"), at most 120 bytes with its extension kept; "download" when
 // nothing is left.
-func SafeFileName(name string) string {
+func safeFileName(name string) string {
 	name = name[strings.LastIndexAny(name, `/\`)+1:]
 	name = strings.Map(func(r rune) rune {
 		switch {

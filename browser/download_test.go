@@ -26,8 +26,8 @@ func TestSafeFileName(t *testing.T) {
 		"too long":        {long, strings.Repeat("é", 58) + ".pdf"},
 	}
 	for name, tt := range tests {
-		if got := SafeFileName(tt.in); got != tt.want {
-			t.Errorf("%s: SafeFileName(%q) = %q, want %q", name, tt.in, got, tt.want)
+		if got := safeFileName(tt.in); got != tt.want {
+			t.Errorf("%s: safeFileName(%q) = %q, want %q", name, tt.in, got, tt.want)
 		}
 	}
 }
@@ -51,7 +51,7 @@ func TestDefaultDownloadDir(t *testing.T) {
 		t.Setenv("BROWSERAGENT_DOWNLOAD_DIR", tt.chosen)
 		t.Setenv("BROWSERAGENT_OUTPUT_DIR", tt.output)
 		t.Setenv("XDG_DOWNLOAD_DIR", tt.xdg)
-		if got := DefaultDownloadDir(); got != tt.want {
+		if got := defaultDownloadDir(); got != tt.want {
 			t.Errorf("BROWSERAGENT_DOWNLOAD_DIR=%q XDG_DOWNLOAD_DIR=%q: %q, want %q", tt.chosen, tt.xdg, got, tt.want)
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"runtime"
 )
 
-// ErrChromeNotFound is returned when no Chromium or Chrome executable can be
+// errChromeNotFound is returned when no Chromium or Chrome executable can be
 // found. Its message tells the person what to do.
-var ErrChromeNotFound = errors.New("chrome not found: install chromium or set BROWSERAGENT_CHROME")
+var errChromeNotFound = errors.New("chrome not found: install chromium or set BROWSERAGENT_CHROME")
 
 // chromeNames are looked up on PATH, in order.
 var chromeNames = []string{
@@ -42,7 +42,7 @@ func findChrome(getenv func(string) string, lookPath func(string) (string, error
 			return p, nil
 		}
 	}
-	return "", ErrChromeNotFound
+	return "", errChromeNotFound
 }
 
 // installPaths lists where Chrome and Chromium install themselves outside

@@ -68,7 +68,7 @@ func (b *Browser) outOfProcessFrames(ctx context.Context, top target.ID) ([]stri
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return nil, ErrNoTab
+		return nil, errNoTab
 	}
 	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
 	defer cancel()
@@ -157,7 +157,7 @@ func (b *Browser) withTab(ctx context.Context, tabID string, fn func(*session, *
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return ErrNoTab
+		return errNoTab
 	}
 	t, err := s.lookup(tabID)
 	if err != nil {

@@ -18,8 +18,8 @@ var (
 	})
 )
 
-// Redacted replaces a credential header's value.
-const Redacted = "<redacted>"
+// redactedMark replaces a credential header's value.
+const redactedMark = "<redacted>"
 
 // RedactHeaders hides the values of Cookie, Set-Cookie, Authorization and
 // Proxy-Authorization wherever text shows them as header lines
@@ -27,6 +27,6 @@ const Redacted = "<redacted>"
 // members ("cookie":"a=b"), so
 // no tool result hands the person's session or tokens to the model.
 func RedactHeaders(text string) string {
-	text = headerLineRE().ReplaceAllString(text, "${1}"+Redacted)
-	return headerJSONRE().ReplaceAllString(text, `${1}"`+Redacted+`"`)
+	text = headerLineRE().ReplaceAllString(text, "${1}"+redactedMark)
+	return headerJSONRE().ReplaceAllString(text, `${1}"`+redactedMark+`"`)
 }

@@ -26,7 +26,7 @@ func (b *Browser) TabOfTabTarget(ctx context.Context, tabTarget string) (string,
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return "", ErrNoTab
+		return "", errNoTab
 	}
 	if tabTarget == "" {
 		return "", errors.New("empty tab target id")

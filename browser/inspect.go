@@ -173,7 +173,7 @@ const annotationsOff = `(function(){ const l = document.getElementById('__browse
 // document's ones over the page. It returns the snapshot's lines, for the
 // result, and the function that takes the drawing away.
 func (c *call) annotate(ctx, pctx context.Context) ([]string, func(), error) {
-	s, err := c.snapshot(ctx, SnapshotOptions{Interactive: true})
+	s, err := c.snapshot(ctx, snapshotOptions{Interactive: true})
 	if err != nil {
 		return nil, nil, err
 	}

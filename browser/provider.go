@@ -15,7 +15,7 @@ func (b *Browser) Provider() tools.ToolProvider { return provider{b} }
 type provider struct{ b *Browser }
 
 func (p provider) Tools() []tools.ToolDef {
-	list := p.b.Tools() // with browser_download's default folder
+	list := p.b.listTools() // with browser_download's default folder
 	defs := make([]tools.ToolDef, 0, len(list))
 	for _, t := range list {
 		ro := t.Entry.Annotations.ReadOnly

@@ -62,7 +62,7 @@ func (b *Browser) tabFramesEval(ctx context.Context, tabID, expr string, withTop
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return ErrNoTab
+		return errNoTab
 	}
 	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
 	defer cancel()

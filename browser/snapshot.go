@@ -44,8 +44,8 @@ type Element struct {
 	FrameURL string `json:"frame_url,omitempty"` // the frame's document, when Frame is set
 }
 
-// SnapshotOptions choose what a snapshot outlines.
-type SnapshotOptions struct {
+// snapshotOptions choose what a snapshot outlines.
+type snapshotOptions struct {
 	// Selector scopes the outline to the first element it matches ("":
 	// the whole page).
 	Selector string `json:"selector,omitempty"`
@@ -57,7 +57,7 @@ type SnapshotOptions struct {
 
 // snapshotDoc outlines one document of the tab, numbering new refs from
 // base with prefix (a frame's key).
-func snapshotDoc(d docCtx, o SnapshotOptions, base int, prefix string) (*Snapshot, error) {
+func snapshotDoc(d docCtx, o snapshotOptions, base int, prefix string) (*Snapshot, error) {
 	// The values of secret fields (passwords, card numbers, one-time
 	// codes: secretFieldJS, the guard's one definition) show as ••••.
 	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d, %s, %v)})()", secretFieldJS, snapshotJS, jsArg(o.Selector), maxSnapshotLines, base, jsArg(prefix), o.Interactive)
@@ -74,7 +74,7 @@ func snapshotDoc(d docCtx, o SnapshotOptions, base int, prefix string) (*Snapsho
 // snapshot outlines the call's tab: its top document (within selector),
 // and in place of each <iframe> shown the outline of the frame's own
 // document, same-origin or not, in-process or not, nested frames too.
-func (c *call) snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
+func (c *call) snapshot(ctx context.Context, o snapshotOptions) (*Snapshot, error) {
 	frames, release, err := c.s.listFrames(ctx, c.ctx, c.t)
 	defer release()
 	if err != nil {
@@ -200,7 +200,7 @@ func (c *call) frameSnapshot(ctx context.Context, f *docFrame, interactive bool)
 		return nil, err
 	}
 	defer release()
-	s, err := snapshotDoc(d, SnapshotOptions{Interactive: interactive}, c.t.refBase(), f.key)
+	s, err := snapshotDoc(d, snapshotOptions{Interactive: interactive}, c.t.refBase(), f.key)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func toolSnapshot(ctx context.Context, c *call, a snapshotArgs) (*Result, error)
 	if _, r, err := c.page(ctx); r != nil || err != nil {
 		return r, err
 	}
-	o := SnapshotOptions{Selector: a.Selector, Interactive: a.Interactive}
+	o := snapshotOptions{Selector: a.Selector, Interactive: a.Interactive}
 	s, err := c.snapshot(ctx, o)
 	if err != nil {
 		return jsFail(err)

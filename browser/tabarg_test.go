@@ -21,7 +21,7 @@ import (
 func TestPageToolsTakeTab(t *testing.T) {
 	testutil.Parallel(t)
 	var withTab []string
-	for _, tool := range New(nil).Tools() {
+	for _, tool := range New(nil).listTools() {
 		props := tool.Parameters["properties"].(map[string]any)
 		req, _ := tool.Parameters["required"].([]string)
 		if _, ok := props["tab"]; ok && tool.Name != "browser_select_tab" && tool.Name != "browser_close" {
@@ -32,7 +32,7 @@ func TestPageToolsTakeTab(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, tool := range New(nil).Tools() {
+	for _, tool := range New(nil).listTools() {
 		if tool.Entry.OnPage && tool.Name != "browser_select_tab" && tool.Name != "browser_close" {
 			want = append(want, tool.Name)
 		}
@@ -47,7 +47,7 @@ func TestPageToolsTakeTab(t *testing.T) {
 func TestTabForNamedTab(t *testing.T) {
 	testutil.Parallel(t)
 	b := New(nil)
-	for _, tool := range b.Tools() {
+	for _, tool := range b.listTools() {
 		name := tool.Name
 		if !tool.Entry.OnPage {
 			continue

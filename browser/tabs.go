@@ -30,8 +30,8 @@ type Tab struct {
 	Current bool   `json:"current"` // the tab page tools act on
 }
 
-// ErrNoTab means a tool needs a page and there is none to act on.
-var ErrNoTab = words.New("no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab",
+// errNoTab means a tool needs a page and there is none to act on.
+var errNoTab = words.New("no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab",
 	"no current tab: /open URL opens one, /tabs lists them and /tab N picks one")
 
 // tab is the live state of one page target.
@@ -237,7 +237,7 @@ func (s *session) lookup(short string) (*tab, error) {
 	}
 	t := s.tabs[id]
 	if t == nil {
-		return nil, ErrNoTab
+		return nil, errNoTab
 	}
 	return t, nil
 }
@@ -574,7 +574,7 @@ func (b *Browser) CurrentURL(ctx context.Context, tabID string) (string, error) 
 	s := b.s
 	b.mu.Unlock()
 	if s == nil || s.dead() {
-		return "", ErrNoTab
+		return "", errNoTab
 	}
 	t, err := s.lookup(tabID)
 	if err != nil {

@@ -72,11 +72,11 @@ func (r *Result) addLine(model, person string) {
 	}
 }
 
-// Tool is one native browser tool as one value: what the model is offered
+// nativeTool is one native browser tool as one value: what the model is offered
 // (its name, description and parameters, derived from its argument
 // struct), its catalogue entry, and its handler. addTool makes it; a tool
 // the catalogue has no entry for is an error there, never a fallback.
-type Tool struct {
+type nativeTool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any // JSON Schema of the argument struct, type object
@@ -107,8 +107,8 @@ type refArg struct {
 // nativeTools are the registered tools in the order they are offered;
 // byName finds one. Both are filled once, at init, by addTool.
 var (
-	nativeTools []*Tool
-	byName      = map[string]*Tool{}
+	nativeTools []*nativeTool
+	byName      = map[string]*nativeTool{}
 )
 
 // addTool registers native tool name, in the spirit of go-sdk's
@@ -131,7 +131,7 @@ func addTool[A any](name, description string, h func(ctx context.Context, c *cal
 	return nil
 }
 
-func newTool[A any](name, description string, h func(ctx context.Context, c *call, a A) (*Result, error)) (*Tool, error) {
+func newTool[A any](name, description string, h func(ctx context.Context, c *call, a A) (*Result, error)) (*nativeTool, error) {
 	e, ok := catalog.NativeTool(name)
 	if !ok {
 		return nil, fmt.Errorf("browser tool %s has no catalogue entry (catalog/tools.go): say what it touches there first", name)
@@ -149,7 +149,7 @@ func newTool[A any](name, description string, h func(ctx context.Context, c *cal
 		}
 		return h(ctx, c, a)
 	}
-	return &Tool{Name: name, Description: description, Entry: e, run: run, schema: sync.OnceValues(schemaOf[A])}, nil
+	return &nativeTool{Name: name, Description: description, Entry: e, run: run, schema: sync.OnceValues(schemaOf[A])}, nil
 }
 
 // schemaOf is the JSON Schema of A as a map, the form every tool
@@ -211,12 +211,12 @@ func mustAdd(err error) {
 	}
 }
 
-// Tools returns the native tools as data for the registry, each with its
+// listTools returns the native tools as data for the registry, each with its
 // catalogue entry. browser_download's folder carries its default
 // (Options.DownloadDir) in its schema, so the registry judges the folder a
 // call writes into even when the call names none.
-func (b *Browser) Tools() []Tool {
-	out := make([]Tool, len(nativeTools))
+func (b *Browser) listTools() []nativeTool {
+	out := make([]nativeTool, len(nativeTools))
 	for i, t := range nativeTools {
 		out[i] = *t
 		params, err := t.schema()

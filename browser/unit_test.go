@@ -15,7 +15,7 @@ func TestToolSchemas(t *testing.T) {
 	testutil.Parallel(t)
 	b := New(nil)
 	seen := map[string]bool{}
-	for _, tool := range b.Tools() {
+	for _, tool := range b.listTools() {
 		if seen[tool.Name] {
 			t.Errorf("duplicate tool %s", tool.Name)
 		}

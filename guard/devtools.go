@@ -25,10 +25,10 @@ import (
 // chrome-devtools-mcp's, are not tool calls: they never pass the guard.
 
 // DevToolsRule is the name of the fixed rule for loopback DevTools paths,
-// and EndpointRule the one for the endpoint browseragent is attached to.
+// and endpointRule the one for the endpoint browseragent is attached to.
 const (
 	DevToolsRule = "browser-devtools"
-	EndpointRule = "browser-endpoint"
+	endpointRule = "browser-endpoint"
 	// FixedSource is the Source of the fixed rules.
 	FixedSource = "fixed"
 )
@@ -73,7 +73,7 @@ func (rs *Rules) withEndpoints(eps []string) *Rules {
 		}
 		host := u.Host + ":" + port
 		r := &Rule{
-			Name: EndpointRule, Category: devToolsCategory, Hosts: []string{host},
+			Name: endpointRule, Category: devToolsCategory, Hosts: []string{host},
 			Schemes: defaultSchemes, Action: ActionDeny, Source: FixedSource, order: -1, devtools: true,
 			Note: host + " is the DevTools endpoint of a browser browseragent drives: it lists, opens and closes every tab and drives the whole browser; no tool may reach it",
 		}
@@ -107,13 +107,13 @@ func (p *Policy) SetBrowserEndpoints(ws []string) {
 // CheckEndpoint judges a DevTools endpoint browseragent is about to
 // connect to itself (a --ws-endpoint, a browser URL, the websocket URL a
 // profile's DevToolsActivePort names), before any byte is sent: an error
-// wrapping ErrAddressDenied when a deny rule names it. The name is judged
+// wrapping errAddressDenied when a deny rule names it. The name is judged
 // as written (it is not resolved first). The fixed DevTools rules do not
 // apply: connecting there is what the call is for.
 func (p *Policy) CheckEndpoint(raw string) error {
 	u, err := Normalize(raw)
 	if err != nil {
-		return fmt.Errorf("%w: the browser endpoint %q cannot be judged: %v", ErrAddressDenied, raw, err)
+		return fmt.Errorf("%w: the browser endpoint %q cannot be judged: %v", errAddressDenied, raw, err)
 	}
 	if r := p.Rules().matchConnect(u); r != nil {
 		return addressRefused(u.String(), r)

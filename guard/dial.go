@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// ErrAddressDenied is wrapped by the error CheckAddress and DialControl
+// errAddressDenied is wrapped by the error CheckAddress and DialControl
 // return for an address a deny rule names.
-var ErrAddressDenied = errors.New("address denied by a sensitive-site rule")
+var errAddressDenied = errors.New("address denied by a sensitive-site rule")
 
 // DialControl is a net.Dialer ControlContext hook: it runs once the name has
 // been resolved, on the address the socket is about to connect to, and
@@ -42,7 +42,7 @@ func addressRefused(what string, r *Rule) error {
 	if r.Category != "" {
 		where = r.Category + ", " + where
 	}
-	return fmt.Errorf("%w: %s is refused by rule %q (%s)%s", ErrAddressDenied, what, r.Name, where, noteSuffix(r.Note))
+	return fmt.Errorf("%w: %s is refused by rule %q (%s)%s", errAddressDenied, what, r.Name, where, noteSuffix(r.Note))
 }
 
 // addrHost is ap's address as a rule's host is written: IPv4 for a mapped
@@ -60,7 +60,7 @@ func addrHost(ap netip.AddrPort) string {
 func (rs *Rules) addressRule(address string) (*Rule, error) {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q is not an ip:port", ErrAddressDenied, address)
+		return nil, fmt.Errorf("%w: %q is not an ip:port", errAddressDenied, address)
 	}
 	if rs == nil {
 		return nil, nil

@@ -73,11 +73,11 @@ func (pl Places) withDefaults() Places {
 	}
 	pl.Outputs = slices.Clone(pl.Outputs)
 	for i, d := range pl.Outputs {
-		pl.Outputs[i] = ResolvePath(d, "")
+		pl.Outputs[i] = resolvePath(d, "")
 	}
 	for _, d := range []*string{&pl.WorkDir, &pl.TempDir, &pl.Home, &pl.ConfigHome, &pl.StateHome} {
 		if *d != "" {
-			*d = ResolvePath(*d, "")
+			*d = resolvePath(*d, "")
 		}
 	}
 	return pl
@@ -97,12 +97,12 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// ResolvePath makes path absolute (relative to dir, or the working
+// resolvePath makes path absolute (relative to dir, or the working
 // directory when dir is "") and follows symbolic links through the part of
 // it that exists, a link at its end too even when what it points at does
 // not exist yet, so a link named ./out.txt that points at ~/.bashrc is
 // judged as ~/.bashrc. A leading ~/ is the home directory.
-func ResolvePath(path, dir string) string {
+func resolvePath(path, dir string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
 			path = filepath.Join(home, rest)
@@ -152,7 +152,7 @@ func resolveExisting(path string) string {
 
 // FilesOf lists the files call arguments name through e's file parameters,
 // each as the tool will write it (its forced extension) and resolved with
-// ResolvePath against dir.
+// resolvePath against dir.
 func FilesOf(e catalog.Entry, args map[string]any, dir string) []File {
 	var out []File
 	add := func(f catalog.File, p string) {
@@ -179,9 +179,9 @@ func FilesOf(e catalog.Entry, args map[string]any, dir string) []File {
 // forced, then links followed, until both agree (a link may point at a
 // name with another extension, which the tool would force again).
 func writtenPath(f catalog.File, p string, args map[string]any, dir string) string {
-	p = ResolvePath(f.WrittenName(p, args), dir)
+	p = resolvePath(f.WrittenName(p, args), dir)
 	for range 4 {
-		next := ResolvePath(f.WrittenName(p, args), dir)
+		next := resolvePath(f.WrittenName(p, args), dir)
 		if next == p {
 			break
 		}

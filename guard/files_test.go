@@ -164,8 +164,8 @@ func TestResolvePath(t *testing.T) {
 		filepath.Join(dir, "x", "..", "y"):         filepath.Join(dir, "y"),
 	}
 	for in, want := range tests {
-		if got := ResolvePath(in, ""); got != want {
-			t.Errorf("ResolvePath(%q) = %q, want %q", in, got, want)
+		if got := resolvePath(in, ""); got != want {
+			t.Errorf("resolvePath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

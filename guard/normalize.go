@@ -55,8 +55,8 @@ func (u URL) String() string {
 	return b.String()
 }
 
-// ErrBadURL is wrapped by every error Normalize returns.
-var ErrBadURL = errors.New("not a usable URL")
+// errBadURL is wrapped by every error Normalize returns.
+var errBadURL = errors.New("not a usable URL")
 
 // specialSchemes are the WHATWG "special" schemes: a browser turns
 // backslashes into slashes in them, ignores extra slashes after the colon and
@@ -89,7 +89,7 @@ var errTooDeep = errors.New("too many nested blob:/view-source: wrappers")
 func Normalize(raw string) (URL, error) {
 	u, err := normalize(raw, 0)
 	if err != nil {
-		return URL{}, fmt.Errorf("%w: %q: %v", ErrBadURL, clip(raw, 80), err)
+		return URL{}, fmt.Errorf("%w: %q: %v", errBadURL, clip(raw, 80), err)
 	}
 	return u, nil
 }

@@ -99,8 +99,8 @@ func TestNormalize(t *testing.T) {
 		got := u.String()
 		if err != nil {
 			got = "error"
-			if !errors.Is(err, ErrBadURL) {
-				t.Errorf("Normalize(%q) error %v does not wrap ErrBadURL", c.in, err)
+			if !errors.Is(err, errBadURL) {
+				t.Errorf("Normalize(%q) error %v does not wrap errBadURL", c.in, err)
 			}
 		}
 		if diff := cmp.Diff(c.want, got); diff != "" {
@@ -127,8 +127,8 @@ func FuzzNormalize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		u, err := Normalize(in)
 		if err != nil {
-			if !errors.Is(err, ErrBadURL) {
-				t.Fatalf("error does not wrap ErrBadURL: %v", err)
+			if !errors.Is(err, errBadURL) {
+				t.Fatalf("error does not wrap errBadURL: %v", err)
 			}
 			return
 		}

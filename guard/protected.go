@@ -142,5 +142,5 @@ func (e protected) matches(parts []string) bool {
 // asks: the same list the tools' file writes are refused by. "" when path
 // is not on it.
 func WriteRefused(path string) string {
-	return Places{}.withDefaults().forbidden(ResolvePath(path, ""))
+	return Places{}.withDefaults().forbidden(resolvePath(path, ""))
 }

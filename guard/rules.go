@@ -468,9 +468,9 @@ func UserRulesPath() string {
 	return xdg.ConfigPath(nil, "sensitive-sites.yaml")
 }
 
-// RuleFiles returns the files to layer over the defaults: the user's file
+// ruleFiles returns the files to layer over the defaults: the user's file
 // when it exists, then extra (the --sites flag) when not empty.
-func RuleFiles(extra string) []string {
+func ruleFiles(extra string) []string {
 	var files []string
 	if p := UserRulesPath(); p != "" {
 		if _, err := os.Lstat(p); err == nil { // a dangling link too: loading it says so
@@ -498,11 +498,11 @@ func (e *RuleError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Msg)
 }
 
-// ErrBadRules is wrapped by every error from ParseRules and LoadRules about
+// errBadRules is wrapped by every error from ParseRules and LoadRules about
 // a file's content.
-var ErrBadRules = errors.New("invalid sensitive-sites rules")
+var errBadRules = errors.New("invalid sensitive-sites rules")
 
-func (e *RuleError) Unwrap() error { return ErrBadRules }
+func (e *RuleError) Unwrap() error { return errBadRules }
 
 var ruleName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)

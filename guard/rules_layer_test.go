@@ -156,7 +156,7 @@ func TestCheckAddress(t *testing.T) {
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("CheckAddress(%s) = %v, want allowed", c.addr, err)
-		case c.want != "" && (err == nil || !errors.Is(err, ErrAddressDenied) || !strings.Contains(err.Error(), c.want)):
+		case c.want != "" && (err == nil || !errors.Is(err, errAddressDenied) || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("CheckAddress(%s) = %v, want a refusal naming %s", c.addr, err, c.want)
 		}
 	}

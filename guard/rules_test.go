@@ -55,8 +55,8 @@ func TestParseRulesErrors(t *testing.T) {
 				t.Errorf("error %q\ndoes not contain %q", err, c.want)
 			}
 			var re *RuleError
-			if c.name != "bad yaml" && !errors.As(err, &re) || !errors.Is(err, ErrBadRules) {
-				t.Errorf("error %v is not a *RuleError wrapping ErrBadRules", err)
+			if c.name != "bad yaml" && !errors.As(err, &re) || !errors.Is(err, errBadRules) {
+				t.Errorf("error %v is not a *RuleError wrapping errBadRules", err)
 			}
 		})
 	}
@@ -128,13 +128,13 @@ rules:
 func TestRuleFilesAndPaths(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", dir)
-	if got := RuleFiles("extra.yaml"); !cmp.Equal(got, []string{"extra.yaml"}) {
+	if got := ruleFiles("extra.yaml"); !cmp.Equal(got, []string{"extra.yaml"}) {
 		t.Errorf("without a user file: %v", got)
 	}
 	user := filepath.Join(dir, "browseragent", "sensitive-sites.yaml")
 	write(t, user, "version: 1\n")
-	if diff := cmp.Diff([]string{user, "extra.yaml"}, RuleFiles("extra.yaml")); diff != "" {
-		t.Errorf("RuleFiles (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{user, "extra.yaml"}, ruleFiles("extra.yaml")); diff != "" {
+		t.Errorf("ruleFiles (-want +got):\n%s", diff)
 	}
 	// A link to a file that is gone is listed, so loading it fails and
 	// names it, instead of running without the person's rules.
@@ -142,10 +142,10 @@ func TestRuleFilesAndPaths(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), user); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{user}, RuleFiles("")); diff != "" {
-		t.Errorf("RuleFiles with a dangling link (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{user}, ruleFiles("")); diff != "" {
+		t.Errorf("ruleFiles with a dangling link (-want +got):\n%s", diff)
 	}
-	if _, err := LoadRules(RuleFiles("")...); err == nil || !strings.Contains(err.Error(), user) {
+	if _, err := LoadRules(ruleFiles("")...); err == nil || !strings.Contains(err.Error(), user) {
 		t.Errorf("LoadRules of a dangling link: %v, want an error naming %s", err, user)
 	}
 }
@@ -235,8 +235,8 @@ func FuzzParseRules(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		rs, err := ParseRules([]byte(in), "fuzz")
 		if err != nil {
-			if !errors.Is(err, ErrBadRules) {
-				t.Fatalf("error does not wrap ErrBadRules: %v", err)
+			if !errors.Is(err, errBadRules) {
+				t.Fatalf("error does not wrap errBadRules: %v", err)
 			}
 			return
 		}

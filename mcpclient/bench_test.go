@@ -44,7 +44,7 @@ func BenchmarkCallStdio(b *testing.B) {
 func BenchmarkSDKCallStdio(b *testing.B) {
 	ctx := context.Background()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(rawServer(b), "ok")}, &mcp.ClientSessionOptions{ProtocolVersion: DefaultProtocolVersion})
+	sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(rawServer(b), "ok")}, &mcp.ClientSessionOptions{ProtocolVersion: defaultProtocolVersion})
 	if err != nil {
 		b.Fatal(err)
 	}

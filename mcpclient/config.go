@@ -33,8 +33,8 @@ const DefaultServerName = catalog.BrowserServer
 // BuiltInSource is the Source of the built-in server.
 const BuiltInSource = "built-in"
 
-// ChromeDevToolsPackage is the pinned npm package of the default server.
-const ChromeDevToolsPackage = "chrome-devtools-mcp@1.11.0"
+// chromeDevToolsPackage is the pinned npm package of the default server.
+const chromeDevToolsPackage = "chrome-devtools-mcp@1.11.0"
 
 // ServerConfig is one entry of "mcpServers". Fields follow Claude Code's
 // .mcp.json; Disabled, Timeout, CallTimeout and the tool filters are ours.
@@ -163,15 +163,15 @@ func (c *Config) Names() []string {
 // The browser wiring adds --wsEndpoint/--executablePath through
 // Options.Adjust.
 func DefaultConfig() *Config {
-	return &Config{Servers: map[string]*ServerConfig{DefaultServerName: DefaultServer()}}
+	return &Config{Servers: map[string]*ServerConfig{DefaultServerName: defaultServer()}}
 }
 
-// DefaultServer is the built-in chrome-devtools entry.
-func DefaultServer() *ServerConfig {
+// defaultServer is the built-in chrome-devtools entry.
+func defaultServer() *ServerConfig {
 	return &ServerConfig{
 		Name:    DefaultServerName,
 		Command: "npx",
-		Args:    []string{"-y", ChromeDevToolsPackage, "--no-performance-crux"},
+		Args:    []string{"-y", chromeDevToolsPackage, "--no-performance-crux"},
 		Env: map[string]string{
 			"CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS": "1",
 			"CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS":    "1",
@@ -207,10 +207,10 @@ type ConfigFile struct {
 	Foreign bool
 }
 
-// ClaudeCodeConfigPath is Claude Code's own file, where `claude mcp add`
+// claudeCodeConfigPath is Claude Code's own file, where `claude mcp add`
 // keeps user- and local-scope servers: $CLAUDE_CONFIG_DIR/.claude.json, else
 // ~/.claude.json; "" without a home directory.
-func ClaudeCodeConfigPath() string {
+func claudeCodeConfigPath() string {
 	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return filepath.Join(d, ".claude.json")
 	}
@@ -233,7 +233,7 @@ func DefaultFiles(workDir string, extra ...string) []ConfigFile {
 	wd := absPath(workDir)
 	user := UserConfigPath()
 	var files []ConfigFile
-	if cc := ClaudeCodeConfigPath(); cc != "" {
+	if cc := claudeCodeConfigPath(); cc != "" {
 		files = append(files, ConfigFile{Path: cc, Foreign: true}, ConfigFile{Path: cc, Local: wd, Foreign: true})
 	}
 	files = append(files, ConfigFile{Path: user}, ConfigFile{Path: filepath.Join(workDir, ".mcp.json"), Project: true}, ConfigFile{Path: user, Local: wd})
@@ -302,7 +302,7 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 		}
 	}
 	if _, ok := merged.Servers[DefaultServerName]; !ok {
-		merged.Servers[DefaultServerName] = DefaultServer()
+		merged.Servers[DefaultServerName] = defaultServer()
 	}
 	merged.applyToggles()
 	return merged, nil
@@ -459,7 +459,7 @@ func inheritBuiltIn(sc *ServerConfig) {
 	if sc.Name != DefaultServerName || sc.Command != "" || sc.URL != "" || sc.Transport() != TypeStdio {
 		return
 	}
-	def := DefaultServer()
+	def := defaultServer()
 	sc.Command = def.Command
 	if sc.Args == nil {
 		sc.Args = def.Args

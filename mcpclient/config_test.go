@@ -168,7 +168,7 @@ func TestLoadFilesBuiltIn(t *testing.T) {
 		State        string // before Start: starting, disabled or error
 		Source       string
 	}
-	def := DefaultServer()
+	def := defaultServer()
 	builtIn := row{Command: def.Command, Args: def.Args, Env: def.Env, State: "starting", Source: "built-in"}
 	withEnv := func(k, v string) map[string]string {
 		e := cloneMap(def.Env)

@@ -198,7 +198,7 @@ func TestDocExamplesWorkUnchanged(t *testing.T) {
 			m := startManager(t, cfg, &Options{InitTimeout: 120 * time.Second})
 			for _, n := range names {
 				waitReady(t, m, n)
-				if !strings.Contains(call(t, m, ToolName(n, "echo"), `{"message":"hi"}`).Text, "hi") {
+				if !strings.Contains(call(t, m, toolName(n, "echo"), `{"message":"hi"}`).Text, "hi") {
 					t.Errorf("%s: echo failed", n)
 				}
 			}

@@ -56,16 +56,16 @@ type ElicitField struct {
 // Choice reports whether the field is a choice among Choices.
 func (f ElicitField) Choice() bool { return len(f.Choices) > 0 }
 
-// ErrBadSchema marks an elicitation whose schema is not a flat object of
+// errBadSchema marks an elicitation whose schema is not a flat object of
 // primitives; the request is declined.
-var ErrBadSchema = errors.New("elicitation schema not supported")
+var errBadSchema = errors.New("elicitation schema not supported")
 
-// ParseElicitSchema checks a form elicitation's requestedSchema and returns
+// parseElicitSchema checks a form elicitation's requestedSchema and returns
 // its fields.
-func ParseElicitSchema(schema any) ([]ElicitField, error) {
+func parseElicitSchema(schema any) ([]ElicitField, error) {
 	raw, err := json.Marshal(schema)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadSchema, err)
+		return nil, fmt.Errorf("%w: %v", errBadSchema, err)
 	}
 	var s struct {
 		Type       string                     `json:"type"`
@@ -73,15 +73,15 @@ func ParseElicitSchema(schema any) ([]ElicitField, error) {
 		Required   []string                   `json:"required"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil || string(raw) == "null" {
-		return nil, fmt.Errorf("%w: requestedSchema must be a JSON object", ErrBadSchema)
+		return nil, fmt.Errorf("%w: requestedSchema must be a JSON object", errBadSchema)
 	}
 	if s.Type != "object" {
-		return nil, fmt.Errorf("%w: requestedSchema must have \"type\": \"object\", got %q", ErrBadSchema, s.Type)
+		return nil, fmt.Errorf("%w: requestedSchema must have \"type\": \"object\", got %q", errBadSchema, s.Type)
 	}
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		if _, ok := s.Properties[r]; !ok {
-			return nil, fmt.Errorf("%w: required field %q is not among the properties", ErrBadSchema, r)
+			return nil, fmt.Errorf("%w: required field %q is not among the properties", errBadSchema, r)
 		}
 		required[r] = true
 	}
@@ -131,11 +131,11 @@ type constChoice struct {
 func parseField(name string, raw json.RawMessage) (ElicitField, error) {
 	var w wireField
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return ElicitField{}, fmt.Errorf("%w: field %q: %v", ErrBadSchema, name, err)
+		return ElicitField{}, fmt.Errorf("%w: field %q: %v", errBadSchema, name, err)
 	}
 	f := ElicitField{Name: name, Title: w.Title, Description: w.Description, Type: w.Type, Format: w.Format, Default: w.Default, Min: math.NaN(), Max: math.NaN()}
 	if len(w.Properties) > 0 {
-		return f, fmt.Errorf("%w: field %q is a nested object; only flat fields are allowed", ErrBadSchema, name)
+		return f, fmt.Errorf("%w: field %q is a nested object; only flat fields are allowed", errBadSchema, name)
 	}
 	var err error
 	switch w.Type {
@@ -147,21 +147,21 @@ func parseField(name string, raw json.RawMessage) (ElicitField, error) {
 	case "boolean":
 	case "array":
 		if w.Items == nil {
-			return f, fmt.Errorf("%w: array field %q has no \"items\"", ErrBadSchema, name)
+			return f, fmt.Errorf("%w: array field %q has no \"items\"", errBadSchema, name)
 		}
 		if f.Choices, f.Labels, err = choices(name, *w.Items); err == nil && len(f.Choices) == 0 {
-			err = fmt.Errorf("%w: array field %q must be a multi-choice enum", ErrBadSchema, name)
+			err = fmt.Errorf("%w: array field %q must be a multi-choice enum", errBadSchema, name)
 		}
 		f.Min, f.Max = bound(w.MinItems), bound(w.MaxItems)
 	default:
-		return f, fmt.Errorf("%w: field %q has type %q; allowed: string, number, integer, boolean, enum", ErrBadSchema, name, w.Type)
+		return f, fmt.Errorf("%w: field %q has type %q; allowed: string, number, integer, boolean, enum", errBadSchema, name, w.Type)
 	}
 	if err != nil {
 		return f, err
 	}
 	if f.Default != nil {
 		if _, derr := f.Check(f.Default); derr != nil {
-			return f, fmt.Errorf("%w: field %q: default %v: %v", ErrBadSchema, name, f.Default, derr)
+			return f, fmt.Errorf("%w: field %q: default %v: %v", errBadSchema, name, f.Default, derr)
 		}
 	}
 	return f, nil
@@ -172,20 +172,20 @@ func choices(name string, w wireField) (vals, labels []string, err error) {
 	for _, e := range w.Enum {
 		s, ok := e.(string)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: field %q: enum values must be strings", ErrBadSchema, name)
+			return nil, nil, fmt.Errorf("%w: field %q: enum values must be strings", errBadSchema, name)
 		}
 		vals = append(vals, s)
 	}
 	if len(w.EnumNames) > 0 {
 		if len(w.EnumNames) != len(vals) {
-			return nil, nil, fmt.Errorf("%w: field %q has %d enum values but %d enumNames", ErrBadSchema, name, len(vals), len(w.EnumNames))
+			return nil, nil, fmt.Errorf("%w: field %q has %d enum values but %d enumNames", errBadSchema, name, len(vals), len(w.EnumNames))
 		}
 		labels = w.EnumNames
 	}
 	for _, c := range append(w.OneOf, w.AnyOf...) {
 		s, ok := c.Const.(string)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: field %q: choice consts must be strings", ErrBadSchema, name)
+			return nil, nil, fmt.Errorf("%w: field %q: choice consts must be strings", errBadSchema, name)
 		}
 		vals, labels = append(vals, s), append(labels, c.Title)
 	}
@@ -305,9 +305,9 @@ func (f ElicitField) choiceValue(s string) string {
 	return s
 }
 
-// DefaultContent fills every field that has a default. A required field
+// defaultContent fills every field that has a default. A required field
 // without one is an error naming it: the caller declines.
-func DefaultContent(fields []ElicitField) (map[string]any, error) {
+func defaultContent(fields []ElicitField) (map[string]any, error) {
 	out := map[string]any{}
 	var missing []string
 	for _, f := range fields {
@@ -341,7 +341,7 @@ func AutoElicit(accept bool) func(context.Context, *Elicitation) (*mcp.ElicitRes
 		if e.Mode == "url" {
 			return nil, fmt.Errorf("%w: URL elicitation (%s) needs a person to open it", ErrDeclined, e.URL)
 		}
-		content, err := DefaultContent(e.Fields)
+		content, err := defaultContent(e.Fields)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrDeclined, err)
 		}
@@ -363,7 +363,7 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 		e.Mode = "form"
 	}
 	if e.Mode == "form" {
-		fields, err := ParseElicitSchema(p.RequestedSchema)
+		fields, err := parseElicitSchema(p.RequestedSchema)
 		if err != nil {
 			s.notice("warning", fmt.Sprintf("declined elicitation %q: %v", capText(p.Message, 80), err))
 			return &mcp.ElicitResult{Action: "decline"}, nil

@@ -39,7 +39,7 @@ func TestHTTPErrorHasNoStderr(t *testing.T) {
 	if err := m.SetLogLevel(t.Context(), "api", "debug"); err != nil {
 		t.Fatal(err)
 	}
-	call(t, m, ToolName("api", "chatty"), `{}`)
+	call(t, m, toolName("api", "chatty"), `{}`)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		logs := strings.Join(must(m.Logs("api")), "\n")
 		if strings.Contains(logs, "[log info db] connected to the database") {

@@ -640,7 +640,7 @@ func (c *healConn) listen(ctx context.Context, gen int, sessionID string, answer
 // it returns the last event id and retry hint seen.
 func (c *healConn) readEvents(body io.Reader, gen int, lastID string) (string, time.Duration) {
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 64*1024), DefaultMaxMessageBytes)
+	sc.Buffer(make([]byte, 0, 64*1024), defaultMaxMessageBytes)
 	var data bytes.Buffer
 	var retry time.Duration
 	event := ""

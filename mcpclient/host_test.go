@@ -418,7 +418,7 @@ func TestComplete(t *testing.T) {
 	if d := cmp.Diff([]string{"Paris", "Perth"}, got); d != "" {
 		t.Errorf("complete (-want +got):\n%s", d)
 	}
-	if _, err := m.Complete(context.Background(), "nope", PromptRef("weather"), "city", "P", nil); !errors.Is(err, ErrUnknownServer) {
+	if _, err := m.Complete(context.Background(), "nope", PromptRef("weather"), "city", "P", nil); !errors.Is(err, errUnknownServer) {
 		t.Errorf("unknown server: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ func TestHTTPTransports(t *testing.T) {
 	m := startManager(t, cfg, nil)
 	for _, name := range []string{"streamable", "legacy"} {
 		waitReady(t, m, name)
-		if r := call(t, m, ToolName(name, "echo"), `{"message":"over `+name+`"}`); r.Text != "over "+name {
+		if r := call(t, m, toolName(name, "echo"), `{"message":"over `+name+`"}`); r.Text != "over "+name {
 			t.Errorf("%s echo = %q", name, r.Text)
 		}
 	}

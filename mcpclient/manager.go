@@ -16,11 +16,11 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultMaxParallel = 8
-	DefaultInitTimeout = 60 * time.Second
-	DefaultCallTimeout = 120 * time.Second
-	// DefaultProtocolVersion is the MCP revision browseragent offers.
-	DefaultProtocolVersion = "2025-11-25"
+	defaultMaxParallel = 8
+	defaultInitTimeout = 60 * time.Second
+	defaultCallTimeout = 120 * time.Second
+	// defaultProtocolVersion is the MCP revision browseragent offers.
+	defaultProtocolVersion = "2025-11-25"
 )
 
 // Options configure a Manager; the zero value (or nil) means defaults.
@@ -100,22 +100,22 @@ func (o *Options) withDefaults() Options {
 		d.ClientVersion = "dev"
 	}
 	if d.ProtocolVersion == "" {
-		d.ProtocolVersion = DefaultProtocolVersion
+		d.ProtocolVersion = defaultProtocolVersion
 	}
 	if d.MaxParallel <= 0 {
-		d.MaxParallel = DefaultMaxParallel
+		d.MaxParallel = defaultMaxParallel
 	}
 	if d.InitTimeout <= 0 {
-		d.InitTimeout = DefaultInitTimeout
+		d.InitTimeout = defaultInitTimeout
 		if v, err := time.ParseDuration(os.Getenv("BROWSERAGENT_MCP_INIT_TIMEOUT")); err == nil && v > 0 {
 			d.InitTimeout = v
 		}
 	}
 	if d.CallTimeout <= 0 {
-		d.CallTimeout = DefaultCallTimeout
+		d.CallTimeout = defaultCallTimeout
 	}
 	if d.StderrLines <= 0 {
-		d.StderrLines = DefaultStderrLines
+		d.StderrLines = defaultStderrLines
 	}
 	if d.HTTPClient == nil {
 		d.HTTPClient = http.DefaultClient
@@ -219,7 +219,7 @@ func (m *Manager) Replace(ctx context.Context, sc *ServerConfig) error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return ErrClosed
+		return errClosed
 	}
 	s, ok := m.servers[sc.Name]
 	if !ok {
@@ -399,7 +399,7 @@ func (m *Manager) server(name string) (*server, error) {
 	defer m.mu.Unlock()
 	s, ok := m.servers[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q (see 'browseragent mcp list')", ErrUnknownServer, name)
+		return nil, fmt.Errorf("%w %q (see 'browseragent mcp list')", errUnknownServer, name)
 	}
 	return s, nil
 }

@@ -183,7 +183,7 @@ func TestToolsAndResults(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tc.tool, diff)
 		}
 	}
-	if _, err := m.CallTool(context.Background(), "mcp__fx__nope", nil); !errors.Is(err, ErrUnknownTool) {
+	if _, err := m.CallTool(context.Background(), "mcp__fx__nope", nil); !errors.Is(err, errUnknownTool) {
 		t.Errorf("unknown tool: err = %v", err)
 	}
 	if _, err := m.CallTool(context.Background(), "mcp__fx__echo", json.RawMessage(`[1]`)); err == nil {
@@ -208,8 +208,8 @@ func TestCallCancelAndTimeout(t *testing.T) {
 	<-f.cancelled // the server saw notifications/cancelled
 
 	_, err := m.CallTool(context.Background(), "mcp__quick__slow", nil)
-	if !errors.Is(err, ErrCallTimeout) || !strings.Contains(err.Error(), "callTimeout") {
-		t.Errorf("timed-out call: err = %v, want ErrCallTimeout with a hint", err)
+	if !errors.Is(err, errCallTimeout) || !strings.Contains(err.Error(), "callTimeout") {
+		t.Errorf("timed-out call: err = %v, want errCallTimeout with a hint", err)
 	}
 	<-f.cancelled
 	if r := call(t, m, "mcp__fx__echo", `{"message":"after"}`); r.Text != "after" {
@@ -366,8 +366,8 @@ func TestStatesFiltersAndAdjust(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
-	if _, err := m.CallTool(context.Background(), "mcp__off__echo", nil); !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), `"off" is disabled`) {
-		t.Errorf("call on a disabled server: %v, want ErrNotReady saying it is disabled", err)
+	if _, err := m.CallTool(context.Background(), "mcp__off__echo", nil); !errors.Is(err, errNotReady) || !strings.Contains(err.Error(), `"off" is disabled`) {
+		t.Errorf("call on a disabled server: %v, want errNotReady saying it is disabled", err)
 	}
 	if err := m.WaitReady(context.Background(), "off"); err == nil {
 		t.Error("WaitReady on a disabled server returned nil")
@@ -402,7 +402,7 @@ func TestStatesFiltersAndAdjust(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "off")
-	if _, err := m.ServerStatus("nosuch"); !errors.Is(err, ErrUnknownServer) {
+	if _, err := m.ServerStatus("nosuch"); !errors.Is(err, errUnknownServer) {
 		t.Errorf("unknown server: %v", err)
 	}
 }

@@ -70,7 +70,7 @@ func TestMisbehavingServers(t *testing.T) {
 
 func assertEcho(t *testing.T, m *Manager, server string) {
 	t.Helper()
-	r, err := m.CallTool(context.Background(), ToolName(server, "echo"), json.RawMessage(`{"message":"still here"}`))
+	r, err := m.CallTool(context.Background(), toolName(server, "echo"), json.RawMessage(`{"message":"still here"}`))
 	if err != nil {
 		t.Fatalf("echo on %s: %v", server, err)
 	}
@@ -93,8 +93,8 @@ func checkGarbage(t *testing.T, m *Manager, name string) {
 
 func checkStderrFlood(t *testing.T, m *Manager, name string) {
 	logs := must(m.Logs(name))
-	if len(logs) != DefaultStderrLines {
-		t.Fatalf("kept %d stderr lines, want %d", len(logs), DefaultStderrLines)
+	if len(logs) != defaultStderrLines {
+		t.Fatalf("kept %d stderr lines, want %d", len(logs), defaultStderrLines)
 	}
 	if got, want := logs[len(logs)-1], "flood line 99999"; got != want {
 		t.Errorf("last stderr line = %q, want %q", got, want)
@@ -102,7 +102,7 @@ func checkStderrFlood(t *testing.T, m *Manager, name string) {
 }
 
 func checkDieMidCall(t *testing.T, m *Manager, name string) {
-	_, err := m.CallTool(context.Background(), ToolName(name, "die"), nil)
+	_, err := m.CallTool(context.Background(), toolName(name, "die"), nil)
 	if err == nil {
 		t.Fatal("call to a dying server succeeded")
 	}
@@ -115,8 +115,8 @@ func checkDieMidCall(t *testing.T, m *Manager, name string) {
 			t.Errorf("state reason %v does not contain %q", werr, w)
 		}
 	}
-	if _, err := m.CallTool(context.Background(), ToolName(name, "echo"), nil); !errors.Is(err, ErrNotReady) && !errors.Is(err, ErrUnknownTool) {
-		t.Errorf("call after death: err = %v, want ErrNotReady or ErrUnknownTool", err)
+	if _, err := m.CallTool(context.Background(), toolName(name, "echo"), nil); !errors.Is(err, errNotReady) && !errors.Is(err, errUnknownTool) {
+		t.Errorf("call after death: err = %v, want errNotReady or errUnknownTool", err)
 	}
 	if err := m.Restart(context.Background(), name); err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func checkDieMidCall(t *testing.T, m *Manager, name string) {
 }
 
 func checkBigResult(t *testing.T, m *Manager, name string) {
-	_, err := m.CallTool(context.Background(), ToolName(name, "big"), nil)
+	_, err := m.CallTool(context.Background(), toolName(name, "big"), nil)
 	if err == nil || !strings.Contains(err.Error(), "exceeds the 16777216-byte limit") {
 		t.Fatalf("50 MB result: err = %v, want the size limit", err)
 	}
@@ -134,7 +134,7 @@ func checkBigResult(t *testing.T, m *Manager, name string) {
 }
 
 func checkNotificationFlood(t *testing.T, m *Manager, name string) {
-	r, err := m.CallTool(context.Background(), ToolName(name, "flood"), nil)
+	r, err := m.CallTool(context.Background(), toolName(name, "flood"), nil)
 	if err != nil || r.Text != "flooded" {
 		t.Fatalf("flood = %+v, %v", r, err)
 	}
@@ -144,14 +144,14 @@ func checkNotificationFlood(t *testing.T, m *Manager, name string) {
 	deadline := time.Now().Add(10 * time.Second)
 	var calls int
 	for {
-		r, err := m.CallTool(context.Background(), ToolName(name, "stats"), nil)
+		r, err := m.CallTool(context.Background(), toolName(name, "stats"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		calls, _ = strconv.Atoi(r.Text)
 		prev := calls
 		time.Sleep(200 * time.Millisecond)
-		r, _ = m.CallTool(context.Background(), ToolName(name, "stats"), nil)
+		r, _ = m.CallTool(context.Background(), toolName(name, "stats"), nil)
 		if calls, _ = strconv.Atoi(r.Text); calls == prev || time.Now().After(deadline) {
 			break
 		}

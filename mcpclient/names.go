@@ -9,14 +9,14 @@ import (
 	"sync"
 )
 
-// MaxToolNameLen is the longest tool name LLM APIs accept.
-const MaxToolNameLen = 64
+// maxToolNameLen is the longest tool name LLM APIs accept.
+const maxToolNameLen = 64
 
 var legalName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 })
 
-// ToolName returns the name the LLM sees for tool on server:
+// toolName returns the name the LLM sees for tool on server:
 // mcp__<server>__<tool> when that is legal. When it is too long but legal,
 // a long server name is shortened first (its start and an 8-hex-digit hash
 // of it), so the tool's own name survives. Otherwise the illegal
@@ -24,14 +24,14 @@ var legalName = sync.OnceValue(func() *regexp.Regexp {
 // hash of the real name appended. The result is legal, stable across runs,
 // and distinct for distinct real names. Manager keeps the map back; names
 // that two servers would share get a further suffix (see Manager.Tools).
-func ToolName(server, tool string) string {
+func toolName(server, tool string) string {
 	full := "mcp__" + server + "__" + tool
 	if legalName().MatchString(full) {
 		return full
 	}
 	if legalName().MatchString(server) && legalName().MatchString(tool) {
 		// Room for the server: at least 4 of its characters and its hash.
-		room := MaxToolNameLen - len("mcp____") - len(tool)
+		room := maxToolNameLen - len("mcp____") - len(tool)
 		if room >= 4+9 && room < len(server) {
 			return "mcp__" + server[:room-9] + "_" + hash8(server) + "__" + tool
 		}
@@ -46,8 +46,8 @@ func ToolName(server, tool string) string {
 		}
 	}
 	s := b.String()
-	if len(s) > MaxToolNameLen-len(suffix) {
-		s = s[:MaxToolNameLen-len(suffix)]
+	if len(s) > maxToolNameLen-len(suffix) {
+		s = s[:maxToolNameLen-len(suffix)]
 	}
 	return s + suffix
 }
@@ -57,13 +57,13 @@ func hash8(s string) string {
 	return hex.EncodeToString(sum[:4])
 }
 
-// collisionName is the name of a tool whose ToolName another server's
+// collisionName is the name of a tool whose toolName another server's
 // tool also has ("a__b"+"c" and "a"+"b__c"): a suffix from its own server
 // and tool, the same on every run, so neither is routed at random.
 func collisionName(base, server, tool string) string {
 	suffix := "_" + hash8(server+"\x00"+tool)
-	if len(base) > MaxToolNameLen-len(suffix) {
-		base = base[:MaxToolNameLen-len(suffix)]
+	if len(base) > maxToolNameLen-len(suffix) {
+		base = base[:maxToolNameLen-len(suffix)]
 	}
 	return base + suffix
 }

@@ -92,12 +92,12 @@ func TestNamesLongServer(t *testing.T) {
 	if len(server) != 56 {
 		t.Fatalf("len %d", len(server))
 	}
-	got := ToolName(server, "navigate_page")
+	got := toolName(server, "navigate_page")
 	want := "mcp__" + server[:35] + "_" + hash8(server) + "__navigate_page"
-	if got != want || len(got) > MaxToolNameLen {
-		t.Errorf("ToolName = %q (%d), want %q", got, len(got), want)
+	if got != want || len(got) > maxToolNameLen {
+		t.Errorf("toolName = %q (%d), want %q", got, len(got), want)
 	}
-	if a, b := ToolName(server, "click"), ToolName(server, "navigate_page"); !strings.HasSuffix(a, "__click") || a == b {
+	if a, b := toolName(server, "click"), toolName(server, "navigate_page"); !strings.HasSuffix(a, "__click") || a == b {
 		t.Errorf("click = %q", a)
 	}
 }

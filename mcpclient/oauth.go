@@ -15,15 +15,15 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// ErrLoginRequired means an http/sse server wants an OAuth token that
+// errLoginRequired means an http/sse server wants an OAuth token that
 // browseragent does not have (or can no longer refresh) and the caller did
 // not allow the interactive login; 'browseragent mcp login NAME' fixes it.
-var ErrLoginRequired = errors.New("needs an OAuth login")
+var errLoginRequired = errors.New("needs an OAuth login")
 
-// ErrAuthFailed wraps every failed OAuth login: the authorization server
+// errAuthFailed wraps every failed OAuth login: the authorization server
 // said no, the redirect was forged or broken, or no token came back.
 // Nothing is stored when it is returned.
-var ErrAuthFailed = errors.New("OAuth login failed")
+var errAuthFailed = errors.New("OAuth login failed")
 
 // ErrNoOAuth means Login reached a server that answered without asking
 // for a token: there is nothing to log in to.
@@ -31,9 +31,9 @@ var ErrNoOAuth = errors.New("server does not ask for OAuth")
 
 // Defaults for OAuthOptions.
 const (
-	DefaultCallbackTimeout = 5 * time.Minute
-	DefaultMaxStepUps      = 2
-	DefaultRefreshBefore   = time.Minute
+	defaultCallbackTimeout = 5 * time.Minute
+	defaultMaxStepUps      = 2
+	defaultRefreshBefore   = time.Minute
 )
 
 // AuthPrompt is what the person must be told when a login starts: open URL
@@ -47,11 +47,11 @@ type AuthPrompt struct {
 // OAuthOptions configure OAuth for http/sse servers; nil means defaults:
 // stored tokens are used and refreshed, but no login is started.
 type OAuthOptions struct {
-	// TokenDir holds the stored tokens (default DefaultTokenDir()).
+	// TokenDir holds the stored tokens (default defaultTokenDir()).
 	TokenDir string
 	// Interactive allows the browser login when a server answers 401 (or
 	// 403 insufficient_scope) and no stored token works. Without it such a
-	// server fails with ErrLoginRequired.
+	// server fails with errLoginRequired.
 	Interactive bool
 	// OnPrompt is called once per login, after the browser was started (or
 	// failed to start), so the caller can print the URL for a person on a
@@ -79,16 +79,16 @@ func (o *OAuthOptions) withDefaults(base *http.Client) OAuthOptions {
 		d = *o
 	}
 	if d.TokenDir == "" {
-		d.TokenDir = DefaultTokenDir()
+		d.TokenDir = defaultTokenDir()
 	}
 	if d.CallbackTimeout <= 0 {
-		d.CallbackTimeout = DefaultCallbackTimeout
+		d.CallbackTimeout = defaultCallbackTimeout
 	}
 	if d.MaxStepUps <= 0 {
-		d.MaxStepUps = DefaultMaxStepUps
+		d.MaxStepUps = defaultMaxStepUps
 	}
 	if d.RefreshBefore <= 0 {
-		d.RefreshBefore = DefaultRefreshBefore
+		d.RefreshBefore = defaultRefreshBefore
 	}
 	if d.HTTPClient == nil {
 		d.HTTPClient = base
@@ -270,12 +270,12 @@ func (a *authorizer) authorize(ctx context.Context, req *http.Request, resp *htt
 		drain(resp)
 		if stepUp {
 			want := a.rememberScopes(resp)
-			return fmt.Errorf("%w: mcp server %q asks for more OAuth scopes (%s); run 'browseragent %s'", ErrLoginRequired, a.name, strings.Join(want, " "), a.loginCommand())
+			return fmt.Errorf("%w: mcp server %q asks for more OAuth scopes (%s); run 'browseragent %s'", errLoginRequired, a.name, strings.Join(want, " "), a.loginCommand())
 		}
 		if rerr != nil {
-			return fmt.Errorf("%w: mcp server %q (its token could not be refreshed: %v); run 'browseragent %s'", ErrLoginRequired, a.name, rerr, a.loginCommand())
+			return fmt.Errorf("%w: mcp server %q (its token could not be refreshed: %v); run 'browseragent %s'", errLoginRequired, a.name, rerr, a.loginCommand())
 		}
-		return fmt.Errorf("%w: mcp server %q; run 'browseragent %s'", ErrLoginRequired, a.name, a.loginCommand())
+		return fmt.Errorf("%w: mcp server %q; run 'browseragent %s'", errLoginRequired, a.name, a.loginCommand())
 	}
 	return a.runFlow(ctx, req, resp, stepUp)
 }

@@ -33,7 +33,7 @@ func (a *authorizer) runFlow(ctx context.Context, req *http.Request, resp *http.
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(a.cfg.CallbackPort)))
 	if err != nil {
 		drain(resp)
-		return fmt.Errorf("%w for mcp server %q: cannot listen for the redirect on 127.0.0.1:%d: %v (free the port or change oauth.callbackPort)", ErrAuthFailed, a.name, a.cfg.CallbackPort, err)
+		return fmt.Errorf("%w for mcp server %q: cannot listen for the redirect on 127.0.0.1:%d: %v (free the port or change oauth.callbackPort)", errAuthFailed, a.name, a.cfg.CallbackPort, err)
 	}
 	defer ln.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
@@ -123,7 +123,7 @@ func (a *authorizer) failed(err error) error {
 	if l := a.current(); l != nil {
 		secrets = append(secrets, l.AccessToken, l.RefreshToken)
 	}
-	return fmt.Errorf("%w for mcp server %q: %w; nothing was stored", ErrAuthFailed, a.name,
+	return fmt.Errorf("%w for mcp server %q: %w; nothing was stored", errAuthFailed, a.name,
 		cleanOAuthError(err, append(secrets, a.cfg.ClientSecret)...))
 }
 

@@ -74,7 +74,7 @@ func (a *authorizer) loginInSession(ctx context.Context, sc *ServerConfig) error
 	switch {
 	case err != nil && flows > 0:
 		return fmt.Errorf("mcp server %q: logged in (the token is stored), but listing its tools failed: %w", sc.Name, err)
-	case err != nil && errors.Is(err, ErrAuthFailed):
+	case err != nil && errors.Is(err, errAuthFailed):
 		return err
 	case err != nil:
 		return fmt.Errorf("%w: mcp server %q answered without asking for a token, then failed: %w", ErrNoOAuth, sc.Name, err)
@@ -119,7 +119,7 @@ func probeRequest(ctx context.Context, sc *ServerConfig) (*http.Request, error) 
 			req.Header.Set("Accept", "text/event-stream")
 		}
 	} else {
-		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + DefaultProtocolVersion +
+		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + defaultProtocolVersion +
 			`","capabilities":{},"clientInfo":{"name":"browseragent","version":"login"}}}`)
 		req, err = http.NewRequestWithContext(ctx, http.MethodPost, sc.URL, bytes.NewReader(body))
 		if err == nil {
@@ -141,7 +141,7 @@ func probeRequest(ctx context.Context, sc *ServerConfig) (*http.Request, error) 
 // authorization server is not told: its token simply expires.
 func Logout(name, serverURL, tokenDir string) (bool, error) {
 	if tokenDir == "" {
-		tokenDir = DefaultTokenDir()
+		tokenDir = defaultTokenDir()
 	}
 	return tokenStore{dir: tokenDir}.remove(name, serverURL)
 }
@@ -149,7 +149,7 @@ func Logout(name, serverURL, tokenDir string) (bool, error) {
 // TokenFile is where the tokens of server name are stored.
 func TokenFile(name, tokenDir string) string {
 	if tokenDir == "" {
-		tokenDir = DefaultTokenDir()
+		tokenDir = defaultTokenDir()
 	}
 	return tokenStore{dir: tokenDir}.path(name)
 }

@@ -38,8 +38,8 @@ func TestOAuthLoginOpenInitialize(t *testing.T) {
 	m := oaManager(t, oaOptions(dir, false, nil), sc.Clone())
 	oaEcho(t, m, "prot")
 	_, err := m.CallServerTool(t.Context(), "prot", "admin", json.RawMessage(`{}`))
-	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), "asks for more OAuth scopes (mcp admin); run 'browseragent mcp login prot'") {
-		t.Fatalf("admin without the scope = %v, want ErrLoginRequired naming the scopes and the login", err)
+	if !errors.Is(err, errLoginRequired) || !strings.Contains(err.Error(), "asks for more OAuth scopes (mcp admin); run 'browseragent mcp login prot'") {
+		t.Fatalf("admin without the scope = %v, want errLoginRequired naming the scopes and the login", err)
 	}
 	m.Close()
 	data, err := os.ReadFile(TokenFile("prot", dir))

@@ -17,9 +17,9 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// DefaultTokenDir is $XDG_CONFIG_HOME/browseragent/tokens (or
+// defaultTokenDir is $XDG_CONFIG_HOME/browseragent/tokens (or
 // ~/.config/browseragent/tokens), next to mcp.json.
-func DefaultTokenDir() string {
+func defaultTokenDir() string {
 	return filepath.Join(filepath.Dir(UserConfigPath()), "tokens")
 }
 

@@ -346,8 +346,8 @@ func TestOAuthBadInput(t *testing.T) {
 				as.AddClient("pre", "s3cret-value", "http://127.0.0.1:"+strconv.Itoa(port)+"/callback")
 			}
 			err := Login(t.Context(), sc, oaOptions(dir, true, nil))
-			if !errors.Is(err, ErrAuthFailed) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "nothing was stored") {
-				t.Errorf("Login = %v, want ErrAuthFailed saying %q", err, tc.want)
+			if !errors.Is(err, errAuthFailed) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "nothing was stored") {
+				t.Errorf("Login = %v, want errAuthFailed saying %q", err, tc.want)
 			}
 			if err != nil && strings.Contains(err.Error(), "s3cret-value") {
 				t.Errorf("error leaks the client secret: %v", err)
@@ -375,7 +375,7 @@ func TestOAuthBadInput(t *testing.T) {
 }
 
 // TestOAuthNotInteractive: without a stored token and without permission
-// to open a browser, the server fails with ErrLoginRequired naming the
+// to open a browser, the server fails with errLoginRequired naming the
 // command to run; nothing is opened.
 func TestOAuthNotInteractive(t *testing.T) {
 	t.Setenv("BROWSER", "false")
@@ -383,8 +383,8 @@ func TestOAuthNotInteractive(t *testing.T) {
 	res := oauthtest.NewResource(t, as)
 	m := oaManager(t, oaOptions(t.TempDir(), false, nil), &ServerConfig{Name: "prot", URL: res.URL})
 	err := m.WaitReady(t.Context(), "prot")
-	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), "browseragent mcp login prot") {
-		t.Errorf("WaitReady = %v, want ErrLoginRequired with the login command", err)
+	if !errors.Is(err, errLoginRequired) || !strings.Contains(err.Error(), "browseragent mcp login prot") {
+		t.Errorf("WaitReady = %v, want errLoginRequired with the login command", err)
 	}
 	if got := as.Counts(); got != (oauthtest.Counts{}) {
 		t.Errorf("authorization server was used: %+v", got)
@@ -561,8 +561,8 @@ func TestOAuthRefreshRefused(t *testing.T) {
 	m := oaManager(t, oaOptions(dir, false, nil), sc)
 	err := m.WaitReady(t.Context(), "prot")
 	want := "its token could not be refreshed: the token endpoint answered HTTP 400: invalid_grant (unknown refresh token)); run 'browseragent mcp login prot'"
-	if !errors.Is(err, ErrLoginRequired) || !strings.Contains(err.Error(), want) {
-		t.Errorf("WaitReady = %v, want ErrLoginRequired saying %q", err, want)
+	if !errors.Is(err, errLoginRequired) || !strings.Contains(err.Error(), want) {
+		t.Errorf("WaitReady = %v, want errLoginRequired saying %q", err, want)
 	}
 	if err != nil && (strings.Contains(err.Error(), l.AccessToken) || strings.Contains(err.Error(), l.RefreshToken)) {
 		t.Error("the error carries a token")

@@ -12,8 +12,8 @@ import (
 
 // Raw names of the two virtual tools added for servers with resources.
 const (
-	ListResourcesTool = "list_resources"
-	ReadResourceTool  = "read_resource"
+	listResourcesTool = "list_resources"
+	readResourceTool  = "read_resource"
 )
 
 func (s *server) hasRealTool(raw string) bool {
@@ -30,17 +30,17 @@ func (s *server) hasRealTool(raw string) bool {
 func (s *server) virtualTools(real []Tool) []Tool {
 	ro := true
 	var out []Tool
-	if !s.hasRealTool(ListResourcesTool) {
+	if !s.hasRealTool(listResourcesTool) {
 		out = append(out, Tool{
-			Name: ToolName(s.name, ListResourcesTool), Server: s.name, RawName: ListResourcesTool, Virtual: true,
-			Description:  fmt.Sprintf("List the resources (and URI templates) that MCP server %q offers. Read one with %s.", s.name, ToolName(s.name, ReadResourceTool)),
+			Name: toolName(s.name, listResourcesTool), Server: s.name, RawName: listResourcesTool, Virtual: true,
+			Description:  fmt.Sprintf("List the resources (and URI templates) that MCP server %q offers. Read one with %s.", s.name, toolName(s.name, readResourceTool)),
 			InputSchema:  map[string]any{"type": "object", "properties": map[string]any{}},
 			ReadOnlyHint: &ro,
 		})
 	}
-	if !s.hasRealTool(ReadResourceTool) {
+	if !s.hasRealTool(readResourceTool) {
 		out = append(out, Tool{
-			Name: ToolName(s.name, ReadResourceTool), Server: s.name, RawName: ReadResourceTool, Virtual: true,
+			Name: toolName(s.name, readResourceTool), Server: s.name, RawName: readResourceTool, Virtual: true,
 			Description: fmt.Sprintf("Read one resource of MCP server %q by URI.", s.name),
 			InputSchema: map[string]any{"type": "object", "properties": map[string]any{
 				"uri": map[string]any{"type": "string", "description": "The resource URI, from list_resources or a filled-in URI template."},
@@ -59,11 +59,11 @@ func (s *server) virtualCall(tool string) (func(context.Context, map[string]any)
 		return nil, false
 	}
 	switch tool {
-	case ListResourcesTool:
+	case listResourcesTool:
 		return func(context.Context, map[string]any) (*Result, error) {
 			return &Result{Server: s.name, Tool: tool, Text: s.describeResources()}, nil
 		}, true
-	case ReadResourceTool:
+	case readResourceTool:
 		return func(ctx context.Context, args map[string]any) (*Result, error) {
 			uri, _ := args["uri"].(string)
 			if uri == "" {
@@ -147,7 +147,7 @@ func (m *Manager) ReadResource(ctx context.Context, name, uri string) (*Result, 
 }
 
 func resourceResult(server string, r *mcp.ReadResourceResult) *Result {
-	res := &Result{Server: server, Tool: ReadResourceTool}
+	res := &Result{Server: server, Tool: readResourceTool}
 	var text []string
 	for _, c := range r.Contents {
 		if c != nil {

@@ -9,36 +9,36 @@ import (
 	"strings"
 )
 
-// MaxDescriptionLen caps every description in a cleaned schema and tool.
-const MaxDescriptionLen = 1000
+// maxDescriptionLen caps every description in a cleaned schema and tool.
+const maxDescriptionLen = 1000
 
 // maxRefDepth bounds chains of $ref inside $ref; a $ref that refers to a
 // definition being inlined (recursion) stops at once, as a plain object
 // described as recursive.
 const maxRefDepth = 10
 
-// MaxSchemaDepth is how deeply a cleaned schema may nest; a deeper part
+// maxSchemaDepth is how deeply a cleaned schema may nest; a deeper part
 // is replaced by a plain value described as omitted, and the tool is
-// offered with a warning (see CleanSchemaReport).
-const MaxSchemaDepth = 32
+// offered with a warning (see cleanSchemaReport).
+const maxSchemaDepth = 32
 
-// CleanSchema turns a tool's inputSchema into the subset of JSON Schema
+// cleanSchema turns a tool's inputSchema into the subset of JSON Schema
 // that every LLM tool API accepts: local $ref (to any JSON pointer, "#"
 // included) inlined and $defs removed, $schema/$id dropped, anyOf/oneOf
 // collapsed into the first concrete type with the alternatives described,
 // a top-level allOf merged and a top-level anyOf/oneOf of objects merged
 // into one object (no parameter lost), a missing top-level type taken as
-// object, nesting cut at MaxSchemaDepth, descriptions capped, and the top
+// object, nesting cut at maxSchemaDepth, descriptions capped, and the top
 // level always {"type":"object","properties":{...}}. The input is not
 // modified.
-func CleanSchema(schema any) map[string]any {
-	out, _ := CleanSchemaReport(schema)
+func cleanSchema(schema any) map[string]any {
+	out, _ := cleanSchemaReport(schema)
 	return out
 }
 
-// CleanSchemaReport is CleanSchema that also says whether a part nested
-// deeper than MaxSchemaDepth was left out.
-func CleanSchemaReport(schema any) (map[string]any, bool) {
+// cleanSchemaReport is cleanSchema that also says whether a part nested
+// deeper than maxSchemaDepth was left out.
+func cleanSchemaReport(schema any) (map[string]any, bool) {
 	root := toMap(schema)
 	c := cleaner{root: root, defs: collectDefs(root), active: map[string]bool{}}
 	out, _ := c.clean(mergeTop(root), 0).(map[string]any)
@@ -213,7 +213,7 @@ type cleaner struct {
 	root      map[string]any
 	defs      map[string]any
 	active    map[string]bool // refs being inlined on the current path
-	truncated bool            // a part deeper than MaxSchemaDepth was left out
+	truncated bool            // a part deeper than maxSchemaDepth was left out
 	refDepth  int             // $refs being inlined, nested
 }
 
@@ -240,9 +240,9 @@ func (c *cleaner) clean(v any, depth int) any {
 }
 
 func (c *cleaner) cleanObject(m map[string]any, depth int) map[string]any {
-	if depth > MaxSchemaDepth {
+	if depth > maxSchemaDepth {
 		c.truncated = true
-		out := map[string]any{"description": fmt.Sprintf("(nested deeper than %d levels: not shown)", MaxSchemaDepth)}
+		out := map[string]any{"description": fmt.Sprintf("(nested deeper than %d levels: not shown)", maxSchemaDepth)}
 		if t, ok := firstType(m["type"]).(string); ok {
 			out["type"] = t
 		} else {
@@ -264,7 +264,7 @@ func (c *cleaner) cleanObject(m map[string]any, depth int) map[string]any {
 		case droppedKeys[k]:
 		case k == "description":
 			if s, ok := v.(string); ok {
-				out[k] = capText(s, MaxDescriptionLen)
+				out[k] = capText(s, maxDescriptionLen)
 			}
 		case k == "properties" || k == "patternProperties":
 			out[k] = c.cleanProperties(v, depth+1)
@@ -369,7 +369,7 @@ func (c *cleaner) collapse(m map[string]any, key string, alts []any, depth int) 
 	}
 	if len(notes) > 0 {
 		desc, _ := out["description"].(string)
-		out["description"] = capText(strings.TrimSpace(sentence(desc)+" "+strings.Join(notes, " ")), MaxDescriptionLen)
+		out["description"] = capText(strings.TrimSpace(sentence(desc)+" "+strings.Join(notes, " ")), maxDescriptionLen)
 	}
 	return out
 }

@@ -52,9 +52,9 @@ func TestCleanSchemaGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := must(json.Marshal(schema))
-			got := CleanSchema(schema)
+			got := cleanSchema(schema)
 			if !bytes.Equal(before, must(json.Marshal(schema))) {
-				t.Error("CleanSchema modified its input")
+				t.Error("cleanSchema modified its input")
 			}
 			assertLLMSafe(t, got)
 			golden(t, "schemas/"+name+".golden.json", got)
@@ -62,7 +62,7 @@ func TestCleanSchemaGolden(t *testing.T) {
 	}
 }
 
-// assertLLMSafe checks the promises CleanSchema makes, independent of the
+// assertLLMSafe checks the promises cleanSchema makes, independent of the
 // golden files.
 func assertLLMSafe(t *testing.T, s map[string]any) {
 	t.Helper()
@@ -82,7 +82,7 @@ func assertLLMSafe(t *testing.T, s map[string]any) {
 					case "$ref", "$defs", "definitions", "$schema", "$id", "anyOf", "oneOf":
 						t.Errorf("keyword %s left in cleaned schema", k)
 					case "description":
-						if d, _ := e.(string); len(d) > MaxDescriptionLen {
+						if d, _ := e.(string); len(d) > maxDescriptionLen {
 							t.Errorf("description of %d bytes", len(d))
 						}
 					case "type":
@@ -113,7 +113,7 @@ func TestChromeDevToolsTools(t *testing.T) {
 	if len(list.Tools) != 32 {
 		t.Fatalf("captured %d tools, want 32", len(list.Tools))
 	}
-	tools := convertTools(DefaultServerName, DefaultServer(), list.Tools)
+	tools := convertTools(DefaultServerName, defaultServer(), list.Tools)
 	legal := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	for _, tool := range tools {
 		if !legal.MatchString(tool.Name) {
@@ -135,12 +135,12 @@ func TestToolName(t *testing.T) {
 	}
 	legal := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	for _, tc := range tests {
-		got := ToolName(tc.server, tc.tool)
+		got := toolName(tc.server, tc.tool)
 		if got != tc.want || !legal.MatchString(got) {
-			t.Errorf("ToolName(%q, %q) = %q, want %q", tc.server, tc.tool, got, tc.want)
+			t.Errorf("toolName(%q, %q) = %q, want %q", tc.server, tc.tool, got, tc.want)
 		}
 	}
-	if ToolName("fs", "a.b") == ToolName("fs", "a_b") {
+	if toolName("fs", "a.b") == toolName("fs", "a_b") {
 		t.Error("a.b and a_b map to the same name")
 	}
 }
@@ -149,7 +149,7 @@ func TestToolName(t *testing.T) {
 // still offered, cut, with a warning; its neighbour is untouched.
 func TestDeepToolOfferedWithWarning(t *testing.T) {
 	var deep any = map[string]any{"type": "string"}
-	for range MaxSchemaDepth + 5 {
+	for range maxSchemaDepth + 5 {
 		deep = map[string]any{"type": "object", "properties": map[string]any{"x": deep}}
 	}
 	tools, warnings := convertToolsDup("s", &ServerConfig{}, []*mcp.Tool{
@@ -162,7 +162,7 @@ func TestDeepToolOfferedWithWarning(t *testing.T) {
 	if _, ok := tools[0].InputSchema["properties"].(map[string]any)["b"]; !ok {
 		t.Error("the shallow parameter of the deep tool was lost")
 	}
-	want := []string{fmt.Sprintf("tool %q has an input schema nested deeper than %d levels; it is offered without the deeper part", "deep", MaxSchemaDepth)}
+	want := []string{fmt.Sprintf("tool %q has an input schema nested deeper than %d levels; it is offered without the deeper part", "deep", maxSchemaDepth)}
 	if diff := cmp.Diff(want, warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

@@ -476,9 +476,9 @@ func (s *server) readySession() (*mcp.ClientSession, error) {
 	defer s.mu.Unlock()
 	if s.state != StateReady || s.att == nil {
 		if s.err != nil {
-			return nil, fmt.Errorf("%w: %q is %s: %v", ErrNotReady, s.name, s.state, s.err)
+			return nil, fmt.Errorf("%w: %q is %s: %v", errNotReady, s.name, s.state, s.err)
 		}
-		return nil, fmt.Errorf("%w: %q is %s", ErrNotReady, s.name, s.state)
+		return nil, fmt.Errorf("%w: %q is %s", errNotReady, s.name, s.state)
 	}
 	s.att.mu.Lock()
 	defer s.att.mu.Unlock()

@@ -31,11 +31,11 @@ func (s ServerState) String() string {
 
 // Sentinel errors, for errors.Is.
 var (
-	ErrUnknownServer = errors.New("unknown MCP server")
-	ErrUnknownTool   = errors.New("unknown MCP tool")
-	ErrNotReady      = errors.New("MCP server not ready")
-	ErrCallTimeout   = errors.New("MCP tool call timed out")
-	ErrClosed        = errors.New("MCP manager closed")
+	errUnknownServer = errors.New("unknown MCP server")
+	errUnknownTool   = errors.New("unknown MCP tool")
+	errNotReady      = errors.New("MCP server not ready")
+	errCallTimeout   = errors.New("MCP tool call timed out")
+	errClosed        = errors.New("MCP manager closed")
 )
 
 // EventKind says what an Event reports.

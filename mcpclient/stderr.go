@@ -8,8 +8,8 @@ import (
 	"sync"
 )
 
-// DefaultStderrLines is how many lines of a server's stderr are kept.
-const DefaultStderrLines = 200
+// defaultStderrLines is how many lines of a server's stderr are kept.
+const defaultStderrLines = 200
 
 // maxLogLine caps one kept line, so a server printing megabytes without a
 // newline cannot grow the buffer.
@@ -31,7 +31,7 @@ type ringBuffer struct {
 
 func newRingBuffer(n int) *ringBuffer {
 	if n <= 0 {
-		n = DefaultStderrLines
+		n = defaultStderrLines
 	}
 	return &ringBuffer{lines: make([]string, n), output: make([]bool, n)}
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// DefaultMaxMessageBytes caps one message from a stdio server. A larger
+// defaultMaxMessageBytes caps one message from a stdio server. A larger
 // response is replaced by a JSON-RPC error for the same request, so the
 // call fails with a clear reason and the server stays usable.
-const DefaultMaxMessageBytes = 16 << 20
+const defaultMaxMessageBytes = 16 << 20
 
 // stdoutFilter sits between a stdio server's stdout and the SDK's
 // newline-delimited JSON reader. Servers print banners and logs on stdout
@@ -32,7 +32,7 @@ type stdoutFilter struct {
 
 func newStdoutFilter(src io.Reader, log *ringBuffer, max int) *stdoutFilter {
 	if max <= 0 {
-		max = DefaultMaxMessageBytes
+		max = defaultMaxMessageBytes
 	}
 	return &stdoutFilter{src: bufio.NewReaderSize(src, 64*1024), log: log, max: max}
 }

@@ -18,13 +18,13 @@ import (
 // Tool is an MCP tool as the agent sees it.
 type Tool struct {
 	// Name is the legal LLM-facing name, mcp__<server>__<tool> or its
-	// hashed short form (see ToolName).
+	// hashed short form (see toolName).
 	Name string
 	// Server is the configured server name; RawName the server's own name.
 	Server, RawName string
 	Title           string
 	Description     string
-	// InputSchema is the cleaned schema (see CleanSchema).
+	// InputSchema is the cleaned schema (see cleanSchema).
 	InputSchema map[string]any
 	// ReadOnlyHint and DestructiveHint are the server's annotations, nil
 	// when it sent none. They are hints for the guard, not guarantees.
@@ -59,16 +59,16 @@ func convertToolsDup(server string, cfg *ServerConfig, raw []*mcp.Tool) ([]Tool,
 		}
 		seen[t.Name] = true
 		tool := Tool{
-			Name:        ToolName(server, t.Name),
+			Name:        toolName(server, t.Name),
 			Server:      server,
 			RawName:     t.Name,
 			Title:       t.Title,
-			Description: capText(t.Description, MaxDescriptionLen),
+			Description: capText(t.Description, maxDescriptionLen),
 		}
 		var deep bool
-		tool.InputSchema, deep = CleanSchemaReport(t.InputSchema)
+		tool.InputSchema, deep = cleanSchemaReport(t.InputSchema)
 		if deep {
-			warnings = append(warnings, fmt.Sprintf("tool %q has an input schema nested deeper than %d levels; it is offered without the deeper part", t.Name, MaxSchemaDepth))
+			warnings = append(warnings, fmt.Sprintf("tool %q has an input schema nested deeper than %d levels; it is offered without the deeper part", t.Name, maxSchemaDepth))
 		}
 		if a := t.Annotations; a != nil {
 			ro := a.ReadOnlyHint
@@ -207,7 +207,7 @@ func (m *Manager) CallTool(ctx context.Context, fullName string, args json.RawMe
 		if err := m.notReadyFor(fullName); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w %q (see 'browseragent mcp tools')", ErrUnknownTool, fullName)
+		return nil, fmt.Errorf("%w %q (see 'browseragent mcp tools')", errUnknownTool, fullName)
 	}
 	return m.CallServerTool(ctx, t.Server, t.RawName, args)
 }
@@ -273,7 +273,7 @@ func (m *Manager) CallServerTool(ctx context.Context, server, tool string, args 
 }
 
 // CallError is a tools/call that was made and got no result: the server
-// and tool it was, and why (ErrCallTimeout, ErrNotReady, the server's own
+// and tool it was, and why (errCallTimeout, errNotReady, the server's own
 // JSON-RPC error, a cancelled ctx). Its text names them, "mcp srv/tool: …";
 // a caller that already names the tool prints Err alone.
 type CallError struct {
@@ -299,10 +299,10 @@ func (s *server) callTool(ctx context.Context, sess *mcp.ClientSession, params *
 	case ctx.Err() != nil:
 		return fail(ctx.Err())
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return fail(fmt.Errorf("%w after %s (raise \"callTimeout\" for this server)", ErrCallTimeout, timeout))
+		return fail(fmt.Errorf("%w after %s (raise \"callTimeout\" for this server)", errCallTimeout, timeout))
 	}
 	if reason := s.deathReason(err); reason != nil {
-		return fail(fmt.Errorf("%w: %v", ErrNotReady, reason))
+		return fail(fmt.Errorf("%w: %v", errNotReady, reason))
 	}
 	if we, ok := errors.Unwrap(err).(*jsonrpc.Error); ok {
 		// The server's own error answer, in its words, without the SDK's

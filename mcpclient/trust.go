@@ -89,8 +89,8 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// ContentHash is the hex SHA-256 of a project file's content.
-func ContentHash(data []byte) string {
+// contentHash is the hex SHA-256 of a project file's content.
+func contentHash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
@@ -128,19 +128,19 @@ type TrustStore struct {
 	path string
 }
 
-// DefaultTrustPath is $XDG_STATE_HOME/browseragent/trusted-projects.json
+// defaultTrustPath is $XDG_STATE_HOME/browseragent/trusted-projects.json
 // (~/.local/state when XDG_STATE_HOME is unset).
-func DefaultTrustPath() string {
+func defaultTrustPath() string {
 	if p := xdg.StatePath(nil, "trusted-projects.json"); p != "" {
 		return p
 	}
 	return filepath.Join(".", "browseragent", "trusted-projects.json") // no home directory
 }
 
-// NewTrustStore returns the store at path ("" for DefaultTrustPath).
+// NewTrustStore returns the store at path ("" for defaultTrustPath).
 func NewTrustStore(path string) *TrustStore {
 	if path == "" {
-		path = DefaultTrustPath()
+		path = defaultTrustPath()
 	}
 	return &TrustStore{path: path}
 }
@@ -199,7 +199,7 @@ func (t *TrustStore) State(path string, data []byte) (TrustState, error) {
 	}
 	for _, r := range d.Projects {
 		if r.File == path {
-			if r.SHA256 == ContentHash(data) {
+			if r.SHA256 == contentHash(data) {
 				return Trusted, nil
 			}
 			return Changed, nil
@@ -217,7 +217,7 @@ func (t *TrustStore) Trust(p ProjectFile) error {
 		return err
 	}
 	d.Projects = slices.DeleteFunc(d.Projects, func(r TrustRecord) bool { return r.File == p.Path })
-	d.Projects = append(d.Projects, TrustRecord{File: p.Path, SHA256: ContentHash(p.Data), Servers: p.Names(), Time: time.Now().UTC()})
+	d.Projects = append(d.Projects, TrustRecord{File: p.Path, SHA256: contentHash(p.Data), Servers: p.Names(), Time: time.Now().UTC()})
 	return t.write(d)
 }
 

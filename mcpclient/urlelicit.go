@@ -21,8 +21,8 @@ import (
 // the call fails with a URLElicitationError that names the URLs, and
 // nothing is ever opened on its own.
 
-// ErrURLElicitationRequired is wrapped by URLElicitationError.
-var ErrURLElicitationRequired = errors.New("the server needs the person to open a URL first")
+// errURLElicitationRequired is wrapped by URLElicitationError.
+var errURLElicitationRequired = errors.New("the server needs the person to open a URL first")
 
 // URLElicitation is one URL the server wants the person to open.
 type URLElicitation struct {
@@ -40,7 +40,7 @@ type URLElicitationError struct {
 // Error says what the person is to do; the agent gets the same text.
 func (e *URLElicitationError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "mcp %s/%s: %v", e.Server, e.Tool, ErrURLElicitationRequired)
+	fmt.Fprintf(&b, "mcp %s/%s: %v", e.Server, e.Tool, errURLElicitationRequired)
 	if e.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", e.Reason)
 	}
@@ -58,7 +58,7 @@ func (e *URLElicitationError) Error() string {
 	return b.String()
 }
 
-func (e *URLElicitationError) Unwrap() error { return ErrURLElicitationRequired }
+func (e *URLElicitationError) Unwrap() error { return errURLElicitationRequired }
 
 // urlElicitation returns the URLElicitationError err carries, or nil.
 // Only URLs with a scheme and no control characters are kept (a message

@@ -67,11 +67,11 @@ func TestURLElicitationRequired(t *testing.T) {
 			}
 			m := startManager(t, &Config{Servers: map[string]*ServerConfig{"srv": {Name: "srv", Command: "unused"}}}, opts)
 			waitReady(t, m, "srv")
-			r, err := m.CallTool(t.Context(), ToolName("srv", "consent"), json.RawMessage(`{}`))
+			r, err := m.CallTool(t.Context(), toolName("srv", "consent"), json.RawMessage(`{}`))
 			switch {
 			case tc.wantErr != "":
 				var ue *URLElicitationError
-				if !errors.As(err, &ue) || !errors.Is(err, ErrURLElicitationRequired) {
+				if !errors.As(err, &ue) || !errors.Is(err, errURLElicitationRequired) {
 					t.Fatalf("err = %v, want a URLElicitationError", err)
 				}
 				if got := err.Error(); !strings.Contains(got, tc.wantErr) {

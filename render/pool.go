@@ -60,7 +60,7 @@ func NewPool(ctx context.Context, o *Options, wsEndpoints []string) (*Pool, erro
 		}
 		name := "local"
 		if len(wsEndpoints) == 1 {
-			name = EndpointName(wsEndpoints[0])
+			name = endpointName(wsEndpoints[0])
 		}
 		p.eps = append(p.eps, &endpoint{name: name, r: r})
 		return p, nil
@@ -73,7 +73,7 @@ func NewPool(ctx context.Context, o *Options, wsEndpoints []string) (*Pool, erro
 		}
 		t.WSEndpoint = w
 		eo.Target = &t
-		name := fmt.Sprintf("#%d %s", i+1, EndpointName(w))
+		name := fmt.Sprintf("#%d %s", i+1, endpointName(w))
 		r, err := New(ctx, &eo)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -113,9 +113,9 @@ func (p *Pool) Unreached() []Unreached {
 	return out
 }
 
-// EndpointName is a websocket endpoint as it may be shown or logged: the
+// endpointName is a websocket endpoint as it may be shown or logged: the
 // values of its query (browserless's ?token=) and a password hidden.
-func EndpointName(ws string) string {
+func endpointName(ws string) string {
 	u, err := url.Parse(ws)
 	if err != nil {
 		if i := strings.IndexAny(ws, "?@"); i >= 0 {
@@ -136,13 +136,13 @@ func EndpointName(ws string) string {
 	return u.String()
 }
 
-// hideEndpoint is err with ws written as EndpointName says: a browser's
+// hideEndpoint is err with ws written as endpointName says: a browser's
 // connection error names the URL it dialled, token and all.
 func hideEndpoint(err error, ws string) error {
 	if err == nil || ws == "" {
 		return err
 	}
-	msg := strings.ReplaceAll(err.Error(), ws, EndpointName(ws))
+	msg := strings.ReplaceAll(err.Error(), ws, endpointName(ws))
 	// The dialer may name the URL again in another form (as http://):
 	// the secrets themselves go.
 	if u, perr := url.Parse(ws); perr == nil {

@@ -31,11 +31,11 @@ import (
 	"github.com/browseragent/browseragent/tools"
 )
 
-// ProtocolVersions are the MCP revisions served. Approvals need a request
+// protocolVersions are the MCP revisions served. Approvals need a request
 // from the server in the middle of a tool call (elicitation) and tabs
 // belong to a session; the 2026-07-28 revision has neither, so a client
 // offering it falls back to the initialize handshake at 2025-11-25.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Registry is the one tool-call path (*tools.Registry).
 type Registry interface {
@@ -126,7 +126,7 @@ func New(reg Registry, opts *Options) *Server {
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    s.opts.Logger,
-		SupportedProtocolVersions: ProtocolVersions,
+		SupportedProtocolVersions: protocolVersions,
 		Capabilities:              &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 	})
 	for _, d := range reg.Tools() {

@@ -96,9 +96,9 @@ func trustedServers(cfg *mcpclient.Config) []string {
 	return out
 }
 
-// ErrBrowserUnavailable is the state of chrome-devtools-mcp when there is
+// errBrowserUnavailable is the state of chrome-devtools-mcp when there is
 // no browser to point it at: it is never started against another one.
-var ErrBrowserUnavailable = errors.New("unavailable")
+var errBrowserUnavailable = errors.New("unavailable")
 
 // NewSession wires the parts; nothing is started yet (see Start).
 func NewSession(opts *SessionOptions) (*Session, error) {
@@ -442,7 +442,7 @@ func (s *Session) framesWithheld(frames []browser.FrameSource) []string {
 // launched on demand, or the person's), so native and MCP tools see the
 // same tabs. It is only ever started against that endpoint: flags in its
 // config that name another browser are dropped, and with no browser it is
-// unavailable (ErrBrowserUnavailable) instead of launching one of its own.
+// unavailable (errBrowserUnavailable) instead of launching one of its own.
 // It always gets the safety arguments (header redaction, get_tab_id for
 // tab identity) and get_tab_id stays hidden from the model.
 func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
@@ -454,7 +454,7 @@ func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
 	}
 	if s.Browser.Mode() != browser.ModeShared {
 		if err := s.noChrome(); err != nil {
-			sc.Err = fmt.Errorf("%w: no browser to drive: %v", ErrBrowserUnavailable, err)
+			sc.Err = fmt.Errorf("%w: no browser to drive: %v", errBrowserUnavailable, err)
 			return
 		}
 	}
@@ -462,7 +462,7 @@ func (s *Session) adjustServer(name string, sc *mcpclient.ServerConfig) {
 	defer cancel()
 	ws, err := s.Browser.WSEndpoint(ctx)
 	if err != nil {
-		sc.Err = fmt.Errorf("%w: no browser to drive: %v", ErrBrowserUnavailable, err)
+		sc.Err = fmt.Errorf("%w: no browser to drive: %v", errBrowserUnavailable, err)
 		return
 	}
 	args := withoutBrowserFlags(sc.Args)

@@ -99,7 +99,7 @@ func TestSessionNoBrowserChromeDevtoolsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != mcpclient.StateError || !errors.Is(st.Err, ErrBrowserUnavailable) || st.PID != 0 {
+	if st.State != mcpclient.StateError || !errors.Is(st.Err, errBrowserUnavailable) || st.PID != 0 {
 		t.Fatalf("chrome-devtools-mcp without a browser: %s %v (pid %d); want unavailable, no process", st.State, st.Err, st.PID)
 	}
 	const want = "unavailable: no browser to drive: BROWSERAGENT_CHROME=/nonexistent is not an executable: fix the path or unset it"
