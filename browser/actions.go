@@ -34,7 +34,7 @@ func init() {
 		addTool("browser_select", "Choose an option of a <select> by ref, by value or visible label.", toolSelect),
 		addTool("browser_press", "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a. text: type into the focused element.", toolPress),
 		addTool("browser_scroll", "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", toolScroll),
-		addTool("browser_wait", "Wait until text appears on the page or a CSS selector matches a visible element; load: until loaded, network quiet; with none of them, until the page has settled (loaded, no request and no DOM change for half a second).", toolWait),
+		addTool("browser_wait", "Wait until text appears or a CSS selector matches a visible element; load: until loaded and the network is quiet; with none, until the page settled (no request, no DOM change for 0.5 s).", toolWait),
 		addTool("browser_screenshot", "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", toolScreenshot),
 		addTool("browser_extract", "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", toolExtract),
 		addTool("browser_download", "Save what a link (ref) or url downloads; says the file saved.", toolDownload),
