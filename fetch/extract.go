@@ -118,9 +118,10 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	addParts(chosen, idx)
 	dropRuby(chosen)
 	r.nodes = []*html.Node{chosen}
+	useBroad := false
 	if broad != nil {
 		x := choiceFeatures(chosen, broad, picked, kind, declared)
-		useBroad := broadScore(x) > 0
+		useBroad = broadScore(x) > 0
 		if opts.reading != readModel {
 			useBroad = opts.reading == readBroad
 			r.choiceX = x
@@ -136,6 +137,10 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	r.addScriptArticle(scripts)
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
+	if useBroad && r.PageType == PageArticle {
+		// A thread's first heading and author line are its first post's.
+		dropHeadline(broad, r.Title, r.Byline)
+	}
 	r.Lang = firstNonEmpty(art.Language(), r.Lang)
 	r.SiteName = art.SiteName()
 	r.Excerpt = firstParagraph(art.Excerpt(), r.Byline, art.Node)

@@ -172,3 +172,54 @@ func streamedIn(n *html.Node) bool {
 	}
 	return true
 }
+
+// dropHeadline removes, from the start of a broad reading, the heading
+// that repeats the page's title and the line that gives its byline: the
+// article reading leaves both out (they are the Result's Title and
+// Byline), and -f text prints the body only. Only what comes before the
+// first other text is looked at.
+func dropHeadline(root *html.Node, title, byline string) {
+	title, byline = normSpaceLower(title), normSpaceLower(byline)
+	for range 3 {
+		first := firstLetterText(root)
+		if first == nil {
+			return
+		}
+		var drop *html.Node
+		for n := first.Parent; n != nil && n != root; n = n.Parent {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			t := normSpaceLower(textOf(n))
+			switch {
+			case title != "" && n.DataAtom == atom.H1 && t == title:
+				drop = n
+			case byline != "" && (t == byline || t == "by "+byline):
+				drop = n
+			}
+			if drop != nil || isBlock(n.DataAtom) {
+				break
+			}
+		}
+		if drop == nil {
+			return
+		}
+		drop.Parent.RemoveChild(drop)
+	}
+}
+
+// firstLetterText is the first text node under root that shows a letter or digit.
+func firstLetterText(root *html.Node) *html.Node {
+	var found *html.Node
+	walk(root, func(n *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if n.Type == html.TextNode && strings.IndexFunc(n.Data, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
