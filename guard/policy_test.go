@@ -426,3 +426,40 @@ func TestPersonsTabAsksEveryTime(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownToolAsksEveryTime: a tool nothing is known about (no
+// catalogue entry, no description from its server) is judged as the most
+// dangerous kind in both modes, as docs/safety.md promises: it asks, with
+// once the only answer, no "always" can be granted for it, --yes does not
+// cover it, and a once approval is used up by one call.
+func TestUnknownToolAsksEveryTime(t *testing.T) {
+	for _, mode := range []Mode{Isolated, Shared} {
+		t.Run(mode.String(), func(t *testing.T) {
+			p := NewPolicy(defaultRules(t), &Options{Mode: mode})
+			c := Call{Tool: "mystery__transfer", Args: map[string]any{"to": "someone"}, PageURL: "https://example.com/", TabID: "x"}
+			p.OwnTab("x")
+			d := p.Check(c)
+			if d.Verdict != Ask || !d.Sensitive || !cmp.Equal(d.Scopes, []Scope{Once}) {
+				t.Fatalf("check = %v sensitive=%v scopes=%v, want ask, sensitive, [once]", d.Verdict, d.Sensitive, d.Scopes)
+			}
+			if u := d.Unattended(true); u.Verdict != Deny || d.AutoApprovable(true) {
+				t.Errorf("--yes covered a tool nothing is known about: %v", u.Verdict)
+			}
+			for _, s := range []Scope{ToolAlways, ServerAlways} {
+				if err := p.Grant(c, s); !errors.Is(err, ErrNotGrantable) {
+					t.Errorf("Grant(%v) = %v, want ErrNotGrantable", s, err)
+				}
+			}
+			if err := p.Grant(c, Once); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for range 2 {
+				got = append(got, p.Check(c).Verdict.String())
+			}
+			if diff := cmp.Diff([]string{"allow", "ask"}, got); diff != "" {
+				t.Errorf("a once approval of an unknown tool (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
