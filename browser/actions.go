@@ -280,6 +280,10 @@ type point struct {
 type action struct {
 	tabs map[string]bool
 	nav  <-chan any
+	// leaving is set when a navigation asked for before the action goes
+	// on because of it (a "leave this page?" accepted): its start came
+	// before the watch, so the settle waits for its end from the outset.
+	leaving bool
 }
 
 // beforeAction starts watching for what the action about to be taken may
@@ -340,7 +344,8 @@ func (c *call) settle(ctx context.Context, a action) bool {
 	fctx, cancel := context.WithTimeout(ctx, time.Second) // the page may meddle with its timers
 	eval[bool](fctx, nextFrameJS)                         // fails when a navigation replaces the document: fine
 	cancel()
-	var requested, started, stopped, opened bool
+	var requested, stopped, opened bool
+	started := a.leaving
 	note := func(ev any) {
 		switch ev.(type) {
 		case *page.EventFrameRequestedNavigation:

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -152,32 +151,15 @@ func toolDialog(ctx context.Context, c *call, a dialogArgs) (*Result, error) {
 	}
 	closed, stop := c.t.events.watch(is[*page.EventJavascriptDialogClosed])
 	defer stop()
-	// Leaving a page goes on with a navigation asked for before this call:
-	// its new document is waited for, which the action's own watch, begun
-	// after that navigation started, would not know of.
-	top := cdp.FrameID(c.t.id)
-	committed, stopNav := c.t.events.watch(func(ev any) bool {
-		e, ok := ev.(*page.EventFrameNavigated)
-		return ok && e.Frame != nil && e.Frame.ID == top
-	})
-	defer stopNav()
 	before := c.beforeAction()
+	// Leaving a page goes on with a navigation asked for before this call:
+	// the answer waits for its new document as for one the action began.
+	before.leaving = accept && d.Type == page.DialogTypeBeforeunload
 	if _, err := chromedp.Call(pctx, page.HandleJavaScriptDialog, params); err != nil {
 		return failf("could not answer the %s dialog: %v", d.Type, err), nil
 	}
 	if waitEvent(pctx, closed, 2*time.Second) != nil {
 		c.t.dialogClosed() // the event also does this; the next call must not wait for it
-	}
-	if accept && d.Type == page.DialogTypeBeforeunload {
-		deadline := time.Now().Add(min(c.b.opts.NavTimeout, 10*time.Second))
-		if waitEvent(pctx, committed, time.Until(deadline)) != nil {
-			for time.Now().Before(deadline) && pctx.Err() == nil {
-				if rs, err := eval[string](pctx, "document.readyState"); err == nil && rs == "complete" {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-		}
 	}
 	verb := fmt.Sprintf("Dismissed the %s %q; now in", d.Type, d.Message)
 	switch {
