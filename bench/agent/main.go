@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 const page = `<!doctype html><html><head><title>Bench article</title></head><body><main><article>
@@ -67,9 +68,9 @@ func run(n int, everything bool) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "browseragent")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/browseragent").CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+	bin, err := testutil.BuildBrowseragent(dir)
+	if err != nil {
+		return err
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

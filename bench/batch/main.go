@@ -31,6 +31,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/browseragent/browseragent/internal/testutil"
 )
 
 // page is a small server-rendered article, about 4 KB.
@@ -57,9 +59,9 @@ func run(lines, cut, conc, render int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "browseragent")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/browseragent").CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+	bin, err := testutil.BuildBrowseragent(dir)
+	if err != nil {
+		return err
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

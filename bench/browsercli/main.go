@@ -83,9 +83,8 @@ func run(n, cold int, ab, pw, ba, chrome string) error {
 	}
 	defer os.RemoveAll(work)
 	if ba == "" {
-		ba = filepath.Join(work, "browseragent")
-		if out, err := exec.Command("go", "build", "-o", ba, "./cmd/browseragent").CombinedOutput(); err != nil {
-			return fmt.Errorf("build browseragent: %v\n%s", err, out)
+		if ba, err = testutil.BuildBrowseragent(work); err != nil {
+			return err
 		}
 	}
 	tools, err := setup(work, ab, pw, ba, chrome)

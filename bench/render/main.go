@@ -103,9 +103,9 @@ func run(n, conc, rounds int, pw, chrome string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "browseragent")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/browseragent").CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+	bin, err := testutil.BuildBrowseragent(dir)
+	if err != nil {
+		return err
 	}
 	script := filepath.Join(dir, "peer.js")
 	if err := os.WriteFile(script, []byte(peerJS), 0o644); err != nil {
