@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,6 +69,17 @@ func TestSessionLeavesThePersonsDialogs(t *testing.T) {
 	}
 }
 
+// localBankRules make the shop's own /bank paths (127.0.0.1) a bank's:
+// a sensitive ask.
+const localBankRules = `version: 1
+rules:
+  - name: local-bank
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/bank"]
+    action: ask
+`
+
 // TestSessionConfirmOnSensitivePageNotAccepted: the person approves one
 // click on the bank's page in the agent's tab; the page then asks "Send 500
 // EUR to the shop?" with confirm(). browseragent accepted every confirm of
@@ -90,14 +100,7 @@ func TestSessionConfirmOnSensitivePageNotAccepted(t *testing.T) {
 	ordinary := func() int { return site.hits("/shop/paid") }
 	person := &personAtTerminal{}
 	person.will(tools.AnswerOnce, tools.AnswerDeny)
-	s := openSession(t, false, `version: 1
-rules:
-  - name: local-bank
-    category: bank
-    hosts: ["127.0.0.1"]
-    paths: ["/bank"]
-    action: ask
-`, person)
+	s := openSession(t, false, localBankRules, person)
 	click := func(url string) *tools.ToolResult {
 		t.Helper()
 		if res := call(t, s, "browser_open", map[string]any{"url": url}); res.IsError() {
@@ -162,38 +165,19 @@ func pressRefNamed(t *testing.T, s *Session, name string) string {
 // is not paid. It was judged as a write on the ordinary page, and --yes
 // accepted it.
 func TestSessionBankFramesConfirmIsTheBanks(t *testing.T) {
-	var paid atomic.Int32
-	mux := http.NewServeMux()
-	mux.HandleFunc("/shop", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Shop</title><h1>Shop</h1><iframe src="/bank/widget" title="Bank"></iframe>`)
-	})
-	mux.HandleFunc("/bank/widget", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<title>Bank</title><p>Bank widget</p><script>setTimeout(() => { if (confirm('Send 500 EUR to the shop?')) fetch('/bank/paid') }, 200)</script>`)
-	})
-	mux.HandleFunc("/bank/paid", func(w http.ResponseWriter, r *http.Request) { paid.Add(1) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	rules, err := guard.ParseRules([]byte(`version: 1
-rules:
-  - name: local-bank
-    category: bank
-    hosts: ["127.0.0.1"]
-    paths: ["/bank"]
-    action: ask
-`), "test.yaml")
+	site := newTestSite(t)
+	// The frame is the shop's own origin: its dialog is the tab's.
+	site.page("/shop", `<title>Shop</title><h1>Shop</h1><iframe src="/bank/widget" title="Bank"></iframe>`)
+	site.page("/bank/widget", `<title>Bank</title><p>Bank widget</p><script>setTimeout(() => { if (confirm('Send 500 EUR to the shop?')) fetch('/bank/paid') }, 200)</script>`)
+	rules, err := guard.ParseRules([]byte(localBankRules), "test.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	person := &personAtTerminal{}
-	opts := &SessionOptions{Rules: rules, Yes: true, Approver: person, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	opts := &SessionOptions{Rules: rules, Yes: true, Approver: person}
 	opts.Browser.Launch.Host = shared.Endpoint(t)
-	ownBrowser(t, opts)
-	s, err := NewSession(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/shop"}); res.IsError() {
+	s := openSessionWith(t, opts)
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
 	// The confirm opens after the page loaded; a read meanwhile says so.
@@ -211,7 +195,7 @@ rules:
 		t.Errorf("accepting the bank frame's confirm under --yes: want the person asked (who says no), got %+v, questions %+v", res, q)
 	}
 	time.Sleep(500 * time.Millisecond) // a payment, once begun, reaches the server at once
-	if n := paid.Load(); n != 0 {
+	if n := site.hits("/bank/paid"); n != 0 {
 		t.Errorf("the bank frame's confirm was accepted under --yes: paid %d time(s)", n)
 	}
 }
