@@ -48,7 +48,7 @@ const slowTool = "mcp__slowpoke__echo"
 // at the end stops that server: no process is left.
 func TestRunDoesNotWaitForMCPServers(t *testing.T) {
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
-	cfg, _ := slowServerConfig(t) // the gate never opens
+	cfg, gate := slowServerConfig(t) // the gate never opens
 	page := articleServer(t)
 	var nices []int // of the server's processes, seen at the first step
 	srv := llmtest.New(t,
@@ -58,7 +58,7 @@ func TestRunDoesNotWaitForMCPServers(t *testing.T) {
 			// its nice just after the spawn): look until it is, for 5 s.
 			// It never exits before the gate opens.
 			for range 100 {
-				nices = descendantNices(t)
+				nices = serverNices(t, gate)
 				if len(nices) > 0 && !slices.ContainsFunc(nices, func(n int) bool { return n != mcpclient.BackgroundNice }) {
 					break
 				}
@@ -89,10 +89,16 @@ func TestRunDoesNotWaitForMCPServers(t *testing.T) {
 	}
 }
 
-// descendantNices is the nice value of every live process below this test.
-func descendantNices(t *testing.T) []int {
+// serverNices is the nice value of every live process below this test
+// that is the slow server of gate: not a process another test left (a
+// shared Chromium, one still exiting), whose nice is not this run's.
+func serverNices(t *testing.T, gate string) []int {
 	var out []int
 	for _, pid := range testutil.Descendants() {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if !strings.Contains(string(cmdline), "gate="+gate) {
+			continue
+		}
 		if n := niceOf(t, strconv.Itoa(pid)); n != noNice {
 			out = append(out, n)
 		}
@@ -132,7 +138,7 @@ func TestRunWaitsForTheServerTheTaskNames(t *testing.T) {
 			var nices []int
 			srv := llmtest.New(t,
 				llmtest.Rule{When: llmtest.LastUser("echo"), Do: func(llmtest.Request) llmtest.Reply {
-					nices = descendantNices(t)
+					nices = serverNices(t, gate)
 					return llmtest.Call(slowTool, `{"message":"hello from slowpoke"}`)
 				}},
 				llmtest.Rule{When: llmtest.LastTool("hello from slowpoke"), Reply: llmtest.Text("It said hello.")},
