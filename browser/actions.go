@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -744,8 +745,15 @@ func waitFor(ctx context.Context, text, selector string, timeout time.Duration) 
 
 type noArgs struct{}
 
+// toolTabs lists the tabs; a caller sharing the browser with others (mcp
+// serve's sessions) does not see the tabs they opened: their addresses and
+// titles are their work.
 func toolTabs(ctx context.Context, c *call, a noArgs) (*Result, error) {
-	return &Result{Text: FormatTabs(c.s.listFresh(ctx), c.s.mode)}, nil
+	tabs := c.s.listFresh(ctx)
+	if c.hidden != nil {
+		tabs = slices.DeleteFunc(tabs, func(t Tab) bool { return c.hidden(t.ID) })
+	}
+	return &Result{Text: FormatTabs(tabs, c.s.mode)}, nil
 }
 
 // FormatTabs renders the tab list for the model and for `browser tabs`.
@@ -799,6 +807,7 @@ func toolClose(ctx context.Context, c *call, a closeArgs) (*Result, error) {
 	if err := c.s.closeTab(ctx, t); err != nil {
 		return failErr(err), nil
 	}
+	c.t = t // the result names the tab it closed
 	return &Result{Text: "Closed tab " + t.short + "."}, nil
 }
 

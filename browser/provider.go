@@ -33,7 +33,11 @@ func (p provider) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	if !c.Entry.OnPage {
 		tab = ""
 	}
-	r, err := p.b.run(ctx, c.Def.Name, tab, c.Raw)
+	var hidden func(string) bool
+	if c.Client != nil {
+		hidden = c.Client.Others
+	}
+	r, err := p.b.runFor(ctx, hidden, c.Def.Name, tab, c.Raw)
 	if err != nil || r == nil {
 		return nil, err
 	}

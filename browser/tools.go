@@ -262,7 +262,7 @@ func (b *Browser) TabFor(name string, tab string) string {
 		return ""
 	case tab != "":
 		return tab
-	case name != "browser_select_tab":
+	case !t.Entry.Selects:
 		return b.CurrentTab()
 	}
 	return ""
@@ -273,6 +273,12 @@ func (b *Browser) TabFor(name string, tab string) string {
 // closed since, the call fails: it never falls back to another tab. It is
 // bounded by ctx alone: the registry gives each call its one timeout.
 func (b *Browser) run(ctx context.Context, name, tab string, raw json.RawMessage) (*Result, error) {
+	return b.runFor(ctx, nil, name, tab, raw)
+}
+
+// runFor is run for a caller who shares the browser with others: hidden
+// says which tabs another caller opened, which a tab list leaves out.
+func (b *Browser) runFor(ctx context.Context, hidden func(tab string) bool, name, tab string, raw json.RawMessage) (*Result, error) {
 	t, ok := byName[name]
 	if !ok {
 		return failf("unknown browser tool %q", name), nil
@@ -287,7 +293,7 @@ func (b *Browser) run(ctx context.Context, name, tab string, raw json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	c := &call{b: b, s: s, tab: named.Tab, name: name}
+	c := &call{b: b, s: s, tab: named.Tab, name: name, hidden: hidden}
 	if tab != "" {
 		tt, err := s.lookup(tab)
 		if err != nil || string(tt.id) != tab {
@@ -333,7 +339,8 @@ type call struct {
 	t   *tab            // the tab acted on, once known
 	ctx context.Context // chromedp context of t, bounded by the call
 
-	name    string // the tool called
+	name    string                // the tool called
+	hidden  func(tab string) bool // the tabs another caller opened (by short id); nil: none
 	release []func()
 	loading bool // the call loads a page, which also revives a crashed tab
 	// dialogCut is set when a dialog the page opened during the call

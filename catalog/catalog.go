@@ -219,6 +219,9 @@ type Entry struct {
 	// OnPage is set when the tool acts on a tab (named by Tab, or the
 	// current one); unset for tools that act on none or open a new one.
 	OnPage bool
+	// Selects is set when a call that succeeds makes the tab it acts on,
+	// or the one it opens, the current tab.
+	Selects bool
 	// URL is the parameter holding where the call goes (a navigation's
 	// target, web_fetch's address); "" for none.
 	URL string

@@ -26,7 +26,7 @@ var destroys = Annotations{Destructive: true, OpenWorld: true}
 var native = []Entry{
 	// web_fetch's limit is the one its client is configured with (tools.NewWebFetch)
 	{Name: WebFetch, Kind: Builtin, Effect: Read, URL: "url", Annotations: readOnly},
-	{Name: "browser_open", Effect: Open, URL: "url", Annotations: writes},
+	{Name: "browser_open", Effect: Open, URL: "url", Selects: true, Annotations: writes},
 	{Name: "browser_navigate", Effect: Navigate, Tab: "tab", OnPage: true, URL: "url",
 		History: []string{"back", "forward", "reload"}, Annotations: destroys},
 	{Name: "browser_snapshot", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
@@ -54,7 +54,7 @@ var native = []Entry{
 	// writes the page, printed, into path (forced to .pdf)
 	{Name: "browser_pdf", Effect: Read, Tab: "tab", OnPage: true, Files: []File{{Param: "path", Write: true, Ext: ".pdf"}}, Annotations: writes},
 	{Name: "browser_tabs", Effect: Read, Annotations: Annotations{ReadOnly: true, Idempotent: true}},
-	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Annotations: Annotations{Idempotent: true}},
+	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Selects: true, Annotations: Annotations{Idempotent: true}},
 	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: Annotations{Destructive: true}},
 	// served by `mcp serve` only: switch the browser the session drives
 	{Name: "browser_connect", Effect: Write, Connects: []string{"ws_endpoint", "browser_url"}, Annotations: Annotations{Destructive: true}},
@@ -104,9 +104,9 @@ var trace = File{Param: "filePath", Write: true, Ext: ".json", KeepExt: []string
 var devtools = []Entry{
 	// pages
 	{Name: "list_pages", Effect: Read, Annotations: readOnly},
-	{Name: "select_page", Effect: Read, Annotations: Annotations{Idempotent: true}, Twin: "browser_select_tab"},
+	{Name: "select_page", Effect: Read, Selects: true, Annotations: Annotations{Idempotent: true}, Twin: "browser_select_tab"},
 	{Name: "get_tab_id", Effect: Read, Annotations: readOnly},
-	{Name: "new_page", Effect: Open, URL: "url", Foreign: ForeignSnapshot, Annotations: writes, Twin: "browser_open"},
+	{Name: "new_page", Effect: Open, URL: "url", Selects: true, Foreign: ForeignSnapshot, Annotations: writes, Twin: "browser_open"},
 	{Name: "navigate_page", Effect: Navigate, URL: "url", HistoryParam: "type", Script: []string{"initScript"},
 		Foreign: ForeignSnapshot, Annotations: destroys, Twin: "browser_navigate"},
 	{Name: "close_page", Effect: Close, Annotations: destroys, Twin: "browser_close"},

@@ -34,7 +34,7 @@ func BenchmarkWebFetch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer sess.Close()
-	srv := New(sess.Registry, &Options{Tabs: sess.Browser})
+	srv := New(sess.Registry, &Options{})
 	defer srv.Close()
 	args := map[string]any{"url": page.URL + "/"}
 	raw, _ := json.Marshal(args)

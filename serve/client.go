@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -77,7 +78,7 @@ func (c *client) canElicit() bool {
 // than wherever another session left the browser.
 func (c *client) scope(d tools.ToolDef, raw json.RawMessage) (json.RawMessage, error) {
 	props, _ := d.Parameters["properties"].(map[string]any)
-	if _, takesTab := props["tab"]; !takesTab || d.Name == "browser_select_tab" {
+	if _, takesTab := props["tab"]; !takesTab || d.Entry.Selects {
 		return raw, nil
 	}
 	args := map[string]any{}
@@ -99,36 +100,32 @@ func (c *client) scope(d tools.ToolDef, raw json.RawMessage) (json.RawMessage, e
 	return json.Marshal(args)
 }
 
-// after learns from a finished call which tabs the session now has: the
-// tab a browser_open made current is its own, browser_select_tab moves its
-// current tab, and a closed tab is forgotten.
-func (c *client) after(name string, raw json.RawMessage, res *tools.ToolResult, before, now string) {
-	var a struct {
-		Tab string `json:"tab"`
+// after learns from a finished call which tabs the session now has: a tab
+// a call opened (Effect Open) is its own, a call that selects a tab
+// (Entry.Selects) makes it its current one, and a closed tab is forgotten.
+// The tab is the one the call acted on (ToolResult.Tab); a mode switch
+// forgets them all (Server.ResetTabs).
+func (c *client) after(e catalog.Entry, res *tools.ToolResult) {
+	if res == nil || res.Tab == "" {
+		return // refused before it reached a tab, or no tab tool
 	}
-	_ = json.Unmarshal(raw, &a)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch name {
-	case "browser_open":
-		// A refused open leaves the current tab as it was; an open whose
-		// page failed to load still made its tab.
-		if now != "" && (now != before || !res.IsError()) {
-			c.opened[now], c.current = true, now
+	switch {
+	case e.Effect == catalog.Open:
+		// An open whose page failed to load still made its tab.
+		c.opened[res.Tab] = true
+		if e.Selects {
+			c.current = res.Tab
 		}
-	case "browser_select_tab":
-		if !res.IsError() {
-			c.current = a.Tab
+	case res.IsError():
+	case e.Effect == catalog.Close:
+		delete(c.opened, res.Tab)
+		if c.current == res.Tab {
+			c.current = ""
 		}
-	case "browser_close":
-		if !res.IsError() {
-			delete(c.opened, a.Tab)
-			if c.current == a.Tab {
-				c.current = ""
-			}
-		}
-	case "browser_connect", "browser_disconnect":
-		// handled by Server.ResetTabs for every session
+	case e.Selects:
+		c.current = res.Tab
 	}
 }
 

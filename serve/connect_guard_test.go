@@ -40,7 +40,7 @@ func TestConnectEndpointDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	srv := New(sess.Registry, &Options{Version: "test", Modes: sess, Tabs: sess.Browser})
+	srv := New(sess.Registry, &Options{Version: "test", Modes: sess})
 	defer srv.Close()
 	f := &fixture{sess: sess, srv: srv}
 	host := &answering{}
@@ -117,7 +117,7 @@ func TestConnectProfileEndpointDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	srv := New(sess.Registry, &Options{Version: "test", Modes: sess, Tabs: sess.Browser})
+	srv := New(sess.Registry, &Options{Version: "test", Modes: sess})
 	defer srv.Close()
 	f := &fixture{sess: sess, srv: srv}
 	host := &answering{answers: []string{"once"}} // the person says yes to the switch itself

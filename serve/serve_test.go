@@ -86,7 +86,7 @@ rules:
 			t.Errorf("Close: %v", err)
 		}
 	})
-	srv := New(sess.Registry, &Options{Version: "test", Yes: yes, Modes: sess, Tabs: sess.Browser, ProgressEvery: 200 * time.Millisecond})
+	srv := New(sess.Registry, &Options{Version: "test", Yes: yes, Modes: sess, ProgressEvery: 200 * time.Millisecond})
 	t.Cleanup(srv.Close) // before the session's Close, as cmd does
 	return &fixture{sess: sess, srv: srv, audit: audit}
 }

@@ -16,9 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -190,77 +188,16 @@ func (s *Server) handler(d tools.ToolDef) mcp.ToolHandler {
 	}
 }
 
-// call runs the tool; browser_open and browser_select_tab hold tabMu so
-// the tab they make current is known to be this session's.
+// call runs the tool as c and notes what it did to c's tabs.
 func (s *Server) call(ctx context.Context, c *client, d tools.ToolDef, args json.RawMessage) (*tools.ToolResult, error) {
-	switch d.Name {
-	case "browser_open", "browser_select_tab":
-		s.tabMu.Lock()
-		defer s.tabMu.Unlock()
-	}
-	before := s.currentTab()
 	res, err := s.reg.Call(ctx, d.Name, args, tools.OriginMCP)
 	if err != nil && !errors.Is(err, guard.ErrDenied) {
 		return nil, err
 	}
 	// A refusal goes to the client as an error result saying why.
-	c.after(d.Name, args, res, before, s.currentTab())
-	if d.Name == "browser_tabs" && !res.IsError() {
-		// Another session's tabs are not this one's to see: their
-		// addresses and titles are that session's work.
-		others := s.identity(c).Others
-		res.Text, res.Display = dropTabs(res.Text, others), dropTabs(res.Display, others)
-	}
+	c.after(d.Entry, res)
 	return res, nil
 }
-
-// dropTabs removes from a browser_tabs list the lines of the tabs others
-// reports (a line starts with its tab's id).
-func dropTabs(list string, others func(string) bool) string {
-	if list == "" {
-		return list
-	}
-	lines := strings.Split(list, "\n")
-	kept := lines[:0]
-	for _, l := range lines {
-		if f := strings.Fields(l); len(f) > 0 && others(strings.TrimPrefix(f[0], "*")) {
-			continue
-		}
-		kept = append(kept, l)
-	}
-	// The heading counted every tab, the other sessions' too.
-	for i, l := range kept {
-		m := tabsHeading().FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		n := 0
-		for _, t := range kept[i+1:] {
-			if f := strings.Fields(t); len(f) > 0 && tabID().MatchString(f[0]) {
-				n++
-			}
-		}
-		switch n {
-		case 0:
-			kept[i] = "No tabs open."
-		case 1:
-			kept[i] = "1 tab " + m[1]
-		default:
-			kept[i] = fmt.Sprintf("%d tabs %s", n, m[1])
-		}
-		break
-	}
-	return strings.Join(kept, "\n")
-}
-
-// tabsHeading is browser.FormatTabs' first line: "2 tabs (isolated browser):".
-// Compiled on first use, as every pattern is, so no start pays for it.
-var tabsHeading = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\d+ tabs? (\(\w+ browser\):)$`)
-})
-
-// tabID is a tab line's first word: t3, or *t3 for the current one.
-var tabID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*?t\d+$`) })
 
 func (s *Server) currentTab() string {
 	if s.opts.Tabs == nil {

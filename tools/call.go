@@ -2,6 +2,7 @@ package tools
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,11 @@ type ResolvedCall struct {
 	Foreign bool
 	// Origin is who asked for the call.
 	Origin Origin
+	// Client is the client the call came from when several share the
+	// browser (WithClient): its grants, its tabs, its name in the audit
+	// log. A tab list leaves out the tabs Client.Others says another
+	// client opened. Nil for the shell's and the agent's own calls.
+	Client *Client
 
 	// judged is set by Registry.Call once the guard (and the person, when
 	// asked) allowed the call, just before the provider runs it.
@@ -107,8 +113,8 @@ func EntryOf(def ToolDef) catalog.Entry {
 
 // prepare decodes args and fixes the parts of them that do not depend on
 // the live browser: the address as it will load, the files as absolute
-// resolved paths.
-func prepare(def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, error) {
+// resolved paths; it notes the client ctx carries.
+func prepare(ctx context.Context, def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, error) {
 	if def.Source != SourceMCP && !def.Entry.Known() {
 		return nil, fmt.Errorf("%w: %s tool %s has no catalogue entry (catalog/tools.go)", ErrNoEntry, def.Source, def.Name)
 	}
@@ -116,7 +122,7 @@ func prepare(def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, e
 	if err != nil {
 		return nil, err
 	}
-	c := &ResolvedCall{Def: def, Entry: EntryOf(def), Args: m, Origin: origin}
+	c := &ResolvedCall{Def: def, Entry: EntryOf(def), Args: m, Origin: origin, Client: clientFrom(ctx)}
 	e := c.Entry
 	if u, ok := m[e.URL].(string); ok && e.URL != "" && !e.IsHistoryMove(m) {
 		if e.Browser {

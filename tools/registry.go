@@ -196,14 +196,14 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if (origin == OriginAgent || origin == OriginMCP) && !offered(ctx, name) {
 		return nil, fmt.Errorf("%w %q: it was not offered at this step", ErrUnknownTool, name)
 	}
-	call, err := prepare(def, args, origin)
+	call, err := prepare(ctx, def, args, origin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	d, err := r.decide(ctx, call)
 	secret := call.Page.Secret
 	if err != nil {
-		r.record(ctx, call, d, start, nil, err)
+		r.record(call, d, start, nil, err)
 		return nil, err
 	}
 	if d.Verdict != guard.Allow {
@@ -212,7 +212,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		if person != d.Reason {
 			res.Display = person
 		}
-		r.record(ctx, call, d, start, res, nil)
+		r.record(call, d, start, res, nil)
 		if origin == OriginAgent || origin == OriginMCP {
 			// The page chose its own address: in the model's words it is
 			// page text.
@@ -226,7 +226,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err == nil && res != nil && r.opts.Screen != nil {
 		r.opts.Screen(ctx, call, res)
 	}
-	r.record(ctx, call, d, start, res, err)
+	r.record(call, d, start, res, err)
 	if res != nil {
 		res.Secret = secret
 	}
@@ -287,15 +287,15 @@ func (r *Registry) Judge(ctx context.Context, name string, args json.RawMessage,
 	if !ok {
 		return guard.Decision{}, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	call, err := prepare(def, args, origin)
+	call, err := prepare(ctx, def, args, origin)
 	if err != nil {
 		return guard.Decision{}, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{}, err
 	}
-	gc := guardCall(ctx, call)
-	return ownTabs(ctx, gc, call.Page.Alias, r.guard.Peek(gc)), nil
+	gc := guardCall(call)
+	return ownTabs(call.Client, gc, call.Page.Alias, r.guard.Peek(gc)), nil
 }
 
 // decide locates the page, checks the guard and, when it says ask, asks the
@@ -305,13 +305,13 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	gc := guardCall(ctx, call)
-	d := r.check(ctx, call, gc)
+	gc := guardCall(call)
+	d := r.check(call, gc)
 	if d.Verdict != guard.Ask {
 		return d, nil
 	}
 	approver, yes := r.opts.Approver, r.opts.Yes // fixed at NewRegistry
-	if c := clientFrom(ctx); c != nil && c.Yes {
+	if c := call.Client; c != nil && c.Yes {
 		yes = true // this caller's own --yes, for this call
 	}
 	if approver == nil {
@@ -342,7 +342,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return d, nil
 	}
 	if answer == AnswerDeny {
-		d.Verdict, d.DecidedBy = guard.Deny, answeredBy(ctx)
+		d.Verdict, d.DecidedBy = guard.Deny, answeredBy(call.Client)
 		d.Reason = "The person declined this call: " + d.Reason + " Do not retry it; ask the person what to do instead."
 		d.Person = "Not done: you declined " + what + "."
 		return d, nil
@@ -356,21 +356,21 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	if err := r.locate(ctx, call); err != nil {
 		return guard.Decision{Verdict: guard.Deny, Reason: err.Error()}, err
 	}
-	d = r.check(ctx, call, guardCall(ctx, call))
+	d = r.check(call, guardCall(call))
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
 		d.Reason = "The page changed after the person approved (now " + call.JudgedURL() + "); the approval does not carry over. " + d.Reason
 	}
 	if d.Verdict == guard.Allow {
-		d.DecidedBy = answeredBy(ctx)
+		d.DecidedBy = answeredBy(call.Client)
 	}
 	return d, nil
 }
 
 // answeredBy is who answered an approval question: the person at the
 // terminal, or the MCP host the call came from (its form's answer).
-func answeredBy(ctx context.Context) string {
-	if c := clientFrom(ctx); c != nil {
+func answeredBy(c *Client) string {
+	if c != nil {
 		return guard.ByElicitation(c.Name, c.Session)
 	}
 	return guard.ByPerson
@@ -378,9 +378,9 @@ func answeredBy(ctx context.Context) string {
 
 // guardCall is the call the guard judges, with the MCP session that made
 // it as its grantee: one host's grants are not another's.
-func guardCall(ctx context.Context, call *ResolvedCall) guard.Call {
+func guardCall(call *ResolvedCall) guard.Call {
 	gc := call.GuardCall()
-	if c := clientFrom(ctx); c != nil {
+	if c := call.Client; c != nil {
 		gc.Grantee = c.Session
 	}
 	return gc
@@ -390,15 +390,14 @@ func guardCall(ctx context.Context, call *ResolvedCall) guard.Call {
 // judged by, then holds an MCP client to its own tabs: any call on a tab
 // another client opened is refused, and a close of any tab it did not open
 // (another client's, the person's).
-func (r *Registry) check(ctx context.Context, rc *ResolvedCall, call guard.Call) guard.Decision {
+func (r *Registry) check(rc *ResolvedCall, call guard.Call) guard.Decision {
 	d := r.guard.Check(call)
 	rc.FrameURL = d.Frame
-	return ownTabs(ctx, call, rc.Page.Alias, d)
+	return ownTabs(rc.Client, call, rc.Page.Alias, d)
 }
 
 // ownTabs holds an MCP client to its own tabs (see check).
-func ownTabs(ctx context.Context, call guard.Call, alias string, d guard.Decision) guard.Decision {
-	c := clientFrom(ctx)
+func ownTabs(c *Client, call guard.Call, alias string, d guard.Decision) guard.Decision {
 	if d.Verdict != guard.Deny && c != nil && c.Others != nil && call.TabID != "" && (c.Others(call.TabID) || alias != "" && c.Others(alias)) {
 		d.Verdict, d.DecidedBy, d.Scopes = guard.Deny, guard.ByPolicy, nil
 		d.Reason = fmt.Sprintf("Refused: %s would act on a tab another MCP session opened; a session reads and acts only in its own tabs (and the person's). Open one of your own with browser_open.", call.Tool)
@@ -473,14 +472,14 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-func (r *Registry) record(ctx context.Context, c *ResolvedCall, d guard.Decision, start time.Time, res *ToolResult, err error) {
+func (r *Registry) record(c *ResolvedCall, d guard.Decision, start time.Time, res *ToolResult, err error) {
 	if r.opts.Audit == nil {
 		return
 	}
 	call, secret := c.GuardCall(), c.Page.Secret
 	call.PageURL = c.JudgedURL()
 	e := guard.FromDecision(call, d)
-	if c := clientFrom(ctx); c != nil {
+	if c := c.Client; c != nil {
 		e.Client, e.Session = c.Name, c.Session
 	}
 	e.Time, e.Duration, e.Secret = start.UTC(), time.Since(start), secret

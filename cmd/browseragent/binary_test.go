@@ -38,8 +38,10 @@ func newBinEnv(t *testing.T, extra ...string) *binEnv {
 			t.Fatal(err)
 		}
 	}
-	e.env = append([]string{"TMPDIR=" + e.tmp,
-		"XDG_CONFIG_HOME=" + filepath.Join(e.dir, "config"), "XDG_STATE_HOME=" + filepath.Join(e.dir, "state")}, extra...)
+	// The npm cache stays the warmed one whatever HOME a test gives.
+	e.env = append(append([]string{"TMPDIR=" + e.tmp,
+		"XDG_CONFIG_HOME=" + filepath.Join(e.dir, "config"), "XDG_STATE_HOME=" + filepath.Join(e.dir, "state")},
+		testutil.NPMCacheEnv()...), extra...)
 	t.Cleanup(func() { testutil.WaitNoProcessWithEnv(t, "TMPDIR="+e.tmp, 10*time.Second) })
 	return e
 }

@@ -112,11 +112,7 @@ func npxEnv(t *testing.T, files []docBlock) []string {
 	for _, f := range files {
 		if strings.Contains(strings.Join(f.body, "\n"), `"npx"`) {
 			testutil.RequireProgram(t, "npx")
-			cache := os.Getenv("npm_config_cache")
-			if h, err := os.UserHomeDir(); cache == "" && err == nil {
-				cache = filepath.Join(h, ".npm")
-			}
-			return []string{"npm_config_cache=" + cache, "npm_config_prefer_offline=true", "BROWSERAGENT_MCP_INIT_TIMEOUT=3m"}
+			return append(testutil.NPMCacheEnv(), "BROWSERAGENT_MCP_INIT_TIMEOUT=3m")
 		}
 	}
 	return nil

@@ -43,12 +43,8 @@ func TestMCPClaudeInterop(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"BROWSERAGENT_MCP_INIT_TIMEOUT=3m", "npm_config_prefer_offline=true"}
-	if cache := os.Getenv("npm_config_cache"); cache != "" {
-		env = append(env, "npm_config_cache="+cache)
-	} else if h, err := os.UserHomeDir(); err == nil {
-		env = append(env, "npm_config_cache="+filepath.Join(h, ".npm")) // the warmed npx cache
-	}
+		"BROWSERAGENT_MCP_INIT_TIMEOUT=3m"}
+	env = append(env, testutil.NPMCacheEnv()...)
 	run := func(name string, args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

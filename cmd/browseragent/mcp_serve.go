@@ -114,7 +114,7 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 		}}
 		reg = gate
 	}
-	srv := serve.New(reg, &serve.Options{Version: buildVersion(), Yes: f.yes, Modes: sess, Tabs: sess.Browser})
+	srv := serve.New(reg, &serve.Options{Version: buildVersion(), Yes: f.yes, Modes: sess})
 	defer srv.Close() // before the session: no call may start a browser after it closed
 	sess.OnBrowserLost(func(msg string) {
 		srv.ResetTabs()
