@@ -106,7 +106,9 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 		for _, n := range r.nodes {
 			dropRuby(n)
 		}
-		r.addScriptArticle(scripts)
+		if !r.PageType.itemized() {
+			r.addScriptArticle(scripts)
+		}
 		return nil
 	}
 	picked := plainTextLen(art.Node) // before pruning
@@ -134,7 +136,9 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 	if r.PageType == PageProduct {
 		r.addProductFacts(scripts)
 	}
-	r.addScriptArticle(scripts)
+	if !r.PageType.itemized() {
+		r.addScriptArticle(scripts)
+	}
 	r.Title = firstNonEmpty(art.Title(), pageTitle)
 	r.Byline = strings.TrimSpace(art.Byline())
 	if useBroad && r.PageType == PageArticle {

@@ -64,6 +64,10 @@ func TestTextFromScripts(t *testing.T) {
 			`<div id="app">Loading…</div>`, false, "after engineers found cracks"},
 		{"page with a short article of its own and a playlist's captions in a script", `<script>var playlist = {"items":[` + jsonString(story) + `]};</script>`,
 			ownArticle, false, "In part 1"},
+		{"product whose shop keeps its terms in the state", `<script type="application/ld+json">{"@type":"Product","name":"Food colors","offers":{"price":"9.99"}}</script>`,
+			`<div id="app"><p>Food colors, four packets.</p></div><script>window.__STATE__ = {"terms":` + jsonString(storyHTML) + `}</script>`, false, "In part 1"},
+		{"listing with its items' texts in the state", `<script type="application/ld+json">{"@type":"ItemList","itemListElement":[]}</script>`,
+			`<ul><li><a href="/a">The first course</a></li></ul><script>window.__STATE__ = {"items":` + jsonString(storyHTML) + `}</script>`, false, "In part 1"},
 		{"page whose text is found", `<script type="application/ld+json">{"@type":"Article","articleBody":` + jsonString("An older version of the story. "+story) + `}</script>`,
 			long, false, "An older version"},
 	}
