@@ -2,9 +2,16 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 )
 
 // secretFieldJS is the test, in the page, of whether an element holds a
@@ -47,12 +54,22 @@ const secretAskTimeout = 5 * time.Second
 // means the page could not answer (a stale ref, no tab, a hung page);
 // callers that must not leak should then treat the field as secret.
 func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, error) {
-	expr := fmt.Sprintf("(function(){%s\n%s\nlet el = document.activeElement;\nwhile (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;\nreturn __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);})()",
-		secretFieldJS, frameOwnerJS)
-	if ref != "" {
-		expr = fmt.Sprintf("(function(el){%s\n%s\nreturn __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);})((%s)(%s))", secretFieldJS, frameOwnerJS, refsJS, jsArg(ref))
-	}
-	v, err := askPage[int](b, ctx, tabID, expr)
+	var v int
+	err := b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {
+		d, release, err := s.refDoc(ctx, tctx, t, ref)
+		if err != nil {
+			return err
+		}
+		defer release()
+		frame := cdp.FrameID(t.id)
+		if d.frame != nil {
+			frame = d.frame.id
+		}
+		dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
+		defer cancel()
+		v, err = secretInIsolation(dctx, d.exec, frame, ref)
+		return err
+	})
 	switch {
 	case err != nil:
 		return false, err
@@ -62,26 +79,83 @@ func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, err
 	return v == 1, nil
 }
 
+// secretTestJS answers, of an element (the focused one when it is given
+// none), 1 when it is a secret field, 2 when it is or holds a frame, else 0.
+const secretTestJS = `function (el) {` + secretFieldJS + "\n" + frameOwnerJS + `
+if (el === undefined) {
+  el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+}
+return __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);
+}`
+
+// secretInIsolation runs secretTestJS in an isolated world of frame, where
+// the page's scripts cannot redefine what the DOM says (a password field's
+// type, its autocomplete, the focus). The element ref names is found where
+// the snapshot's refs live, the page's world (exec; 0: the target's main
+// one), and handed over by its DOM node; ref "" asks about the focus.
+func secretInIsolation(ctx context.Context, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string) (int, error) {
+	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "browseragent-secret"})
+	if err != nil {
+		return 0, err
+	}
+	var args []*runtime.CallArgument
+	if ref != "" {
+		el, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: fmt.Sprintf("(%s)(%s)", refsJS, jsArg(ref)), ContextID: exec})
+		if err != nil {
+			return 0, err
+		}
+		if el.ExceptionDetails != nil {
+			return 0, &chromedp.ExceptionError{ExceptionDetails: el.ExceptionDetails}
+		}
+		if el.Result == nil || el.Result.ObjectID == "" {
+			return 0, errors.New("ref " + ref + " is not an element: take a new browser_snapshot")
+		}
+		defer chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: el.Result.ObjectID})
+		node, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.Result.ObjectID})
+		if err != nil {
+			return 0, err
+		}
+		iso, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.Node.BackendNodeID, ExecutionContextID: world.ExecutionContextID})
+		if err != nil {
+			return 0, err
+		}
+		defer chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: iso.Object.ObjectID})
+		args = append(args, &runtime.CallArgument{ObjectID: iso.Object.ObjectID})
+	}
+	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: secretTestJS,
+		ExecutionContextID: world.ExecutionContextID, Arguments: args, ReturnByValue: new(true)})
+	if err != nil {
+		return 0, err
+	}
+	if res.ExceptionDetails != nil {
+		return 0, &chromedp.ExceptionError{ExceptionDetails: res.ExceptionDetails}
+	}
+	var v int
+	if res.Result == nil {
+		return 0, errors.New("the page gave no answer")
+	}
+	err = json.Unmarshal(res.Result.Value, &v)
+	return v, err
+}
+
 // PageHasSecretField reports whether the tab's document or any of its
 // frames holds a secret field (as SecretField judges one). It is for tools
 // whose target element browseragent cannot resolve, such as
-// chrome-devtools-mcp's uids, which reach into frames.
+// chrome-devtools-mcp's uids, which reach into frames. Every document is
+// asked in an isolated world, the top one too.
 func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, error) {
-	ok, err := askPage[bool](b, ctx, tabID, anySecretJS)
-	if err != nil || ok {
-		return ok, err
-	}
-	return b.framesHaveSecret(ctx, tabID, false)
+	found := false
+	err := b.tabFramesEval(ctx, tabID, anySecretJS, true, func(v any) bool {
+		found = v == true
+		return found
+	})
+	return found, err
 }
 
-// askPage evaluates an expression in the tab's top document, serialised
-// with the tab's tool calls, and decodes its value.
-func askPage[T any](b *Browser, ctx context.Context, tabID, expr string) (T, error) {
-	return askRef[T](b, ctx, tabID, "", expr)
-}
-
-// askRef is askPage in the document whose element ref names: the top
-// document for "" and e7, the frame's for f2e7.
+// askRef evaluates an expression in the document whose element ref names
+// (the top document for "" and e7, the frame's for f2e7), serialised with
+// the tab's tool calls, and decodes its value.
 func askRef[T any](b *Browser, ctx context.Context, tabID, ref, expr string) (T, error) {
 	var v T
 	err := b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {

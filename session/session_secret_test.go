@@ -130,6 +130,77 @@ rules:
 	}
 }
 
+// lyingLoginJS is a sign-in page's script that tells the DOM's own
+// properties and methods otherwise in the page's world: its password field
+// says it is a text box, no field has an autocomplete, it holds no fields
+// or frames at all, and once the password is typed nothing has the focus.
+const lyingLoginJS = `<script>
+Object.defineProperty(HTMLInputElement.prototype, 'type', {get() { return 'text' }, configurable: true});
+const ga = Element.prototype.getAttribute;
+Element.prototype.getAttribute = function (n) { return n === 'autocomplete' ? null : ga.call(this, n) };
+// Once something is typed into the password field, nothing has the focus
+// (sooner, typing's own focus check would fail).
+addEventListener('input', e => e.target.name === 'pw' && Object.defineProperty(Document.prototype, 'activeElement',
+  {get() { return document.body }, configurable: true}));
+Element.prototype.matches = function () { return false };
+Element.prototype.querySelector = function () { return null };
+Document.prototype.querySelectorAll = function () { return [] };
+</script>`
+
+// TestSessionSecretPageCannotLie: whether a field is a secret one is asked
+// of the DOM where the page's scripts cannot answer for it (an isolated
+// world), so a sign-in page that redefines the DOM's properties in its own
+// world cannot get the password the agent types into it written into the
+// audit log. Before, the tab's top document was asked in the page's world:
+// this page's password, its one-time code and a key pressed in the
+// password field were all logged in clear.
+func TestSessionSecretPageCannotLie(t *testing.T) {
+	testutil.Parallel(t)
+	site := newTestSite(t)
+	site.page("/login", `<title>Sign in</title>`+lyingLoginJS+`<form><input name="user" placeholder="user name">`+
+		`<input type="password" name="pw" placeholder="pass word"><input name="otp" autocomplete="one-time-code" placeholder="sms code"></form>`)
+	s := newTestSession(t, false, "version: 1\nrules: []\n")
+	call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"})
+	const (
+		password = "hunter2lying"
+		code     = "731955"
+		user     = "carol-visible"
+	)
+	got := map[string]bool{}
+	for _, f := range []struct{ field, label, text string }{
+		{"user", "user name", user},
+		{"code", "sms code", code},
+		{"password", "pass word", password},
+	} {
+		res := call(t, s, "browser_type", map[string]any{"ref": refOf(t, s, f.label), "text": f.text})
+		if res.IsError() {
+			t.Fatalf("browser_type %s: %s", f.field, res.Text)
+		}
+		got[f.field] = res.Secret
+	}
+	// The password field has the focus: a key pressed goes into it.
+	res := call(t, s, "browser_press", map[string]any{"key": "Q"})
+	if res.IsError() {
+		t.Fatalf("browser_press: %s", res.Text)
+	}
+	got["key in the password field"] = res.Secret
+	if diff := cmp.Diff(map[string]bool{"user": false, "code": true, "password": true, "key in the password field": true}, got); diff != "" {
+		t.Errorf("ToolResult.Secret (-want +got)\n%s", diff)
+	}
+	log, err := os.ReadFile(s.audit.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{password, code, `"key":"Q"`} {
+		if strings.Contains(string(log), secret) {
+			t.Errorf("audit log holds %q:\n%s", secret, log)
+		}
+	}
+	if !strings.Contains(string(log), user) {
+		t.Errorf("audit log lost %q typed into an ordinary field:\n%s", user, log)
+	}
+}
+
 // TestSessionSecretMCPFill: chrome-devtools-mcp's fill names its field by a
 // uid browseragent cannot resolve, so a fill on a page holding a password
 // field is redacted whole, while a fill on a page without one is logged.
@@ -144,6 +215,8 @@ func TestSessionSecretMCPFill(t *testing.T) {
 				strings.Replace(plain.URL, "127.0.0.1", "localhost", 1))
 		case "/card":
 			fmt.Fprint(w, `<title>Pay</title><input name="cc" autocomplete="cc-number" placeholder="card no">`)
+		case "/lying": // a sign-in page that lies about its fields in its own world
+			fmt.Fprint(w, `<title>Sign in</title>`+lyingLoginJS+`<input type="password" name="pw" placeholder="pass word">`)
 		default:
 			fmt.Fprint(w, `<title>Search</title><input name="q" placeholder="search words">`)
 		}
@@ -179,15 +252,16 @@ func TestSessionSecretMCPFill(t *testing.T) {
 		"password":        fill(site.URL+"/login", "pass word", "hunter2mcp"),
 		"search":          fill(plain.URL+"/", "search words", "kittens-visible"),
 		"card in a frame": fill(plain.URL+"/shop", "card no", "4111222233334444"),
+		"lying page":      fill(plain.URL+"/lying", "pass word", "hunter2liar"),
 	}
-	if diff := cmp.Diff(map[string]bool{"password": true, "search": false, "card in a frame": true}, got); diff != "" {
+	if diff := cmp.Diff(map[string]bool{"password": true, "search": false, "card in a frame": true, "lying page": true}, got); diff != "" {
 		t.Errorf("ToolResult.Secret of fill (-want +got)\n%s", diff)
 	}
 	log, err := os.ReadFile(s.audit.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{"hunter2mcp", "4111222233334444"} {
+	for _, secret := range []string{"hunter2mcp", "4111222233334444", "hunter2liar"} {
 		if strings.Contains(string(log), secret) {
 			t.Errorf("audit log holds %q filled through MCP:\n%s", secret, log)
 		}
