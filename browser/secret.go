@@ -55,16 +55,7 @@ const secretAskTimeout = 5 * time.Second
 // callers that must not leak should then treat the field as secret.
 func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, error) {
 	var v int
-	err := b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {
-		d, release, err := s.refDoc(ctx, tctx, t, ref)
-		if err != nil {
-			return err
-		}
-		defer release()
-		frame := cdp.FrameID(t.id)
-		if d.frame != nil {
-			frame = d.frame.id
-		}
+	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, frame cdp.FrameID) (err error) {
 		dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
 		defer cancel()
 		v, err = secretInIsolation(dctx, d.exec, frame, ref)
@@ -74,7 +65,7 @@ func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, err
 	case err != nil:
 		return false, err
 	case v == 2:
-		return b.framesHaveSecret(ctx, tabID, true)
+		return b.framesHaveSecret(ctx, tabID, true, false)
 	}
 	return v == 1, nil
 }
@@ -95,7 +86,7 @@ return __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);
 // the snapshot's refs live, the page's world (exec; 0: the target's main
 // one), and handed over by its DOM node; ref "" asks about the focus.
 func secretInIsolation(ctx context.Context, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string) (int, error) {
-	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "browseragent-secret"})
+	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: secretWorld})
 	if err != nil {
 		return 0, err
 	}
@@ -145,12 +136,7 @@ func secretInIsolation(ctx context.Context, exec runtime.ExecutionContextID, fra
 // chrome-devtools-mcp's uids, which reach into frames. Every document is
 // asked in an isolated world, the top one too.
 func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, error) {
-	found := false
-	err := b.tabFramesEval(ctx, tabID, anySecretJS, true, func(v any) bool {
-		found = v == true
-		return found
-	})
-	return found, err
+	return b.framesHaveSecret(ctx, tabID, false, true)
 }
 
 // askRef evaluates an expression in the document whose element ref names
@@ -158,12 +144,7 @@ func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, e
 // the tab's tool calls, and decodes its value.
 func askRef[T any](b *Browser, ctx context.Context, tabID, ref, expr string) (T, error) {
 	var v T
-	err := b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {
-		d, release, err := s.refDoc(ctx, tctx, t, ref)
-		if err != nil {
-			return err
-		}
-		defer release()
+	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, _ cdp.FrameID) (err error) {
 		if d.frame != nil {
 			// bounded as the tab's context is
 			dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
@@ -180,4 +161,22 @@ func askRef[T any](b *Browser, ctx context.Context, tabID, ref, expr string) (T,
 		return nil
 	})
 	return v, err
+}
+
+// onRefDoc runs fn, serialised with the tab's tool calls, on the document
+// whose element ref names (the top document for "" and e7, the frame's for
+// f2e7), with the id of that document's frame.
+func (b *Browser) onRefDoc(ctx context.Context, tabID, ref string, fn func(d docCtx, frame cdp.FrameID) error) error {
+	return b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {
+		d, release, err := s.refDoc(ctx, tctx, t, ref)
+		if err != nil {
+			return err
+		}
+		defer release()
+		frame := cdp.FrameID(t.id)
+		if d.frame != nil {
+			frame = d.frame.id
+		}
+		return fn(d, frame)
+	})
 }

@@ -14,20 +14,23 @@ import (
 // cdpCall sends one CDP command to a target and returns its result.
 type cdpCall func(ctx context.Context, method string, params any) (json.RawMessage, error)
 
-// framesHaveSecret asks every frame of the tab below its top document —
-// same-process frames, and cross-site frames (targets of their own) with
-// the frames inside them — whether it holds a secret field, or with
-// focused, whether its focused element is one. Each frame is asked in an
-// isolated world of its own, so the page's scripts cannot change the
-// answer. Any frame that cannot answer is an error: callers then treat
-// the typing as secret.
-func (b *Browser) framesHaveSecret(ctx context.Context, tabID string, focused bool) (bool, error) {
+// secretWorld names the isolated worlds secret fields are asked about in.
+const secretWorld = "browseragent-secret"
+
+// framesHaveSecret asks every frame of the tab below its top document (and
+// the top document too when withTop) — same-process frames, and cross-site
+// frames (targets of their own) with the frames inside them — whether it
+// holds a secret field, or with focused, whether its focused element is
+// one. Each frame is asked in an isolated world of its own, so the page's
+// scripts cannot change the answer. Any frame that cannot answer is an
+// error: callers then treat the typing as secret.
+func (b *Browser) framesHaveSecret(ctx context.Context, tabID string, focused, withTop bool) (bool, error) {
 	expr := anySecretJS
 	if focused {
 		expr = focusedSecretJS
 	}
 	found := false
-	err := b.tabFramesEval(ctx, tabID, expr, false, func(v any) bool {
+	err := b.tabFramesEval(ctx, tabID, expr, withTop, func(v any) bool {
 		found = v == true
 		return found
 	})
@@ -115,7 +118,7 @@ func treeEval(ctx context.Context, call cdpCall, expr string, withRoot bool, fn 
 	}
 	walk(res.FrameTree, true)
 	for _, f := range frames {
-		out, err := call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": f.ID, "worldName": "browseragent-secret"})
+		out, err := call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": f.ID, "worldName": secretWorld})
 		if err != nil {
 			return fmt.Errorf("frame %s: %w", f.URL, err)
 		}

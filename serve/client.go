@@ -119,6 +119,7 @@ func (c *client) after(e catalog.Entry, res *tools.ToolResult) {
 			c.current = res.Tab
 		}
 	case res.IsError():
+		// a select or close that failed changed nothing
 	case e.Effect == catalog.Close:
 		delete(c.opened, res.Tab)
 		if c.current == res.Tab {

@@ -43,6 +43,27 @@ func refOf(t *testing.T, s *Session, label string) string {
 	return ""
 }
 
+// checkAuditLog fails t when the session's audit log holds any of hidden,
+// the secrets typed, or lacks any of shown, what was typed into ordinary
+// fields: redaction must not hide everything.
+func checkAuditLog(t *testing.T, s *Session, hidden, shown []string) {
+	t.Helper()
+	log, err := os.ReadFile(s.audit.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range hidden {
+		if strings.Contains(string(log), secret) {
+			t.Errorf("audit log holds %q:\n%s", secret, log)
+		}
+	}
+	for _, plain := range shown {
+		if !strings.Contains(string(log), plain) {
+			t.Errorf("audit log lost %q typed into an ordinary field:\n%s", plain, log)
+		}
+	}
+}
+
 // TestSessionSecretTyping: text typed into a real password field never
 // reaches the audit log or the approval box, and the result says so
 // (Secret) for the shell's history; text typed into an ordinary field is
@@ -114,20 +135,7 @@ rules:
 		t.Errorf("approval box arguments (-want +got)\n%s", diff)
 	}
 
-	log, err := os.ReadFile(s.audit.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, secret := range []string{password, vaultPw, `"key":"z"`} {
-		if strings.Contains(string(log), secret) {
-			t.Errorf("audit log holds %q:\n%s", secret, log)
-		}
-	}
-	for _, plain := range []string{user, vaultUsr} {
-		if !strings.Contains(string(log), plain) {
-			t.Errorf("audit log lost %q typed into an ordinary field:\n%s", plain, log)
-		}
-	}
+	checkAuditLog(t, s, []string{password, vaultPw, `"key":"z"`}, []string{user, vaultUsr})
 }
 
 // lyingLoginJS is a sign-in page's script that tells the DOM's own
@@ -187,18 +195,7 @@ func TestSessionSecretPageCannotLie(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"user": false, "code": true, "password": true, "key in the password field": true}, got); diff != "" {
 		t.Errorf("ToolResult.Secret (-want +got)\n%s", diff)
 	}
-	log, err := os.ReadFile(s.audit.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, secret := range []string{password, code, `"key":"Q"`} {
-		if strings.Contains(string(log), secret) {
-			t.Errorf("audit log holds %q:\n%s", secret, log)
-		}
-	}
-	if !strings.Contains(string(log), user) {
-		t.Errorf("audit log lost %q typed into an ordinary field:\n%s", user, log)
-	}
+	checkAuditLog(t, s, []string{password, code, `"key":"Q"`}, []string{user})
 }
 
 // TestSessionSecretMCPFill: chrome-devtools-mcp's fill names its field by a
@@ -257,18 +254,7 @@ func TestSessionSecretMCPFill(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"password": true, "search": false, "card in a frame": true, "lying page": true}, got); diff != "" {
 		t.Errorf("ToolResult.Secret of fill (-want +got)\n%s", diff)
 	}
-	log, err := os.ReadFile(s.audit.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, secret := range []string{"hunter2mcp", "4111222233334444", "hunter2liar"} {
-		if strings.Contains(string(log), secret) {
-			t.Errorf("audit log holds %q filled through MCP:\n%s", secret, log)
-		}
-	}
-	if !strings.Contains(string(log), "kittens-visible") {
-		t.Errorf("audit log lost the value filled into an ordinary page:\n%s", log)
-	}
+	checkAuditLog(t, s, []string{"hunter2mcp", "4111222233334444", "hunter2liar"}, []string{"kittens-visible"})
 }
 
 var mcpUIDRE = regexp.MustCompile(`uid=(\S+)`)
