@@ -20,6 +20,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/browseragent/browseragent/tools"
 )
 
 // Mode says whose browser the tools drive.
@@ -85,8 +87,11 @@ type Options struct {
 	// FrameWithheld says, for each frame a snapshot or browser_extract's
 	// text would show, why its content must be left out ("" where it may
 	// show): a frame of a page a deny rule names. It is asked once per
-	// result, about all of its frames. Nil shows every frame.
-	FrameWithheld func(frames []FrameSource) []string
+	// result, about all of its frames and top, the tab's document they are
+	// in, as part of the result screen's one question about call
+	// (tools.ResolvedCall.ScreenResult; call is nil for a tool run
+	// directly). Nil shows every frame.
+	FrameWithheld func(call *tools.ResolvedCall, top FrameSource, frames []FrameSource) []string
 	// DownloadDir is the folder browser_download saves into when a call
 	// names none (default defaultDownloadDir), and DownloadLimit the
 	// largest file it keeps (default 100 MiB).

@@ -181,14 +181,14 @@ func toolExtract(ctx context.Context, c *call, a extractArgs) (*Result, error) {
 	}
 	text := fmt.Sprintf("Page: %s\nURL: %s\n\n%s", title, url, x.Result.Markdown())
 	if a.Select == "" {
-		text += c.frameTexts(ctx)
+		text += c.frameTexts(ctx, url)
 	}
 	return &Result{Text: text, Data: x}, nil
 }
 
 // frameTexts is the main content of each frame of the call's tab that
 // shows any, same-origin or not, each under a line naming the frame.
-func (c *call) frameTexts(ctx context.Context) string {
+func (c *call) frameTexts(ctx context.Context, topURL string) string {
 	frames, release, err := c.s.listFrames(ctx, c.ctx, c.t)
 	defer release()
 	if err != nil {
@@ -213,7 +213,7 @@ func (c *call) frameTexts(ctx context.Context) string {
 		shown, urls, texts = append(shown, f), append(urls, url), append(texts, strings.TrimSpace(md))
 	}
 	var b strings.Builder
-	for i, why := range c.framesWithheld(shown, urls) { // one question about them all
+	for i, why := range c.framesWithheld(topURL, shown, urls) { // one question about them all, with the top document
 		if why != "" {
 			fmt.Fprintf(&b, "\n\n--- frame %s: (%s)", shown[i].key, why)
 			continue

@@ -463,14 +463,20 @@ type FrameSource struct {
 
 // framesWithheld says, for each of frames (whose documents report urls),
 // why its content must not be shown (Options.FrameWithheld), "" where it
-// may: one question about all of them.
-func (c *call) framesWithheld(frames []*docFrame, urls []string) []string {
+// may: one question about all of them, with the tab's own document (at
+// topURL), in which they are, so that the result screen has nothing left
+// to ask about it.
+func (c *call) framesWithheld(topURL string, frames []*docFrame, urls []string) []string {
 	judge := c.b.opts.FrameWithheld
 	if judge == nil || len(frames) == 0 {
 		return make([]string, len(frames))
 	}
 	src := make([]FrameSource, len(frames))
 	c.t.dmu.Lock()
+	top := FrameSource{URLs: []string{topURL}}
+	if c.s.mode == ModeShared {
+		top.Addr = c.t.docAddr // as DocumentAddr says it
+	}
 	for i, f := range frames {
 		src[i].Addr = c.t.frameAddrs[f.id]
 		for _, u := range []string{urls[i], f.url} {
@@ -480,7 +486,7 @@ func (c *call) framesWithheld(frames []*docFrame, urls []string) []string {
 		}
 	}
 	c.t.dmu.Unlock()
-	why := judge(src)
+	why := judge(c.rc, top, src)
 	if len(why) != len(frames) { // nothing was said of some: none is shown
 		why = make([]string, len(frames))
 		for i := range why {

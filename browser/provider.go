@@ -33,11 +33,7 @@ func (p provider) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	if !c.Entry.OnPage {
 		tab = ""
 	}
-	var hidden func(string) bool
-	if c.Client != nil {
-		hidden = c.Client.Others
-	}
-	r, err := p.b.runFor(ctx, hidden, c.Def.Name, tab, c.Raw)
+	r, err := p.b.runFor(ctx, c, c.Def.Name, tab, c.Raw)
 	if err != nil || r == nil {
 		return nil, err
 	}

@@ -104,7 +104,7 @@ func (c *call) snapshot(ctx context.Context, o snapshotOptions) (*Snapshot, erro
 			shown, urls = append(shown, f), append(urls, o.s.URL)
 		}
 	}
-	for i, why := range c.framesWithheld(shown, urls) {
+	for i, why := range c.framesWithheld(top.URL, shown, urls) {
 		outlines[shown[i].key].withheld = why
 	}
 	top.Lines = c.spliceFrames(top, top.Lines, byKey, outlines, 0)

@@ -17,6 +17,7 @@ import (
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/media"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // Result is what a tool returned. IsError marks a failure the model can act
@@ -276,9 +277,11 @@ func (b *Browser) run(ctx context.Context, name, tab string, raw json.RawMessage
 	return b.runFor(ctx, nil, name, tab, raw)
 }
 
-// runFor is run for a caller who shares the browser with others: hidden
-// says which tabs another caller opened, which a tab list leaves out.
-func (b *Browser) runFor(ctx context.Context, hidden func(tab string) bool, name, tab string, raw json.RawMessage) (*Result, error) {
+// runFor is run for the call rc the registry judged (nil: run directly,
+// as tests do): the frames its result shows are judged with it
+// (Options.FrameWithheld), and when it came from a client that shares the
+// browser with others, a tab list leaves out the tabs another opened.
+func (b *Browser) runFor(ctx context.Context, rc *tools.ResolvedCall, name, tab string, raw json.RawMessage) (*Result, error) {
 	t, ok := byName[name]
 	if !ok {
 		return failf("unknown browser tool %q", name), nil
@@ -293,7 +296,10 @@ func (b *Browser) runFor(ctx context.Context, hidden func(tab string) bool, name
 	if err != nil {
 		return nil, err
 	}
-	c := &call{b: b, s: s, tab: named.Tab, name: name, hidden: hidden}
+	c := &call{b: b, s: s, tab: named.Tab, name: name, rc: rc}
+	if rc != nil && rc.Client != nil {
+		c.hidden = rc.Client.Others
+	}
 	if tab != "" {
 		tt, err := s.lookup(tab)
 		if err != nil || string(tt.id) != tab {
@@ -340,6 +346,7 @@ type call struct {
 	ctx context.Context // chromedp context of t, bounded by the call
 
 	name    string                // the tool called
+	rc      *tools.ResolvedCall   // the call as the registry judged it; nil when run directly (tests)
 	hidden  func(tab string) bool // the tabs another caller opened (by short id); nil: none
 	release []func()
 	loading bool // the call loads a page, which also revives a crashed tab

@@ -79,7 +79,7 @@ func (s *Session) screen(ctx context.Context, c *tools.ResolvedCall, res *tools.
 	case def.Name == "browser_tabs":
 		lines = s.tabListLines(res.Text, &q)
 	}
-	answers := s.judge.Screen(q.from)
+	answers := c.ScreenResult(q.from) // what a snapshot in the result asked is not asked again
 
 	for i, d := range answers[:from] {
 		if d == nil {

@@ -62,16 +62,19 @@ func (g *countingGuard) questions() (checks, peeks, screens int) {
 
 // TestOneGuardQuestionPerCall: a call is judged once, from the one value
 // the registry resolved (its arguments, entry, tab and the frames its
-// element may be in, which the guard ranks itself), and each screen of its
-// result asks one more question about everything it holds, however many
+// element may be in, which the guard ranks itself), and its result is
+// screened by one more question about everything it holds, however many
 // frames the page has. On a page with three frames: a native browser_click
-// (its result holds a snapshot of the page's change, which leaves out a
-// denied frame itself: one question about all the frames it outlines, then
-// the result screen's), chrome-devtools-mcp's click (the result screen)
-// and a generic MCP server's tool (whose result is not a browser's, so it
-// has no screen). Before the one value, the same three calls asked 13, 5
-// and 1 questions: the locator asked about each frame, the screen and the
-// snapshot about each URL.
+// and browser_snapshot (their results outline the frames, and leave out a
+// denied frame themselves: the one question is asked while the snapshot
+// is taken, about the frames and the tab's document, and the result screen
+// after the call finds it all answered), chrome-devtools-mcp's click (the
+// result screen) and a generic MCP server's tool (whose result is not a
+// browser's, so it has no screen). Before the one value, the three calls
+// asked 13, 5 and 1 questions (the locator asked about each frame, the
+// screen and the snapshot about each URL); before the result's answers
+// were kept on the call (ResolvedCall.ScreenResult), the native click
+// asked 1 + 2.
 func TestOneGuardQuestionPerCall(t *testing.T) {
 	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
@@ -122,7 +125,9 @@ func TestOneGuardQuestionPerCall(t *testing.T) {
 		args       map[string]any
 		screens    int
 	}{
-		{"native", "browser_click", map[string]any{"ref": ref[1]}, 2},
+		{"native", "browser_click", map[string]any{"ref": ref[1]}, 1},
+		{"native snapshot", "browser_snapshot", map[string]any{}, 1},
+		{"native extract", "browser_extract", map[string]any{}, 1},
 		{"chrome-devtools-mcp", "mcp__chrome-devtools__click", map[string]any{"pageId": id, "uid": uid[1]}, 1},
 		{"generic MCP", "mcp__everything__echo", map[string]any{"message": "hi"}, 0},
 	} {

@@ -415,22 +415,29 @@ func (s *Session) isBrowserServer(name string) bool { return catalog.IsBrowserSe
 // framesWithheld says, for each frame a snapshot or browser_extract's text
 // would show, why it must leave out the frame's content ("" where it may
 // show): a page a deny rule names, by an address its document reports or
-// the browser listed, or by where its document came from. One question to
-// the guard about all of them.
-func (s *Session) framesWithheld(frames []browser.FrameSource) []string {
+// the browser listed, or by where its document came from. It is part of
+// the result screen's one question about call (ScreenResult), which also
+// asks about top, the tab's document the frames are in, so the screen
+// after the call finds it answered; a call run without the registry (nil)
+// asks the guard directly.
+func (s *Session) framesWithheld(call *tools.ResolvedCall, top browser.FrameSource, frames []browser.FrameSource) []string {
 	var from []guard.Frame
-	var of []int // from[k] is about frames[of[k]]
-	for i, f := range frames {
+	var of []int // from[k] is about frames[of[k]]; -1 the top document
+	for i, f := range append([]browser.FrameSource{top}, frames...) {
 		for _, u := range f.URLs {
-			from, of = append(from, guard.Frame{URL: u}), append(of, i)
+			from, of = append(from, guard.Frame{URL: u}), append(of, i-1)
 			if f.Addr != "" {
-				from, of = append(from, guard.Frame{URL: u, Addr: f.Addr}), append(of, i)
+				from, of = append(from, guard.Frame{URL: u, Addr: f.Addr}), append(of, i-1)
 			}
 		}
 	}
+	ask := s.judge.Screen
+	if call != nil {
+		ask = call.ScreenResult
+	}
 	why := make([]string, len(frames))
-	for k, d := range s.judge.Screen(from) {
-		if i := of[k]; d != nil && why[i] == "" {
+	for k, d := range ask(from) {
+		if i := of[k]; i >= 0 && d != nil && why[i] == "" {
 			u := from[k].URL
 			why[i] = fmt.Sprintf("browseragent withheld this frame: it shows %s, which the sensitive-site rule %q denies (%s)", guard.RedactURL(u), d.Rule, d.Category)
 		}

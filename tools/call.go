@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
@@ -57,6 +59,11 @@ type ResolvedCall struct {
 	// judged is set by Registry.Call once the guard (and the person, when
 	// asked) allowed the call, just before the provider runs it.
 	judged bool
+	// judge is the registry's guard, which ScreenResult asks; screened
+	// holds its answers about this call's result so far.
+	judge    Guard
+	screenMu sync.Mutex
+	screened map[guard.Frame]*guard.Decision
 }
 
 // ErrNotJudged is returned by a provider given a call the registry did not
@@ -70,6 +77,38 @@ func (c *ResolvedCall) Judged() error {
 		return ErrNotJudged
 	}
 	return nil
+}
+
+// ScreenResult is the one question about the documents the call's result
+// shows (Guard.Screen): for each of from, the decision that denies showing
+// it, or nil. Only what this call's result was not yet asked about is
+// asked, in one question; earlier answers are reused. So a provider that
+// judged the frames its result outlines while it ran (a snapshot taken
+// after a click: browser.Options.FrameWithheld), naming the top document
+// with them, leaves the result screen nothing to ask again about the same
+// documents: the result is one question however many parts ask.
+func (c *ResolvedCall) ScreenResult(from []guard.Frame) []*guard.Decision {
+	c.screenMu.Lock()
+	defer c.screenMu.Unlock()
+	var ask []guard.Frame
+	for _, f := range from {
+		if _, ok := c.screened[f]; !ok && f.URL != "" && !slices.Contains(ask, f) {
+			ask = append(ask, f)
+		}
+	}
+	if len(ask) > 0 {
+		if c.screened == nil {
+			c.screened = map[guard.Frame]*guard.Decision{}
+		}
+		for i, d := range c.judge.Screen(ask) {
+			c.screened[ask[i]] = d
+		}
+	}
+	out := make([]*guard.Decision, len(from))
+	for i, f := range from {
+		out[i] = c.screened[f]
+	}
+	return out
 }
 
 // GuardCall is the value the guard judges.

@@ -95,7 +95,9 @@ type RegistryOptions struct {
 	// Screen, when set, sees every result before anything else does, with
 	// the call as it was resolved and judged, and may replace content that
 	// came from somewhere the rules deny (see Session.screen): it asks the
-	// guard one question (Guard.Screen) about everything the result holds.
+	// guard one question about everything the result holds, through
+	// ResolvedCall.ScreenResult, which reuses what the provider already
+	// asked about the same documents while the call ran.
 	Screen func(ctx context.Context, c *ResolvedCall, res *ToolResult)
 	// Guard is whom the registry asks; nil: the policy itself.
 	Guard Guard
@@ -200,6 +202,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	call.judge = r.guard
 	d, err := r.decide(ctx, call)
 	secret := call.Page.Secret
 	if err != nil {
