@@ -323,6 +323,30 @@ func (p *Policy) Effect(c Call) catalog.Effect {
 	return classify(c, entry(c))
 }
 
+// SiteCall is the call `sites check` and the shell's /sites judge for
+// tool on url: url is the target of a navigating tool and of web_fetch,
+// and the page every other tool acts on; page is the page a navigating
+// tool's tab shows now. The tab is one the agent opened (recorded with
+// OwnTab) unless personTab, so judge it on a scratch policy.
+func (p *Policy) SiteCall(tool, url, page string, personTab bool) Call {
+	server, name := SplitToolName(tool)
+	c := Call{Tool: tool, Server: server, Name: name, TabID: "checked-tab"}
+	switch p.Effect(c) {
+	case catalog.Navigate, catalog.Open:
+		c.TargetURL, c.PageURL = url, page
+	default:
+		if tool == "web_fetch" {
+			c.TargetURL = url
+		} else {
+			c.PageURL = url
+		}
+	}
+	if !personTab {
+		p.OwnTab(c.TabID)
+	}
+	return c
+}
+
 // Check judges c against the rules, the mode and the grants: one question
 // per call, its frames ranked here (Call.Frames). A pending Once approval
 // for exactly this call (same tool, page or frame judged, target and

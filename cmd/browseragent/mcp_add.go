@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +8,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -84,45 +81,29 @@ func workDir() string {
 	return wd
 }
 
-// serverNameRE is the names Claude Code accepts, so a server added here
-// can be added there too.
-var serverNameRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-})
-
 func checkServerName(name string) error {
-	if !serverNameRE().MatchString(name) {
-		return exitCode(exitUsage, fmt.Sprintf("server name %q: use only letters, digits, - and _ (as Claude Code does)", name))
+	if err := mcpclient.CheckServerName(name); err != nil {
+		return exitCode(exitUsage, err.Error())
 	}
 	return nil
 }
 
-// editScope edits scope's servers; the project's .mcp.json keeps its trust
-// as editConfig says.
-func editScope(s *streams, scope, wd string, edit func(map[string]json.RawMessage) error) error {
-	if scope == mcpclient.ScopeProject {
-		return editConfig(s, mcpclient.ScopeFile(scope, wd), true, edit)
-	}
-	return mcpclient.EditScope(mcpclient.ScopeFile(scope, wd), scope, wd, edit)
-}
-
-// errExists is returned by an edit that would replace a server.
-var errExists = errors.New("exists")
-
 // addEntry writes entry as server name in scope, refusing to replace one
 // (as Claude Code does: remove it first).
 func addEntry(s *streams, scope, wd, name string, entry json.RawMessage) error {
-	err := editScope(s, scope, wd, func(servers map[string]json.RawMessage) error {
-		if _, ok := servers[name]; ok {
-			return errExists
-		}
-		servers[name] = entry
-		return nil
-	})
-	if errors.Is(err, errExists) {
+	untrusted, err := mcpclient.AddServer(scope, wd, name, entry)
+	if errors.Is(err, mcpclient.ErrServerExists) {
 		return exitCode(exitFailed, fmt.Sprintf("MCP server %q already exists in %s; remove it first with: browseragent mcp remove -s %s %s", name, scopeWhere(scope, wd), scope, name))
 	}
+	noteUntrusted(s, untrusted)
 	return err
+}
+
+// noteUntrusted says that the project file just edited stays untrusted.
+func noteUntrusted(s *streams, file string) {
+	if file != "" {
+		fmt.Fprintf(s.err, "browseragent: %s is not trusted, so its servers do not start yet; check it, then run `browseragent mcp trust`\n", file)
+	}
 }
 
 type addFlags struct {
@@ -308,39 +289,16 @@ func newMCPAddJSONCmd(s *streams) *cobra.Command {
 	return cmd
 }
 
-// checkEntry reads one server's JSON as a .mcp.json entry would be read
-// (variables are left for when it starts), so a broken entry is refused
-// now with the field named; warnings are printed. It returns the entry
-// compacted.
+// checkEntry is mcpclient.CheckEntry with its warnings printed.
 func checkEntry(s *streams, name string, raw []byte, what string) (json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, exitCode(exitUsage, fmt.Sprintf(`%s must be a JSON object such as '{"command":"npx","args":["-y","PACKAGE"]}' or '{"type":"http","url":"https://…"}': %v`, what, errOrNull(err)))
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, err
-	}
-	doc, _ := json.Marshal(map[string]map[string]json.RawMessage{"mcpServers": {name: buf.Bytes()}})
-	anything := func(string) (string, bool) { return "x", true }
-	c, err := mcpclient.Parse(doc, what, anything)
+	entry, warnings, err := mcpclient.CheckEntry(name, raw, what)
 	if err != nil {
 		return nil, exitCode(exitUsage, err.Error())
 	}
-	if sc := c.Servers[name]; sc.Err != nil {
-		return nil, exitCode(exitUsage, sc.Err.Error())
-	}
-	for _, w := range c.Warnings {
+	for _, w := range warnings {
 		fmt.Fprintf(s.err, "browseragent: warning: %s\n", w)
 	}
-	return buf.Bytes(), nil
-}
-
-func errOrNull(err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return "got null"
+	return entry, nil
 }
 
 func newMCPRemoveCmd(s *streams) *cobra.Command {
@@ -359,7 +317,7 @@ func newMCPRemoveCmd(s *streams) *cobra.Command {
 				}
 				scope = sc
 			} else {
-				has, err := scopesHaving(name, wd)
+				has, err := mcpclient.ScopesHaving(name, wd)
 				if err != nil {
 					return err
 				}
@@ -372,16 +330,11 @@ func newMCPRemoveCmd(s *streams) *cobra.Command {
 					return exitCode(exitUsage, fmt.Sprintf("MCP server %q is in the %s configs; say which with -s %s", name, strings.Join(has, " and "), strings.Join(has, "|")))
 				}
 			}
-			err := editScope(s, scope, wd, func(servers map[string]json.RawMessage) error {
-				if _, ok := servers[name]; !ok {
-					return errNoSuchServer
-				}
-				delete(servers, name)
-				return nil
-			})
-			if errors.Is(err, errNoSuchServer) {
+			untrusted, err := mcpclient.RemoveServer(scope, wd, name)
+			if errors.Is(err, mcpclient.ErrNoServer) {
 				return exitCode(exitFailed, fmt.Sprintf("no MCP server %q in %s", name, scopeWhere(scope, wd)))
 			}
+			noteUntrusted(s, untrusted)
 			if err != nil {
 				return err
 			}
@@ -391,23 +344,6 @@ func newMCPRemoveCmd(s *streams) *cobra.Command {
 	}
 	sf.add(cmd, "", "the scope to remove it from: local, user or project (default: the one that has it)")
 	return cmd
-}
-
-var errNoSuchServer = errors.New("no such server")
-
-// scopesHaving lists the scopes whose files define name, in Scopes order.
-func scopesHaving(name, wd string) ([]string, error) {
-	var has []string
-	for _, scope := range mcpclient.Scopes {
-		servers, err := mcpclient.ScopeServers(mcpclient.ScopeFile(scope, wd), scope, wd)
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := servers[name]; ok {
-			has = append(has, scope)
-		}
-	}
-	return has, nil
 }
 
 func notFound(name, wd string) string {

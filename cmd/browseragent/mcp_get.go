@@ -8,16 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/internal/textutil"
-	"github.com/browseragent/browseragent/internal/xdg"
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
@@ -117,10 +114,10 @@ func runMCPGet(ctx context.Context, s *streams, f *mcpFlags, name string) error 
 		fmt.Fprintf(w, "  File: %s\n", textutil.VisibleLine(absDir(sc.Source)))
 	}
 	fmt.Fprintf(w, "  Status: %s\n", textutil.VisibleLine(status))
-	for _, line := range describe(sc, wd) { // the config's author chose its commands
+	for _, line := range mcpclient.Describe(sc, wd) { // the config's author chose its commands
 		fmt.Fprintf(w, "  %s\n", textutil.VisibleLine(line))
 	}
-	if others, err := scopesHaving(name, wd); err == nil {
+	if others, err := mcpclient.ScopesHaving(name, wd); err == nil {
 		others = slices.DeleteFunc(others, func(o string) bool { return o == scope })
 		for _, o := range others {
 			fmt.Fprintf(w, "  Also defined in: %s (this one wins)\n", scopeWhere(o, wd))
@@ -176,88 +173,6 @@ func getStatus(ctx context.Context, s *streams, f *mcpFlags, sc *mcpclient.Serve
 		return nil
 	})
 	return status, err
-}
-
-// describe is the entry as written (variables not filled in, so no secret
-// from the environment is shown), values of env and headers hidden.
-func describe(sc *mcpclient.ServerConfig, wd string) []string {
-	shown := asWritten(sc, wd)
-	out := []string{"Type: " + sc.Transport()}
-	if sc.Transport() == mcpclient.TypeStdio {
-		words := append([]string{shown.Command}, shown.Args...)
-		for i, w := range words {
-			words[i] = shellWord(w)
-		}
-		out = append(out, "Command: "+strings.Join(words, " "))
-		if shown.Cwd != "" {
-			out = append(out, "Working directory: "+shown.Cwd)
-		}
-		if len(sc.Env) > 0 {
-			out = append(out, "Environment: "+hiddenNames(sc.Env))
-		}
-	} else {
-		out = append(out, "URL: "+shown.URL)
-		if len(sc.Headers) > 0 {
-			out = append(out, "Headers: "+hiddenNames(sc.Headers))
-		}
-	}
-	if sc.Timeout > 0 {
-		out = append(out, "Start timeout: "+time.Duration(sc.Timeout).String())
-	}
-	if sc.CallTimeout > 0 {
-		out = append(out, "Call timeout: "+time.Duration(sc.CallTimeout).String())
-	}
-	if len(sc.IncludeTools) > 0 {
-		out = append(out, "Only tools: "+strings.Join(sc.IncludeTools, ", "))
-	}
-	if len(sc.ExcludeTools) > 0 {
-		out = append(out, "Without tools: "+strings.Join(sc.ExcludeTools, ", "))
-	}
-	if sc.Trust {
-		out = append(out, `Trust: "trust": true (Gemini CLI): its tools run without asking in isolated mode, outside sensitive sites and local files`)
-	}
-	return out
-}
-
-func hiddenNames(m map[string]string) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ") + " (values hidden)"
-}
-
-// asWritten re-reads sc's file with every ${VAR} left as it is written.
-// When that fails, the command's arguments are not shown (they may hold
-// a filled-in secret).
-func asWritten(sc *mcpclient.ServerConfig, wd string) *mcpclient.ServerConfig {
-	hidden := &mcpclient.ServerConfig{Command: sc.Command, Cwd: sc.Cwd, URL: "(hidden)"}
-	if len(sc.Args) > 0 {
-		hidden.Args = []string{"(" + strconv.Itoa(len(sc.Args)) + " arguments hidden)"}
-	}
-	data, err := os.ReadFile(sc.Source)
-	if err != nil {
-		return hidden
-	}
-	verbatim := func(k string) (string, bool) { return "${" + k + "}", true }
-	var c *mcpclient.Config
-	if sc.Scope == mcpclient.ScopeLocal {
-		c, err = mcpclient.ParseLocal(data, sc.Source, absDir(wd), verbatim)
-	} else {
-		c, err = mcpclient.Parse(data, sc.Source, verbatim)
-	}
-	if err != nil || c.Servers[sc.Name] == nil || c.Servers[sc.Name].Err != nil {
-		return hidden
-	}
-	return c.Servers[sc.Name]
-}
-
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\;&|<>()*?[]#~!`") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // newMCPToggleCmd is `mcp enable NAME` (on) or `mcp disable NAME`.
@@ -358,17 +273,6 @@ remembered, so there are no refusals to reset.`,
 	}
 }
 
-// desktopConfigPath is Claude Desktop's configuration file: under
-// ~/Library/Application Support/Claude on macOS, else
-// $XDG_CONFIG_HOME/Claude (~/.config/Claude, where the Linux builds keep it).
-func desktopConfigPath() string {
-	if runtime.GOOS == "darwin" {
-		home, _ := os.UserHomeDir()
-		return filepath.Join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
-	}
-	return filepath.Join(xdg.ConfigHome(nil), "Claude", "claude_desktop_config.json")
-}
-
 func newMCPFromDesktopCmd(s *streams) *cobra.Command {
 	var sf scopeFlags
 	var all bool
@@ -376,7 +280,7 @@ func newMCPFromDesktopCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add-from-claude-desktop [-s local|user|project] [--all | NAME...]",
 		Short: "Import servers from Claude Desktop's claude_desktop_config.json (all, or the ones named or chosen)",
-		Long: `Read Claude Desktop's claude_desktop_config.json (` + desktopConfigPath() + `
+		Long: `Read Claude Desktop's claude_desktop_config.json (` + mcpclient.DesktopConfigPath() + `
 here; --file for another) and add its servers to a scope, as
 'claude mcp add-from-claude-desktop' does. Name the servers to import, give
 --all, or choose from the list at a terminal. A name already in the scope
@@ -387,7 +291,7 @@ is skipped, saying so.`,
 				return err
 			}
 			if file == "" {
-				file = desktopConfigPath()
+				file = mcpclient.DesktopConfigPath()
 			}
 			entries, cfg, err := readDesktop(file)
 			if err != nil {
@@ -415,18 +319,14 @@ func readDesktop(file string) (map[string]json.RawMessage, *mcpclient.Config, er
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := mcpclient.Parse(data, file, func(string) (string, bool) { return "x", true })
+	entries, cfg, err := mcpclient.ParseDesktop(data, file)
 	if err != nil {
 		return nil, nil, exitCode(exitUsage, err.Error())
 	}
-	var top struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	_ = json.Unmarshal(data, &top) // Parse checked it
-	if len(top.MCPServers) == 0 {
+	if len(entries) == 0 {
 		return nil, nil, exitCode(exitFailed, fmt.Sprintf("no MCP servers in %s", file))
 	}
-	return top.MCPServers, cfg, nil
+	return entries, cfg, nil
 }
 
 func chooseServers(s *streams, file string, entries map[string]json.RawMessage, cfg *mcpclient.Config, args []string, all bool) ([]string, error) {

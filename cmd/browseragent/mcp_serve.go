@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,7 +15,6 @@ import (
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/serve"
 	"github.com/browseragent/browseragent/session"
-	"github.com/browseragent/browseragent/tools"
 )
 
 // serveFlags are `mcp serve`'s flags.
@@ -101,17 +97,17 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 		}
 	}()
 	var reg serve.Registry = sess.Registry
-	var gate *connectGate
+	var gate *serve.ConnectGate
 	if f.connect.on() {
 		// A host starts the server before the person's Chrome allows
 		// remote debugging (Claude Code's health check, say): it starts
 		// anyway, serves web_fetch, and each browser call tries again,
 		// answering with what to set up until it can attach. Never the
 		// isolated browser in its place.
-		gate = &connectGate{Registry: sess.Registry, connect: func(ctx context.Context) error {
+		gate = serve.NewConnectGate(sess.Registry, func(ctx context.Context) error {
 			_, err := sess.Connect(ctx, f.connect.target())
 			return err
-		}}
+		})
 		reg = gate
 	}
 	srv := serve.New(reg, &serve.Options{Version: buildVersion(), Yes: f.yes, Modes: sess})
@@ -121,7 +117,7 @@ func runServe(ctx context.Context, s *streams, f *serveFlags) error {
 		srv.Notice(context.Background(), msg)
 	})
 	if gate != nil {
-		if err := gate.attach(ctx); err != nil {
+		if err := gate.Attach(ctx); err != nil {
 			notice("not connected to your Chrome yet, serving web_fetch meanwhile: " + words.Error(err))
 		}
 	}
@@ -194,46 +190,3 @@ func serveHTTP(ctx context.Context, s *streams, f *serveFlags, srv *serve.Server
 
 // The session is what the server switches modes on.
 var _ serve.Modes = (*session.Session)(nil)
-
-// connectGate holds the browser tools of `mcp serve --connect` until the
-// person's Chrome is attached: each browser call first tries to attach,
-// and while that fails it answers with the reason (how to allow remote
-// debugging) instead of driving an isolated browser the person did not
-// ask for. browser_connect and browser_disconnect pass, and either ends
-// the wait: the host chose a browser itself.
-type connectGate struct {
-	*tools.Registry
-	connect func(context.Context) error
-
-	mu   sync.Mutex
-	done bool
-}
-
-// attach connects unless that was done; it is the one place that does.
-func (g *connectGate) attach(ctx context.Context) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.done {
-		return nil
-	}
-	if err := g.connect(ctx); err != nil {
-		return err
-	}
-	g.done = true
-	return nil
-}
-
-func (g *connectGate) Call(ctx context.Context, name string, args json.RawMessage, origin tools.Origin) (*tools.ToolResult, error) {
-	switch {
-	case name == "browser_connect" || name == "browser_disconnect":
-		g.mu.Lock()
-		g.done = true
-		g.mu.Unlock()
-	case strings.HasPrefix(name, "browser_"):
-		if err := g.attach(ctx); err != nil {
-			return &tools.ToolResult{Outcome: tools.Failed, Failure: tools.ToolError, Text: "not connected to the person's Chrome, so no browser tool runs yet (web_fetch works): " + forRun(words.Error(err)) +
-				". Tell the person what to set up; the next browser call tries again."}, nil
-		}
-	}
-	return g.Registry.Call(ctx, name, args, origin)
-}

@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/agent/transcript"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
@@ -379,7 +380,7 @@ func TestServeOwnHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
 	}
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal(out, &tr); err != nil {
 		t.Fatalf("transcript: %v\n%s", err, out)
 	}

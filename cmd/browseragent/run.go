@@ -16,12 +16,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/agent"
-	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/agent/transcript"
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/session"
-	"github.com/browseragent/browseragent/tools"
 )
 
 type runFlags struct {
@@ -132,7 +131,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 
 	sess, err := openRunSession(ctx, s, f, task)
 	if err != nil {
-		return exitCode(exitFailed, forRun(textutil.FirstLine(words.Error(err), 0)))
+		return exitCode(exitFailed, words.ForScript(textutil.FirstLine(words.Error(err), 0)))
 	}
 	defer func() {
 		if err := sess.Close(); err != nil {
@@ -143,7 +142,7 @@ func runTask(ctx context.Context, s *streams, f *runFlags, task string) error {
 	if err != nil {
 		return exitCode(exitRunNoLLM, err.Error())
 	}
-	p := &runPrinter{w: s.err, tr: &transcript{Task: task, Model: settings.Model, BaseURL: settings.BaseURL}, effect: toolEffects(sess.Registry.Tools)}
+	p := transcript.New(s.err, termWidth(), &transcript.Transcript{Task: task, Model: settings.Model, BaseURL: settings.BaseURL}, sess.Registry.Tools)
 	answer, err := ag.Turn(ctx, task, p)
 	if err == nil && strings.TrimSpace(answer) == "" {
 		err = errors.New("the model gave an empty answer")
@@ -227,20 +226,20 @@ func (m *mcpFailures) report(name string, st mcpclient.ServerState, err error) {
 	m.notice(fmt.Sprintf("mcp %s: %s: %s (continuing without it)", textutil.VisibleLine(name), st, textutil.VisibleLine(words.Error(err))))
 }
 
-func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer string, err error) error {
-	tr := p.tr
+func finishRun(s *streams, f *runFlags, p *transcript.Printer, ag *agent.Agent, answer string, err error) error {
+	tr := p.Transcript()
 	tr.Answer = answer
 	tr.ToolDefBytes = ag.Stats().ToolDefBytes
 	tr.Requests = ag.Stats().Requests
 	code := 0
 	switch {
-	case err == nil && (p.refused == 0 || p.changed > 0):
+	case err == nil && (p.Refused() == 0 || p.Changed() > 0):
 		tr.Status = "answered"
 	case err == nil:
 		// The model answered, but only to say what it could not do: a
 		// script must not take that for the task done.
 		tr.Status, code = "refused", exitRunRefused
-		err = fmt.Errorf("nothing was changed: the guard refused %s (%s)", plural(p.refused, "call"), refusedHint(f))
+		err = fmt.Errorf("nothing was changed: the guard refused %s (%s)", plural(p.Refused(), "call"), refusedHint(f))
 	case errors.Is(err, context.DeadlineExceeded):
 		tr.Status, code = "timeout", 1
 		err = fmt.Errorf("gave up after --timeout %s", f.timeout)
@@ -268,122 +267,11 @@ func finishRun(s *streams, f *runFlags, p *runPrinter, ag *agent.Agent, answer s
 	if code == 0 {
 		return nil
 	}
-	msg := forRun(tr.Error)
+	msg := words.ForScript(tr.Error)
 	if code == exitRunInterrupted {
 		msg = "interrupted"
 	}
 	return exitCode(code, msg)
-}
-
-// transcript is the --json output.
-type transcript struct {
-	Task         string            `json:"task"`
-	Model        string            `json:"model"`
-	BaseURL      string            `json:"base_url"`
-	Status       string            `json:"status"` // answered, refused, step_limit, timeout, interrupted, error
-	Answer       string            `json:"answer"`
-	Error        string            `json:"error,omitempty"`
-	Steps        int               `json:"steps"`
-	Requests     int               `json:"requests"`
-	ToolDefBytes int               `json:"tool_def_bytes"`
-	Events       []transcriptEvent `json:"events"`
-}
-
-type transcriptEvent struct {
-	Type    string          `json:"type"` // text, tool_call, tool_result, notice
-	Step    int             `json:"step"`
-	Text    string          `json:"text,omitempty"`
-	Tool    string          `json:"tool,omitempty"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	IsError bool            `json:"is_error,omitempty"`
-	Images  int             `json:"images,omitempty"`
-}
-
-// runPrinter renders agent events on stderr and records the transcript.
-// The model's text is held per step: text before a tool call is narration
-// (stderr), text of the last step is the answer (stdout, at the end).
-type runPrinter struct {
-	w    io.Writer
-	tr   *transcript
-	text strings.Builder
-	// effect says what a tool does; refused counts the calls the guard
-	// refused and changed the calls that changed something (a write or a
-	// script) and succeeded.
-	effect           func(name string) catalog.Effect
-	refused, changed int
-}
-
-func (p *runPrinter) Event(e agent.Event) {
-	switch e.Kind {
-	case agent.EventStep:
-		p.tr.Steps = e.Step
-		p.text.Reset()
-	case agent.EventText:
-		p.text.WriteString(e.Text)
-	case agent.EventToolCall:
-		p.narrate(e.Step)
-		fmt.Fprintf(p.w, "→ %s %s\n", textutil.VisibleLine(e.Call.Name), textutil.VisibleLine(shorten(e.Call.Args, 200)))
-		ev := transcriptEvent{Type: "tool_call", Step: e.Step, Tool: e.Call.Name}
-		if json.Valid([]byte(e.Call.Args)) {
-			ev.Args = json.RawMessage(e.Call.Args)
-		}
-		p.tr.Events = append(p.tr.Events, ev)
-	case agent.EventToolResult:
-		p.result(e)
-	case agent.EventNotice:
-		fmt.Fprintf(p.w, "browseragent: %s\n", e.Text)
-		p.tr.Events = append(p.tr.Events, transcriptEvent{Type: "notice", Step: e.Step, Text: e.Text})
-	}
-}
-
-func (p *runPrinter) narrate(step int) {
-	t := strings.TrimSpace(p.text.String())
-	p.text.Reset()
-	if t == "" {
-		return
-	}
-	fmt.Fprintln(p.w, t)
-	p.tr.Events = append(p.tr.Events, transcriptEvent{Type: "text", Step: step, Text: t})
-}
-
-func (p *runPrinter) result(e agent.Event) {
-	ev := transcriptEvent{Type: "tool_result", Step: e.Step, Tool: e.Call.Name}
-	size := 0
-	switch {
-	case e.Err != nil:
-		ev.IsError, ev.Text = true, e.Err.Error()
-	case e.Result != nil:
-		size = len(e.Result.Text)
-		ev.IsError, ev.Text, ev.Images = e.Result.IsError(), textutil.Cut(e.Result.Full(), 2000), len(e.Result.Images) // its own lines, as the model read it
-	}
-	switch {
-	case e.Refused:
-		p.refused++
-	case !ev.IsError && p.effect != nil:
-		if eff := p.effect(e.Call.Name); eff == catalog.Write || eff == catalog.Script {
-			p.changed++
-		}
-	}
-	if ev.IsError {
-		// Wrapped, not cut: the reason's end is what says how to go on.
-		io.WriteString(p.w, textutil.Wrap(textutil.Visible(textutil.Labelled(e.Call.Name, forRun(personText(e)))), termWidth(), "  ✗ ", "    "))
-	} else {
-		fmt.Fprintf(p.w, "  ✓ %s: %d chars, %d images\n", textutil.VisibleLine(e.Call.Name), size, ev.Images)
-	}
-	p.tr.Events = append(p.tr.Events, ev)
-}
-
-// toolEffects returns what each tool of list does, by its catalogue entry
-// (an unknown tool is a write).
-func toolEffects(list func() []tools.ToolDef) func(string) catalog.Effect {
-	return func(name string) catalog.Effect {
-		for _, d := range list() {
-			if d.Name == name {
-				return catalog.Describe(d.Server, d.RawName, catalog.Hints{ReadOnly: d.ReadOnlyHint, Destructive: d.DestructiveHint}, d.Parameters).Effect
-			}
-		}
-		return catalog.UnknownTool(name).Effect
-	}
 }
 
 // refusedHint says what lets a refused call run next time.
@@ -392,27 +280,6 @@ func refusedHint(f *runFlags) string {
 		return "--yes never covers sensitive pages or deny rules: do that step yourself, or in the shell with a person to approve it"
 	}
 	return "nobody was there to approve it: --yes approves writes on ordinary pages; sensitive pages need the shell, with a person"
-}
-
-// personText is a failed call as the person reads it (the transcript keeps
-// what the model read).
-func personText(e agent.Event) string {
-	if e.Err != nil {
-		return words.Error(e.Err)
-	}
-	return e.Result.ForPerson()
-}
-
-// shorten keeps s to one line of at most n bytes.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // plural is "1 call" or "3 calls".

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/agent/transcript"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
 )
@@ -71,7 +72,7 @@ func TestRunYesDoesNotUploadLocalFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := e.run(t, "", "run", "--yes", "--json", "upload ./.env at "+ts.URL+"/ with chrome-devtools")
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatalf("exit %d, stdout %q: %v\nstderr:\n%s", code, stdout, err, stderr)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/agent/transcript"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
 )
@@ -127,7 +128,7 @@ func TestRunJSONTranscript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 	}
@@ -165,7 +166,7 @@ func TestRunRefusedAndWords(t *testing.T) {
 	if code != exitRunRefused {
 		t.Fatalf("exit %d, want %d; stdout %s\nstderr:\n%s", code, exitRunRefused, stdout, stderr)
 	}
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 	}
@@ -212,7 +213,7 @@ func TestRunTimeoutNamesItsLimit(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
 	}
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 	}
@@ -419,7 +420,7 @@ func TestRunSPAFormRoutesToBrowser(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %s, stderr:\n%s", code, stdout, stderr)
 	}
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +486,7 @@ func TestRunSensitivePageRefusesWrite(t *testing.T) {
 	if code != exitRunRefused {
 		t.Fatalf("exit %d, want %d (refused), stdout %s, stderr:\n%s", code, exitRunRefused, stdout, stderr)
 	}
-	var tr transcript
+	var tr transcript.Transcript
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +496,7 @@ func TestRunSensitivePageRefusesWrite(t *testing.T) {
 	if want := "browseragent: nothing was changed: the guard refused 1 call (--yes never covers sensitive pages"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
-	var typed *transcriptEvent
+	var typed *transcript.Event
 	for i, e := range tr.Events {
 		if e.Type == "tool_result" && e.Tool == "browser_type" {
 			typed = &tr.Events[i]

@@ -146,8 +146,7 @@ func (g shellGuard) CheckSite(url string) (string, error) {
 		return "", err
 	}
 	p := guard.NewPolicy(g.policy.Rules(), &guard.Options{Mode: g.policy.Mode()})
-	f := sitesCheckFlags{tool: "browser_click", mode: p.Mode().String()}
-	call := checkCall(p, f, url)
+	call := p.SiteCall("browser_click", url, "", false)
 	var b bytes.Buffer
 	printCheck(&b, newCheckResult(url, call, p.Check(call), p.Rules()))
 	return strings.TrimRight(b.String(), "\n"), nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/browseragent/browseragent/catalog"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/textutil"
 )
@@ -124,7 +123,7 @@ func runSitesCheck(s *streams, sitesFile, raw string, f sitesCheckFlags) error {
 		return err
 	}
 	p := guard.NewPolicy(rules, &guard.Options{Mode: mode})
-	call := checkCall(p, f, raw)
+	call := p.SiteCall(f.tool, raw, f.page, f.personTab)
 	d := p.Check(call)
 	res := newCheckResult(raw, call, d, rules)
 	if f.json {
@@ -140,27 +139,6 @@ func runSitesCheck(s *streams, sitesFile, raw string, f sitesCheckFlags) error {
 		return exitCode(res.ExitCode, "")
 	}
 	return nil
-}
-
-// checkCall builds the call `sites check` judges: URL is the target of
-// navigating tools and web_fetch, and the page for every other tool.
-func checkCall(p *guard.Policy, f sitesCheckFlags, raw string) guard.Call {
-	server, name := guard.SplitToolName(f.tool)
-	c := guard.Call{Tool: f.tool, Server: server, Name: name, TabID: "checked-tab"}
-	switch p.Effect(c) {
-	case catalog.Navigate, catalog.Open:
-		c.TargetURL, c.PageURL = raw, f.page
-	default:
-		if f.tool == "web_fetch" {
-			c.TargetURL = raw
-		} else {
-			c.PageURL = raw
-		}
-	}
-	if !f.personTab {
-		p.OwnTab(c.TabID)
-	}
-	return c
 }
 
 func newCheckResult(raw string, c guard.Call, d guard.Decision, rules *guard.Rules) sitesCheckResult {

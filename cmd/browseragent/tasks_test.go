@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browseragent/browseragent/agent/llmtest"
+	"github.com/browseragent/browseragent/agent/transcript"
 	"github.com/browseragent/browseragent/bench/tasks"
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
@@ -100,7 +101,7 @@ func TestTasksThroughRun(t *testing.T) {
 			e := runBinEnv(t, srv)
 			e.env = append(e.env, "XDG_DOWNLOAD_DIR="+filepath.Join(e.dir, "dl"))
 			code, stdout, stderr := e.run(t, "", "run", "--no-mcp", "--yes", "--json", "--max-steps", "20", task.Prompt)
-			var tr transcript
+			var tr transcript.Transcript
 			if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 				t.Fatalf("exit %d, stdout %q: %v\nstderr:\n%s", code, stdout, err, stderr)
 			}
@@ -110,7 +111,7 @@ func TestTasksThroughRun(t *testing.T) {
 			}
 			mu.Unlock()
 			if task.Name == "upload" {
-				refused := slices.ContainsFunc(tr.Events, func(ev transcriptEvent) bool {
+				refused := slices.ContainsFunc(tr.Events, func(ev transcript.Event) bool {
 					return ev.Type == "tool_result" && ev.Tool == "browser_upload" && ev.IsError && strings.Contains(ev.Text, "--yes never covers")
 				})
 				if site.Saw(task.Want) || !refused {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -184,37 +183,4 @@ func newMCPUntrustCmd(s *streams) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// editConfig edits an MCP config file; for the project's .mcp.json
-// (project) it keeps the file's trust: the person made this change, so a
-// file they trusted (or that did not exist) is trusted with its new
-// content, and one they never trusted stays untrusted, saying so.
-func editConfig(s *streams, path string, project bool, edit func(map[string]json.RawMessage) error) error {
-	if !project {
-		return mcpclient.EditUserConfig(path, edit)
-	}
-	store := mcpclient.NewTrustStore("")
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	before, err := os.ReadFile(abs)
-	keep := errors.Is(err, fs.ErrNotExist)
-	if err == nil {
-		st, _ := store.State(abs, before)
-		keep = st == mcpclient.Trusted
-	}
-	if err := mcpclient.EditUserConfig(abs, edit); err != nil {
-		return err
-	}
-	p, err := mcpclient.ReadProjectFile(abs)
-	if err != nil {
-		return err
-	}
-	if !keep {
-		fmt.Fprintf(s.err, "browseragent: %s is not trusted, so its servers do not start yet; check it, then run `browseragent mcp trust`\n", abs)
-		return nil
-	}
-	return store.Trust(p)
 }

@@ -1,4 +1,4 @@
-package main
+package words
 
 import (
 	"regexp"
@@ -8,7 +8,7 @@ import (
 
 // The person's wording of a failed call names the shell's slash commands
 // (/snapshot, /tabs, /connect), which a `run` or `mcp call` cannot take:
-// there the agent (or the script) goes on with tools and flags. forRun
+// there the agent (or the script) goes on with tools and flags. ForScript
 // says the same thing in those words.
 var runWordsFixed = strings.NewReplacer(
 	"take a new /snapshot", "take a new snapshot (browser_snapshot)",
@@ -35,9 +35,9 @@ var (
 	runWordsOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/open (\S+?),? then`) })
 )
 
-// forRun rewords text for `run` and `mcp call`: tools and flags instead of
-// the shell's slash commands.
-func forRun(text string) string {
+// ForScript rewords text for `run`, `mcp call` and `mcp serve`: tools and
+// flags instead of the shell's slash commands.
+func ForScript(text string) string {
 	text = runWordsFixed.Replace(text)
 	text = runWordsClose().ReplaceAllString(text, "browser_close closes it")
 	text = runWordsTab().ReplaceAllString(text, "browser_select_tab makes it the current one")
