@@ -419,7 +419,7 @@ type session struct {
 // closes it).
 func (b *Browser) openSession(ctx context.Context, ws string, mode Mode, p *process, ownContext bool, proxy *dialProxy) (*session, error) {
 	allocCtx, allocCancel := remote.NewAllocator(context.Background(), ws, remote.NoModifyURL)
-	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(chromedpErrorf)))
+	root, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithBrowserOption(append(cdpLogOptions(), chromedp.WithBrowserErrorf(chromedpErrorf))...))
 	s := &session{
 		mode: mode, ws: ws, proc: p, proxy: proxy, allocCancel: allocCancel,
 		root: root, rootCancel: rootCancel,
