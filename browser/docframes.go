@@ -214,6 +214,7 @@ func (s *session) attachFrame(t *tab, id target.ID) (*frameTarget, error) {
 		cancel()
 		return nil, fmt.Errorf("a frame of tab %s does not respond", t.short)
 	}
+	quietDomains(ctx)
 	ft = &frameTarget{ctx: ctx, cancel: cancel, worlds: w}
 	s.mu.Lock()
 	if t.oopifs == nil {

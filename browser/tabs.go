@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
@@ -281,6 +283,7 @@ func (s *session) attach(t *tab) (context.Context, error) {
 		cancel()
 		return nil, fmt.Errorf("tab %s does not respond (a dialog or a frozen page?): reload it by hand or close it", t.short)
 	}
+	quietDomains(ctx)
 	s.mu.Lock()
 	t.heldOpen = false // a new attachment: its new-document scripts are new too
 	t.readyWatch = false
@@ -316,6 +319,20 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	t.ctx, t.cancel = ctx, cancel
 	s.mu.Unlock()
 	return ctx, nil
+}
+
+// quietDomains turns off the DOM and CSS domains chromedp enables on every
+// attachment. With DOM on, each new document costs a DOM.getDocument that
+// chromedp sends from its event loop, so the load's own events wait
+// behind it (two per navigation, ~20 ms of an open), and CSS sends an
+// event per style sheet. No tool reads chromedp's node tree: nodes are
+// named by backend node id or object id, which need neither domain.
+func quietDomains(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, cmd := range []cdp.Command[cdp.Empty, cdp.Empty]{css.Disable, dom.Disable} {
+		_, _ = chromedp.Call(ctx, cmd, cdp.Empty{})
+	}
 }
 
 // onPageEvent keeps the tab's state as the page reports it: crashes,
