@@ -204,7 +204,11 @@ func (c *call) pageLine(ctx context.Context, verb string) *Result {
 	if err != nil || len(info) != 2 {
 		return &Result{Text: fmt.Sprintf("%s tab %s.", verb, c.t.short)}
 	}
-	return &Result{Text: fmt.Sprintf("%s tab %s: %q %s", verb, c.t.short, info[0], info[1])}
+	return c.pageLineOf(verb, info[0], info[1])
+}
+
+func (c *call) pageLineOf(verb, title, url string) *Result {
+	return &Result{Text: fmt.Sprintf("%s tab %s: %q %s", verb, c.t.short, title, url)}
 }
 
 type openArgs struct {
@@ -315,7 +319,15 @@ func (c *call) beforeAction() action {
 // tabs it opened.
 func (c *call) afterAction(ctx context.Context, before action, verb string) (*Result, error) {
 	loaded := c.settle(ctx, before)
-	res := c.pageLine(ctx, verb)
+	// The outline after the action reads the page's title and URL too:
+	// the action's line says them from it rather than asking again.
+	now, model, person := c.outlineChanges(ctx)
+	var res *Result
+	if now != nil {
+		res = c.pageLineOf(verb, now.Title, now.URL)
+	} else {
+		res = c.pageLine(ctx, verb)
+	}
 	if !loaded {
 		res.Text += " (the page is still loading)"
 	}
@@ -325,7 +337,10 @@ func (c *call) afterAction(ctx context.Context, before action, verb string) (*Re
 				fmt.Sprintf("Opened new tab %s %s: /tab %s makes it the current one.", t.ID, t.URL, tabNum(t.ID)))
 		}
 	}
-	return c.withChanges(ctx, res), nil
+	if model != "" {
+		res.addLine(model, person)
+	}
+	return res, nil
 }
 
 // nextFrameJS resolves once the page has drawn its next frame and run the

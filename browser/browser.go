@@ -269,6 +269,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("isolated browser in %s: %w", host, err)
 		}
+		s.choosers = true // a test's shared Chromium, headless
 		b.s = s
 		b.endpointsLocked()
 		return s, nil
@@ -282,6 +283,7 @@ func (b *Browser) launchLocked(ctx context.Context) (*session, error) {
 		p.stop()
 		return nil, err
 	}
+	s.choosers = !b.opts.Launch.Headed
 	b.s = s
 	b.endpointsLocked()
 	return s, nil
@@ -398,6 +400,9 @@ type session struct {
 	// events are the browser's own (downloads), for the calls waiting
 	// for some of them.
 	events hub
+	// choosers: the agent's own headless browser, where no person could
+	// see a file chooser, so its tabs catch every one (see attach).
+	choosers bool
 
 	mu      sync.Mutex
 	tabs    map[target.ID]*tab

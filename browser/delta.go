@@ -36,21 +36,35 @@ const (
 // shows another page (the action's own line names it), when a dialog
 // pauses the page, or when the page cannot be outlined now.
 func (c *call) changes(ctx context.Context) (model, person string) {
+	_, model, person = c.outlineChanges(ctx)
+	return model, person
+}
+
+// outlineChanges is changes that also returns the new outline, whose
+// title and URL the action's own line can say (nil when none was taken).
+func (c *call) outlineChanges(ctx context.Context) (now *Snapshot, model, person string) {
 	c.t.dmu.Lock()
 	last := c.t.last
 	c.t.dmu.Unlock()
 	if last == nil || ctx.Err() != nil || c.t.openDialog() != nil {
-		return "", "" // a dialog pauses the page: it answers no script
+		return nil, "", "" // a dialog pauses the page: it answers no script
 	}
 	s, err := c.snapshot(ctx, last.opts)
 	if err != nil || s.Error != "" {
-		return "", ""
+		return nil, "", ""
 	}
 	c.t.setLastSnapshot(last.opts, s)
 	if s.URL != last.url {
-		return "", ""
+		return s, "", ""
 	}
-	added, gone := lineDelta(last.lines, s.Lines)
+	model, person = lineChanges(last.lines, s.Lines)
+	return s, model, person
+}
+
+// lineChanges says what changed between two outlines of a page, as
+// changes does.
+func lineChanges(lastLines, lines []string) (model, person string) {
+	added, gone := lineDelta(lastLines, lines)
 	if len(added)+len(gone) == 0 {
 		const none = "No change on the page since the last snapshot."
 		return none, none

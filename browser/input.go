@@ -266,7 +266,13 @@ func stateWord(s string) string {
 // that opened, nil when none did. It is recorded in the tab for browser_upload.
 func (c *call) catchChooser(ctx context.Context) func() *page.EventFileChooserOpened {
 	ch, stop := c.t.events.watch(is[*page.EventFileChooserOpened])
-	_, err := chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
+	c.t.dmu.Lock()
+	always := c.t.choosers
+	c.t.dmu.Unlock()
+	var err error
+	if !always {
+		_, err = chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
+	}
 	return func() *page.EventFileChooserOpened {
 		defer stop()
 		if err != nil {
@@ -278,6 +284,9 @@ func (c *call) catchChooser(ctx context.Context) func() *page.EventFileChooserOp
 			fc = ev.(*page.EventFileChooserOpened)
 			c.t.setChooser(fc)
 		default:
+		}
+		if always {
+			return fc
 		}
 		// Off again at once: in the person's tab a chooser they open
 		// themselves must show.

@@ -68,6 +68,9 @@ type tab struct {
 	// chooser is the file chooser the last click opened, for
 	// browser_upload; guarded by dmu.
 	chooser *page.EventFileChooserOpened
+	// choosers: the attachment catches every file chooser (the agent's
+	// headless browser, session.choosers); guarded by dmu.
+	choosers bool
 	// events are the page's, for the calls waiting for some of them.
 	events hub
 	// net counts the page's requests in flight, for the settle wait.
@@ -288,6 +291,17 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	t.heldOpen = false // a new attachment: its new-document scripts are new too
 	t.readyWatch = false
 	s.mu.Unlock()
+	if s.choosers {
+		// The agent's own headless browser shows no file chooser to
+		// anyone: it is caught for the attachment's whole life, not
+		// turned on and off around each click (catchChooser).
+		cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := chromedp.Call(cctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
+		ccancel()
+		t.dmu.Lock()
+		t.choosers = err == nil
+		t.dmu.Unlock()
+	}
 	if s.mode == ModeShared {
 		// Chrome freezes background tabs; a frozen page answers nothing.
 		fctx, fcancel := context.WithTimeout(ctx, 2*time.Second)
