@@ -38,15 +38,30 @@ type docFrame struct {
 // worlds are the main-world execution contexts of one target's frames, as
 // the target announced them (Runtime.executionContextCreated with
 // isDefault): where a frame's snapshot runs, so it shares its refs with
-// later calls. Safe for concurrent use.
+// later calls. It also keeps the isolated worlds named secretWorld that
+// the secret-field check made, one per document, so the check need not
+// make one on every call; a world ends with its document (the context's
+// destroyed event). Safe for concurrent use.
 type worlds struct {
 	mu  sync.Mutex
 	ids map[cdp.FrameID]runtime.ExecutionContextID
 	uid map[string]cdp.FrameID
+	// secret: the secretWorld context of each frame's document, and by
+	// its unique id, the frame.
+	secret    map[cdp.FrameID]isoWorld
+	secretUID map[string]cdp.FrameID
+}
+
+// isoWorld is an isolated world's context: its id, and its system-unique
+// id, which names no other context even across renderer processes.
+type isoWorld struct {
+	id  runtime.ExecutionContextID
+	uid string
 }
 
 func newWorlds() *worlds {
-	return &worlds{ids: map[cdp.FrameID]runtime.ExecutionContextID{}, uid: map[string]cdp.FrameID{}}
+	return &worlds{ids: map[cdp.FrameID]runtime.ExecutionContextID{}, uid: map[string]cdp.FrameID{},
+		secret: map[cdp.FrameID]isoWorld{}, secretUID: map[string]cdp.FrameID{}}
 }
 
 // note keeps the worlds current from a target's events; it runs in the
@@ -57,26 +72,67 @@ func (w *worlds) note(ev any) {
 		var aux struct {
 			FrameID   cdp.FrameID `json:"frameId"`
 			IsDefault bool        `json:"isDefault"`
+			Type      string      `json:"type"`
 		}
-		if e.Context == nil || json.Unmarshal(e.Context.AuxData, &aux) != nil || !aux.IsDefault || aux.FrameID == "" {
+		if e.Context == nil || json.Unmarshal(e.Context.AuxData, &aux) != nil || aux.FrameID == "" {
 			return
 		}
 		w.mu.Lock()
-		w.ids[aux.FrameID], w.uid[e.Context.UniqueID] = e.Context.ID, aux.FrameID
-		w.mu.Unlock()
+		defer w.mu.Unlock()
+		switch {
+		case aux.IsDefault:
+			w.ids[aux.FrameID], w.uid[e.Context.UniqueID] = e.Context.ID, aux.FrameID
+		case aux.Type == "isolated" && e.Context.Name == secretWorld:
+			w.secret[aux.FrameID] = isoWorld{id: e.Context.ID, uid: e.Context.UniqueID}
+			w.secretUID[e.Context.UniqueID] = aux.FrameID
+		}
 	case *runtime.EventExecutionContextDestroyed:
 		w.mu.Lock()
 		if f, ok := w.uid[e.ExecutionContextUniqueID]; ok {
 			delete(w.ids, f)
 			delete(w.uid, e.ExecutionContextUniqueID)
 		}
+		if f, ok := w.secretUID[e.ExecutionContextUniqueID]; ok {
+			delete(w.secret, f)
+			delete(w.secretUID, e.ExecutionContextUniqueID)
+		}
 		w.mu.Unlock()
 	case *runtime.EventExecutionContextsCleared:
 		w.mu.Lock()
 		clear(w.ids)
 		clear(w.uid)
+		clear(w.secret)
+		clear(w.secretUID)
 		w.mu.Unlock()
 	}
+}
+
+// secretOf returns the frame's secretWorld context as its events
+// announced it; ok is false when it has none now.
+func (w *worlds) secretOf(f cdp.FrameID) (isoWorld, bool) {
+	if w == nil {
+		return isoWorld{}, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	iw, ok := w.secret[f]
+	return iw, ok
+}
+
+// secretByID returns the unique id of the secretWorld context id, ""
+// when its event has not been seen.
+func (w *worlds) secretByID(id runtime.ExecutionContextID) string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, iw := range w.secret {
+		if iw.id == id {
+			return iw.uid
+		}
+	}
+	return ""
 }
 
 // of returns the frame's main world, 0 when it has none (yet).
@@ -140,6 +196,8 @@ type docCtx struct {
 	ctx   context.Context
 	exec  runtime.ExecutionContextID
 	frame *docFrame
+	// worlds are the contexts of the target that runs the document.
+	worlds *worlds
 	// gesture runs scripts as if the person acted (user activation): a
 	// frame's field takes the focus only so.
 	gesture bool
@@ -236,7 +294,7 @@ func (s *session) frameDoc(ctx, tctx context.Context, t *tab, f *docFrame) (docC
 		release()
 		return docCtx{}, nil, fmt.Errorf("frame %s has no document now", f.key)
 	}
-	return docCtx{ctx: fctx, exec: exec, frame: f}, release, nil
+	return docCtx{ctx: fctx, exec: exec, frame: f, worlds: w}, release, nil
 }
 
 // refDoc returns the document a ref's element is in: the top document
@@ -244,7 +302,10 @@ func (s *session) frameDoc(ctx, tctx context.Context, t *tab, f *docFrame) (docC
 func (s *session) refDoc(ctx, tctx context.Context, t *tab, ref string) (docCtx, func(), error) {
 	key := RefFrame(ref)
 	if key == "" {
-		return docCtx{ctx: tctx}, func() {}, nil
+		t.dmu.Lock()
+		w := t.worlds
+		t.dmu.Unlock()
+		return docCtx{ctx: tctx, worlds: w}, func() {}, nil
 	}
 	f := t.frameByKey(key)
 	if f == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -58,7 +59,7 @@ func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, err
 	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, frame cdp.FrameID) (err error) {
 		dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
 		defer cancel()
-		v, err = secretInIsolation(dctx, d.exec, frame, ref)
+		v, err = secretInIsolation(dctx, d.worlds, d.exec, frame, ref)
 		return err
 	})
 	switch {
@@ -85,37 +86,111 @@ return __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);
 // type, its autocomplete, the focus). The element ref names is found where
 // the snapshot's refs live, the page's world (exec; 0: the target's main
 // one), and handed over by its DOM node; ref "" asks about the focus.
-func secretInIsolation(ctx context.Context, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string) (int, error) {
-	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: secretWorld})
-	if err != nil {
-		return 0, err
-	}
-	var args []*runtime.CallArgument
+//
+// The world is made once per document and kept in w (the document's end
+// ends it), and the test is called in it by its system-unique id, which
+// can name no other context, not even after a navigation to another
+// process; the element's handle must belong to that same world, or V8
+// refuses the call. Three round trips for a ref (find it, hand it over,
+// test it), one for the focus, where it took six.
+func secretInIsolation(ctx context.Context, w *worlds, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string) (int, error) {
+	group := fmt.Sprintf("browseragent-secret-%d", secretGroups.Add(1))
+	defer releaseLater(ctx, group)
+	var node cdp.BackendNodeID
 	if ref != "" {
-		el, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: fmt.Sprintf("(%s)(%s)", refsJS, jsArg(ref)), ContextID: exec})
+		el, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: fmt.Sprintf("(%s)(%s)", refsJS, jsArg(ref)),
+			ContextID: exec, ObjectGroup: group,
+			SerializationOptions: &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep, MaxDepth: new(int64(0))}})
 		if err != nil {
 			return 0, err
 		}
 		if el.ExceptionDetails != nil {
 			return 0, &chromedp.ExceptionError{ExceptionDetails: el.ExceptionDetails}
 		}
-		if el.Result == nil || el.Result.ObjectID == "" {
+		if node = backendNode(el.Result); node == 0 {
 			return 0, errors.New("ref " + ref + " is not an element: take a new browser_snapshot")
 		}
-		defer chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: el.Result.ObjectID})
-		node, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.Result.ObjectID})
+	}
+	// Looked up once the page has answered: a document that ended before
+	// has said so by then (its world's destroyed event came first).
+	iw, kept := w.secretOf(frame)
+	if !kept {
+		var err error
+		if iw, err = newSecretWorld(ctx, w, frame); err != nil {
+			return 0, err
+		}
+	}
+	v, err := secretTest(ctx, iw, node, group)
+	if err != nil && kept && ctx.Err() == nil {
+		// The document ended meanwhile: ask a world of the one there now.
+		if iw, err = newSecretWorld(ctx, w, frame); err != nil {
+			return 0, err
+		}
+		v, err = secretTest(ctx, iw, node, group)
+	}
+	return v, err
+}
+
+// secretGroups numbers the secret-field checks' object groups: each check
+// releases its own, never the next one's.
+var secretGroups atomic.Int64
+
+// releaseLater releases an object group without waiting for the answer:
+// nothing depends on it, so the call does not wait for it either.
+func releaseLater(ctx context.Context, group string) {
+	go func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_, _ = chromedp.Call(rctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+	}()
+}
+
+// backendNode reads the DOM node id of an element from its deep
+// serialisation; 0 when the value is no element.
+func backendNode(o *runtime.RemoteObject) cdp.BackendNodeID {
+	if o == nil || o.DeepSerializedValue == nil || o.DeepSerializedValue.Type != "node" {
+		return 0
+	}
+	var v struct {
+		NodeType      int               `json:"nodeType"`
+		BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+	}
+	if json.Unmarshal(o.DeepSerializedValue.Value, &v) != nil || v.NodeType != 1 {
+		return 0
+	}
+	return v.BackendNodeID
+}
+
+// newSecretWorld makes frame's secretWorld (w keeps it from its event).
+func newSecretWorld(ctx context.Context, w *worlds, frame cdp.FrameID) (isoWorld, error) {
+	world, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: secretWorld})
+	if err != nil {
+		return isoWorld{}, err
+	}
+	return isoWorld{id: world.ExecutionContextID, uid: w.secretByID(world.ExecutionContextID)}, nil
+}
+
+// secretTest calls secretTestJS in the world iw on the element node (the
+// focus when 0).
+func secretTest(ctx context.Context, iw isoWorld, node cdp.BackendNodeID, group string) (int, error) {
+	var args []*runtime.CallArgument
+	if node != 0 {
+		iso, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node, ExecutionContextID: iw.id, ObjectGroup: group})
 		if err != nil {
 			return 0, err
 		}
-		iso, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.Node.BackendNodeID, ExecutionContextID: world.ExecutionContextID})
-		if err != nil {
-			return 0, err
+		if iso.Object == nil || iso.Object.ObjectID == "" {
+			return 0, errors.New("the element is not in the page any more")
 		}
-		defer chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: iso.Object.ObjectID})
 		args = append(args, &runtime.CallArgument{ObjectID: iso.Object.ObjectID})
 	}
-	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: secretTestJS,
-		ExecutionContextID: world.ExecutionContextID, Arguments: args, ReturnByValue: new(true)})
+	p := runtime.CallFunctionOnParams{FunctionDeclaration: secretTestJS, Arguments: args, ReturnByValue: new(true), ObjectGroup: group}
+	if iw.uid != "" {
+		p.UniqueContextID = iw.uid
+	} else {
+		p.ExecutionContextID = iw.id // its event not seen yet: as made just now
+	}
+	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, p)
 	if err != nil {
 		return 0, err
 	}
