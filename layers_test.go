@@ -132,3 +132,23 @@ func TestPackageMapIsTrue(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractUsesNoNetwork: extract works on HTML from anywhere, so
+// neither it nor any package of ours it depends on imports a network
+// package (net, net/http and below; net/url, which only parses, is fine).
+// Its libraries are not held to this: goquery and go-readability link
+// net/http for helpers extract never calls.
+func TestExtractUsesNoNetwork(t *testing.T) {
+	const module = "github.com/browseragent/browseragent/"
+	for _, line := range goList(t, "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./extract") {
+		fields := strings.Fields(line)
+		if !strings.HasPrefix(fields[0], module) {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if imp == "net" || (strings.HasPrefix(imp, "net/") && imp != "net/url") {
+				t.Errorf("%s imports %s: extract must use no network", strings.TrimPrefix(fields[0], module), imp)
+			}
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/media"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -125,8 +125,8 @@ func renderedHTML(d docCtx) (html, url, title string, err error) {
 // The page has already run its scripts, so it is never reported as a
 // JavaScript app shell: that flag and its hint ("open it in the browser")
 // are for plain HTTP fetches only.
-func extractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Result, error) {
-	r, err := fetch.Extract(html, pageURL, o)
+func extractDOM(html []byte, pageURL string, o *extract.ExtractOptions) (*extract.Result, error) {
+	r, err := extract.Extract(html, pageURL, o)
 	if r != nil && r.JSShell {
 		r.JSShell, r.Hint = false, ""
 	}
@@ -139,7 +139,7 @@ func extractDOM(html []byte, pageURL string, o *fetch.ExtractOptions) (*fetch.Re
 // that print a page in fetch's formats (fetch --render). The model never
 // sees it.
 type Extracted struct {
-	Result *fetch.Result
+	Result *extract.Result
 	Err    error
 	DOM    []byte
 }
@@ -152,7 +152,7 @@ func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extr
 	if err != nil {
 		return "", "", nil, err
 	}
-	r, err := extractDOM([]byte(html), url, &fetch.ExtractOptions{Select: selector, Links: b.opts.ExtractLinks})
+	r, err := extractDOM([]byte(html), url, &extract.ExtractOptions{Select: selector, Links: b.opts.ExtractLinks})
 	x = &Extracted{Result: r, Err: err, DOM: []byte(html)}
 	if err != nil {
 		return "", url, x, err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/internal/testutil"
 )
 
@@ -186,7 +186,7 @@ func TestExtractDOMIsNeverAShell(t *testing.T) {
 	testutil.Parallel(t)
 	rendered := []byte(`<!doctype html><html><head><title>SPA</title><script src="/a.js"></script><script src="/b.js"></script></head>
 <body><div id="app"><h1>Rendered by JavaScript</h1><p>The answer is forty-two.</p></div><script>boot()</script></body></html>`)
-	plain, err := fetch.Extract(rendered, "http://127.0.0.1/spa", nil)
+	plain, err := extract.Extract(rendered, "http://127.0.0.1/spa", nil)
 	if err != nil || !plain.JSShell {
 		t.Fatalf("the fixture must look like a shell to plain extraction (JSShell %v, %v)", plain.JSShell, err)
 	}

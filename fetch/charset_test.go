@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browseragent/browseragent/extract"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -105,7 +106,7 @@ func TestCharsetLabelMismatch(t *testing.T) {
 				w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			res, err := Fetch(context.Background(), srv.URL, &Options{Extract: ExtractOptions{Select: "p"}})
+			res, err := Fetch(context.Background(), srv.URL, &Options{Extract: extract.ExtractOptions{Select: "p"}})
 			if err != nil {
 				t.Fatal(err)
 			}

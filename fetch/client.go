@@ -1,10 +1,8 @@
-// Package fetch is web_fetch: it gets a page over plain HTTP (timeouts,
-// capped redirects and body size, gzip/deflate/br, charset detection),
-// extracts the main content with a Go port of Mozilla Readability, and
-// renders it as markdown, text, JSON or the HTML of CSS-selected nodes.
-// Extract does the same for HTML from elsewhere (the browser's rendered
-// DOM). The package never prints; errors are *Error values whose message is
-// one sentence.
+// Package fetch is web_fetch's HTTP client: it gets a page over plain HTTP
+// (timeouts, capped redirects and body size, gzip/deflate/br, the guard's
+// check of every connection) and hands the body to package extract. The
+// package never prints; errors are *Error values whose message is one
+// sentence.
 package fetch
 
 import (
@@ -22,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/internal/netcheck"
 )
 
@@ -29,7 +28,7 @@ import (
 const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
-	DefaultMaxBytes       = 10 << 20
+	DefaultMaxBytes       = extract.DefaultMaxBytes
 	DefaultMaxRedirects   = 10
 	DefaultAcceptLanguage = "en-US,en;q=0.9"
 	// DefaultUserAgent is a current desktop Chrome: many sites answer a
@@ -49,7 +48,7 @@ type Options struct {
 	// TLSConfig overrides the TLS settings (tests trust their own CA here).
 	TLSConfig *tls.Config
 	// Extract is applied to HTML responses.
-	Extract ExtractOptions
+	Extract extract.ExtractOptions
 	// AllowRedirect, when set, is asked before each redirect is followed; an
 	// error refuses that hop and fails the fetch with ErrRedirectRefused, so
 	// a redirect cannot carry a request somewhere the first URL could not go.
@@ -121,7 +120,7 @@ type Client struct {
 
 // NewClient returns a Client with opts (nil means defaults).
 func NewClient(opts *Options) *Client {
-	warmRules()
+	extract.Warm()
 	o := opts.withDefaults()
 	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second, Resolver: o.Resolver}
 	if ctl := o.DialControl; ctl != nil {
@@ -166,24 +165,24 @@ func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
 // Fetch gets rawURL with a one-off Client and returns its main content.
 // See (*Client).Fetch.
-func Fetch(ctx context.Context, rawURL string, opts *Options) (*Result, error) {
+func Fetch(ctx context.Context, rawURL string, opts *Options) (*extract.Result, error) {
 	c := NewClient(opts)
 	defer c.Close()
 	return c.Fetch(ctx, rawURL)
 }
 
 // Fetch gets rawURL and returns its main content. On an HTTP error status it
-// returns both the Result (the error page, extracted) and an *Error; every
-// other failure returns a nil Result. Errors are *Error values whose message
+// returns both the extract.Result (the error page, extracted) and an *Error; every
+// other failure returns a nil extract.Result. Errors are *Error values whose message
 // is one sentence.
-func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
+func (c *Client) Fetch(ctx context.Context, rawURL string) (*extract.Result, error) {
 	return c.FetchWith(ctx, rawURL, &c.opts.Extract)
 }
 
 // FetchWith is Fetch extracting with ex in place of the client's own
 // extraction options, so callers that select per URL (web_fetch) share
 // one connection pool.
-func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *ExtractOptions) (*Result, error) {
+func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *extract.ExtractOptions) (*extract.Result, error) {
 	u, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -205,8 +204,17 @@ func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *ExtractOption
 	if err != nil {
 		return nil, c.classifyBody(err, u, limit)
 	}
-	res := newResult(rawURL, resp, body, truncated, c.opts.MaxBytes)
-	if err := res.fill(body, bodyType(resp), ex); err != nil {
+	res, err := extract.FromResponse(&extract.Response{
+		URL: rawURL, FinalURL: resp.Request.URL.String(), Status: resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"), BodyType: bodyType(resp), Sniffed: http.DetectContentType(body),
+		ContentLength: resp.ContentLength, RetryAfter: resp.Header.Get("Retry-After"),
+		Body: body, Truncated: truncated, MaxBytes: c.opts.MaxBytes,
+	}, ex)
+	var xe *extract.Error
+	if errors.As(err, &xe) { // one error type for every failure of Fetch
+		return nil, &Error{Kind: xe.Kind, URL: xe.URL, Msg: xe.Msg, Err: xe.Err}
+	}
+	if err != nil {
 		return nil, err
 	}
 	return res, StatusError(res)
@@ -507,7 +515,7 @@ func lastPart(err error) string {
 // StatusError is the error for a result with an HTTP error status (4xx or
 // 5xx), nil otherwise; callers that render pages elsewhere (the browser)
 // report statuses the same way.
-func StatusError(res *Result) error {
+func StatusError(res *extract.Result) error {
 	if res.Status < 400 {
 		return nil
 	}

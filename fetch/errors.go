@@ -6,9 +6,9 @@ import (
 )
 
 // Sentinel errors, one per kind of failure a caller may want to tell apart
-// with errors.Is. Every error Fetch or Extract returns is an *Error that wraps
-// one of them; its message is already one sentence fit for a person or a
-// model.
+// with errors.Is. Every error of the HTTP client is an *Error that wraps
+// one of them, or one of extract's when the page cannot be extracted; its
+// message is already one sentence fit for a person or a model.
 var (
 	ErrBadURL           = errors.New("malformed URL")
 	ErrUnreachable      = errors.New("host unreachable")
@@ -19,13 +19,10 @@ var (
 	ErrRedirectLoop     = errors.New("redirect loop")
 	ErrRedirectRefused  = errors.New("redirect refused")
 	ErrAddressRefused   = errors.New("address refused")
-	ErrEmptyBody        = errors.New("empty body")
-	ErrBadSelector      = errors.New("invalid CSS selector")
-	ErrNoMatch          = errors.New("selector matched nothing")
 	ErrBody             = errors.New("cannot read body")
 )
 
-// Error is a failure of Fetch or Extract. Msg is one sentence without a
+// Error is a failure of Fetch. Msg is one sentence without a
 // trailing period; Kind is one of the sentinel errors above and Err the
 // underlying cause, if any.
 type Error struct {
@@ -44,6 +41,21 @@ func (e *Error) Unwrap() []error {
 		return []error{e.Kind}
 	}
 	return []error{e.Kind, e.Err}
+}
+
+// Retryable reports whether the failure may pass if tried again: the
+// server asked to slow down (429), failed (5xx), or the connection did not
+// hold (a body cut off, a connection reset or closed before the answer).
+func (e *Error) Retryable() bool {
+	switch e.Kind {
+	case ErrHTTPStatus:
+		return e.Status == 429 || e.Status >= 500
+	case ErrBody:
+		return true
+	case ErrUnreachable:
+		return droppedConn(e.Err) // reset or closed unanswered; not refused, not unresolvable
+	}
+	return false
 }
 
 func newError(kind error, url string, cause error, format string, args ...any) *Error {

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/andybalholm/brotli"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -189,7 +190,7 @@ func TestFetchBadInput(t *testing.T) {
 		{"body cut short by the server", srv.URL + "/cut", nil, ErrBody, "reading the body of " + srv.URL + "/cut failed: unexpected EOF", 0},
 		{"body not really gzip", srv.URL + "/fake-gzip", nil, ErrBody, "cannot decode the body of " + srv.URL + "/fake-gzip: it is labelled gzip but is not: gzip: invalid header", 0},
 		{"unsupported encoding", srv.URL + "/zstd", nil, ErrBody, `Content-Encoding "zstd" is not supported (only gzip, deflate and br)`, 0},
-		{"empty body", srv.URL + "/empty", nil, ErrEmptyBody, "answered 200 with an empty body", 0},
+		{"empty body", srv.URL + "/empty", nil, extract.ErrEmptyBody, "answered 200 with an empty body", 0},
 		{"timeout", srv.URL + "/slow", &Options{Timeout: 200 * time.Millisecond}, ErrTimeout, "timed out fetching " + srv.URL + "/slow (limit 200ms)", 0},
 		{"no scheme", "example.com/page", nil, ErrBadURL, `malformed URL "example.com/page": no scheme; write it as https://example.com/page`, 0},
 		{"host:port without scheme", "localhost:8080/x", nil, ErrBadURL, `malformed URL "localhost:8080/x": no scheme; write it as http://localhost:8080/x (or https://)`, 0},
@@ -201,8 +202,8 @@ func TestFetchBadInput(t *testing.T) {
 		{"space in host", "http://exa mple.com/", nil, ErrBadURL, "it contains white space", 0},
 		{"relative path", "/just/a/path", nil, ErrBadURL, "it is not an absolute URL", 0},
 		{"control character", "http://example.com/\x7f", nil, ErrBadURL, "invalid control character in URL", 0},
-		{"bad selector", srv.URL + "/article", &Options{Extract: ExtractOptions{Select: "p[["}}, ErrBadSelector, `invalid CSS selector "p[["`, 0},
-		{"selector matches nothing", srv.URL + "/article", &Options{Extract: ExtractOptions{Select: "table.none"}}, ErrNoMatch, `matches the selector "table.none"`, 0},
+		{"bad selector", srv.URL + "/article", &Options{Extract: extract.ExtractOptions{Select: "p[["}}, extract.ErrBadSelector, `invalid CSS selector "p[["`, 0},
+		{"selector matches nothing", srv.URL + "/article", &Options{Extract: extract.ExtractOptions{Select: "table.none"}}, extract.ErrNoMatch, `matches the selector "table.none"`, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,7 +232,7 @@ func TestFetchBadInput(t *testing.T) {
 func TestFetchResults(t *testing.T) {
 	srv := testServer(t)
 	type summary struct {
-		Kind      Kind
+		Kind      extract.Kind
 		Title     string
 		Truncated bool
 		JSShell   bool
@@ -247,33 +248,33 @@ func TestFetchResults(t *testing.T) {
 		want     summary
 	}{
 		{"article", "/article", nil, "The second paragraph goes on about wine",
-			summary{Kind: KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
 		{"ten redirects are fine", "/hop/10", nil, "The first paragraph",
-			summary{Kind: KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
-		{"gzip", "/enc/gzip", nil, "cheese, bread", summary{Kind: KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
-		{"deflate zlib", "/enc/deflate", nil, "cheese, bread", summary{Kind: KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
-		{"deflate raw", "/enc/deflate-raw", nil, "cheese, bread", summary{Kind: KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
-		{"brotli", "/enc/br", nil, "cheese, bread", summary{Kind: KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
+		{"gzip", "/enc/gzip", nil, "cheese, bread", summary{Kind: extract.KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
+		{"deflate zlib", "/enc/deflate", nil, "cheese, bread", summary{Kind: extract.KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
+		{"deflate raw", "/enc/deflate-raw", nil, "cheese, bread", summary{Kind: extract.KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
+		{"brotli", "/enc/br", nil, "cheese, bread", summary{Kind: extract.KindHTML, Title: "Test Article", Contains: true, ValidUTF8: true}},
 		{"larger than the cap", "/big", &Options{MaxBytes: 1000}, "big page words",
-			summary{Kind: KindHTML, Truncated: true, Warnings: 1, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindHTML, Truncated: true, Warnings: 1, Contains: true, ValidUTF8: true}},
 		{"invalid UTF-8", "/badutf8", nil, "au lait",
-			summary{Kind: KindHTML, Title: "Bad \uFFFD bytes", Warnings: 1, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindHTML, Title: "Bad \uFFFD bytes", Warnings: 1, Contains: true, ValidUTF8: true}},
 		{"json pretty-printed", "/json", nil, "{\n  \"b\": [\n    1,\n    2\n  ],\n  \"a\": \"x\"\n}",
-			summary{Kind: KindJSON, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindJSON, Contains: true, ValidUTF8: true}},
 		{"broken json shown as text", "/badjson", nil, `{"b":`,
-			summary{Kind: KindText, Warnings: 1, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindText, Warnings: 1, Contains: true, ValidUTF8: true}},
 		{"text passed through", "/text", nil, "plain <b>text</b>\n  kept as is\n",
-			summary{Kind: KindText, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindText, Contains: true, ValidUTF8: true}},
 		{"pdf", "/pdf", nil, "binary content (application/pdf, 2.9 KiB)",
-			summary{Kind: KindBinary, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindBinary, Contains: true, ValidUTF8: true}},
 		{"png without a type", "/png-untyped", nil, "binary content (unknown type, 108 B)",
-			summary{Kind: KindBinary, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindBinary, Contains: true, ValidUTF8: true}},
 		{"javascript shell", "/shell", nil, "",
-			summary{Kind: KindHTML, Title: "App", JSShell: true, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindHTML, Title: "App", JSShell: true, Contains: true, ValidUTF8: true}},
 		{"settable accept-language", "/headers", &Options{AcceptLanguage: "de-CH,de;q=0.8"}, "AL=de-CH,de;q=0.8\nAE=gzip, deflate, br",
-			summary{Kind: KindText, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindText, Contains: true, ValidUTF8: true}},
 		{"browser user-agent", "/headers", nil, "UA=" + DefaultUserAgent,
-			summary{Kind: KindText, Contains: true, ValidUTF8: true}},
+			summary{Kind: extract.KindText, Contains: true, ValidUTF8: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

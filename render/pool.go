@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/browseragent/browseragent/browser"
-	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/extract"
 )
 
 // Pool renders pages on a pool of browsers, each with its own session (and
@@ -186,7 +186,7 @@ func (p *Pool) Close() {
 
 // Render renders one URL on the pool. A page whose browser was lost is
 // tried on another of the pool at once; that browser is not used again.
-func (b *Pool) Render(ctx context.Context, u string) (*fetch.Result, error) {
+func (b *Pool) Render(ctx context.Context, u string) (*extract.Result, error) {
 	for {
 		ep := b.pick()
 		if ep == nil {

@@ -1,7 +1,7 @@
 // Package render renders pages in a real browser for `fetch --render`: one
 // browser (Renderer) or a pool of them (Pool), every step a tool call
 // through a session's registry, so the guard judges it as it judges the
-// agent. The result is a fetch.Result with the fields a plain fetch gives.
+// agent. The result is an extract.Result with the fields a plain fetch gives.
 package render
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/session"
@@ -127,12 +128,12 @@ func (r *Renderer) isLost(err error) bool {
 // (browser.Extracted) of the last browser_extract result.
 type extraction struct {
 	mu  sync.Mutex
-	res *fetch.Result
+	res *extract.Result
 	err error
 	dom []byte // the DOM it was made from, kept after take
 }
 
-func (x *extraction) set(r *fetch.Result, err error, dom []byte) {
+func (x *extraction) set(r *extract.Result, err error, dom []byte) {
 	x.mu.Lock()
 	x.res, x.err, x.dom = r, err, dom
 	x.mu.Unlock()
@@ -146,7 +147,7 @@ func (x *extraction) lastDOM() []byte {
 }
 
 // take returns and forgets what the last extraction produced.
-func (x *extraction) take() (*fetch.Result, error) {
+func (x *extraction) take() (*extract.Result, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	r, err := x.res, x.err
@@ -185,7 +186,7 @@ type renderPage struct {
 // Render opens url in a new tab, waits for it, extracts it, takes the
 // screenshot (to shot, when not "") and closes the tab again. The result
 // has the fields and kinds a plain fetch.Fetch of the same page has.
-func (r *Renderer) Render(ctx context.Context, url, shot string) (*fetch.Result, error) {
+func (r *Renderer) Render(ctx context.Context, url, shot string) (*extract.Result, error) {
 	if _, err := fetch.ParseURL(url); err != nil {
 		return nil, err // refused as plain fetch refuses it, before any browser starts
 	}
@@ -218,10 +219,10 @@ func (r *Renderer) Render(ctx context.Context, url, shot string) (*fetch.Result,
 		}
 		length, retryAfter = resp.Size, resp.RetryAfter
 	}
-	res, err = fetch.FromRendered(&fetch.Rendered{
+	res, err = extract.FromRendered(&extract.Rendered{
 		URL: url, FinalURL: res.FinalURL, Status: doc.Status, ContentType: doc.Type,
 		Size: doc.Size, ContentLength: length, RetryAfter: retryAfter, DOM: p.ex.lastDOM(), Extracted: res,
-	}, r.maxBytes, &fetch.ExtractOptions{Select: r.sel, Links: r.links})
+	}, r.maxBytes, &extract.ExtractOptions{Select: r.sel, Links: r.links})
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +333,7 @@ func resData(res *tools.ToolResult) any {
 }
 
 // extract returns the page as web_fetch's extractor sees it now.
-func (p *renderPage) extract(ctx context.Context) (*fetch.Result, error) {
+func (p *renderPage) extract(ctx context.Context) (*extract.Result, error) {
 	if _, err := p.extractCall(ctx); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/catalog"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/fetch"
 )
 
@@ -70,7 +71,7 @@ type webFetchArgs struct {
 // status), for Go callers that print fetch's output themselves (the fetch
 // subcommand and its batches).
 type Fetched struct {
-	Result *fetch.Result
+	Result *extract.Result
 	Err    error
 }
 
@@ -85,11 +86,11 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	if err := json.Unmarshal(c.Raw, &a); err != nil || a.URL == "" {
 		return (&ToolResult{ours: true, Text: `web_fetch needs {"url": "https://..."}`}).Fail(), nil
 	}
-	format := fetch.FormatMarkdown
+	format := extract.FormatMarkdown
 	if a.Format == "text" {
-		format = fetch.FormatText
+		format = extract.FormatText
 	}
-	res, err := w.client.FetchWith(ctx, a.URL, &fetch.ExtractOptions{Select: a.Select, Links: a.Links})
+	res, err := w.client.FetchWith(ctx, a.URL, &extract.ExtractOptions{Select: a.Select, Links: a.Links})
 	data := &Fetched{Result: res, Err: err}
 	if err != nil {
 		var fe *fetch.Error
@@ -111,7 +112,7 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 		fmt.Fprintf(&b, "Title: %s\n", res.Title)
 	}
 	fmt.Fprintf(&b, "URL: %s\n\n%s", res.FinalURL, body)
-	if a.Links && format != fetch.FormatJSON {
+	if a.Links && format != extract.FormatJSON {
 		b.WriteString("\n\nLinks:\n" + res.LinksText(format))
 	}
 	out := &ToolResult{Text: b.String(), Note: res.Hint, Data: data}

@@ -13,7 +13,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 
-	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/batch"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/words"
 )
@@ -33,15 +34,15 @@ func (b *batchFlags) addFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&b.resume, "resume", false, "batch: skip the URLs that already have a line in --out and append the rest")
 	fl.IntVar(&b.perHost, "per-host", 0, "batch: at most this many URLs of one host at once (default: --concurrency)")
 	fl.DurationVar(&b.delay, "delay", 0, "batch: wait at least this long between two requests to one host (e.g. 500ms)")
-	fl.IntVar(&b.retries, "retries", fetch.DefaultBatchRetries, "batch: tries after the first on 429, 5xx and lost browsers, with backoff (Retry-After honoured)")
-	fl.DurationVar(&b.maxWait, "max-wait", fetch.DefaultMaxRetryWait, "batch: the longest wait before a retry; a host whose Retry-After asks for longer is left for a later --resume")
+	fl.IntVar(&b.retries, "retries", batch.DefaultBatchRetries, "batch: tries after the first on 429, 5xx and lost browsers, with backoff (Retry-After honoured)")
+	fl.DurationVar(&b.maxWait, "max-wait", batch.DefaultMaxRetryWait, "batch: the longest wait before a retry; a host whose Retry-After asks for longer is left for a later --resume")
 	fl.BoolVar(&b.robots, "robots", false, "batch: obey each host's robots.txt (Disallow and Crawl-delay)")
 	fl.StringVar(&b.shard, "shard", "", "batch: do only shard `K/N` of the list (K from 0), split by URL hash")
 }
 
 // check refuses the batch flags outside a batch.
 func (b *batchFlags) check() error {
-	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != fetch.DefaultBatchRetries || b.maxWait != fetch.DefaultMaxRetryWait {
+	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != batch.DefaultBatchRetries || b.maxWait != batch.DefaultMaxRetryWait {
 		return exitCode(exitUsage, "--resume, --per-host, --delay, --retries, --max-wait, --robots and --shard are for batches: add -i FILE or --out FILE")
 	}
 	return nil
@@ -58,7 +59,7 @@ func (e refusedError) FailureKind() string { return "refused" }
 // JSON line, streamed so a list of millions needs no more memory than one
 // of ten. Ctrl-C stops it cleanly: every line already written is whole,
 // and --resume goes on from there.
-func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, format fetch.Format) error {
+func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, format extract.Format) error {
 	o, err := f.batchOptions(format)
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 			return err
 		}
 		defer rdone()
-		o.RobotsRules = fetch.NewRobots(func(ctx context.Context, u string, _ int) (*fetch.Result, error) { return robots(ctx, u) }, o.RobotsAgent)
+		o.RobotsRules = batch.NewRobots(func(ctx context.Context, u string, _ int) (*extract.Result, error) { return robots(ctx, u) }, o.RobotsAgent)
 		// A redirect is a request too: one to a page its host's
 		// robots.txt disallows is not followed (plain fetches; the
 		// browser follows its own).
@@ -114,9 +115,9 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 	}
 	bar := batchBar(s, f, args, o)
 	if bar != nil {
-		o.Progress = func(p fetch.BatchProgress) { bar.Set(p.OK + p.Failed) }
+		o.Progress = func(p batch.BatchProgress) { bar.Set(p.OK + p.Failed) }
 	}
-	sum, err := fetch.RunBatch(ctx, in, out, job.run, o)
+	sum, err := batch.RunBatch(ctx, in, out, job.run, o)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -133,9 +134,9 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 	return nil
 }
 
-func (f *fetchFlags) batchOptions(format fetch.Format) (*fetch.BatchOptions, error) {
+func (f *fetchFlags) batchOptions(format extract.Format) (*batch.BatchOptions, error) {
 	b := &f.batch
-	o := &fetch.BatchOptions{
+	o := &batch.BatchOptions{
 		Concurrency: f.concurrency, PerHost: b.perHost, Delay: b.delay, Retries: b.retries, MaxWait: b.maxWait,
 		RobotsAgent: "browseragent", Format: format,
 	}
@@ -155,7 +156,7 @@ func (f *fetchFlags) batchOptions(format fetch.Format) (*fetch.BatchOptions, err
 		o.Retries = -1
 	}
 	if b.shard != "" {
-		sh, err := fetch.ParseShard(b.shard)
+		sh, err := batch.ParseShard(b.shard)
 		if err != nil {
 			return nil, exitCode(exitUsage, err.Error())
 		}
@@ -180,7 +181,7 @@ func (b *batchOut) Close() error {
 // openBatchOut creates --out, or with --resume reads the URLs it already
 // answers into o.Done, cuts a last line a crash left half written and
 // opens it for appending.
-func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, error) {
+func openBatchOut(s *streams, f *fetchFlags, o *batch.BatchOptions) (*batchOut, error) {
 	path := f.out
 	if path == "" || path == "-" {
 		return &batchOut{Writer: s.out}, nil
@@ -206,7 +207,7 @@ func openBatchOut(s *streams, f *fetchFlags, o *fetch.BatchOptions) (*batchOut, 
 	if err != nil {
 		return fail(err)
 	}
-	done, whole, err := fetch.ReadDone(file)
+	done, whole, err := batch.ReadDone(file)
 	if err == nil {
 		err = file.Truncate(whole)
 	}
@@ -297,7 +298,7 @@ func openBatchIn(s *streams, path string, args []string) (io.Reader, func(), err
 // batchBar is a progress bar with rate and ETA on stderr when it is a
 // terminal and the lines do not go to that terminal too, or nil. The total is counted first when the list is a file;
 // from stdin the bar shows the count and the rate only.
-func batchBar(s *streams, f *fetchFlags, args []string, o *fetch.BatchOptions) *progressbar.ProgressBar {
+func batchBar(s *streams, f *fetchFlags, args []string, o *batch.BatchOptions) *progressbar.ProgressBar {
 	if !isTerminal(s.err) {
 		return nil
 	}
@@ -307,7 +308,7 @@ func batchBar(s *streams, f *fetchFlags, args []string, o *fetch.BatchOptions) *
 	total := -1
 	if f.input != "" && f.input != "-" {
 		if list, err := os.Open(f.input); err == nil {
-			n, err := fetch.CountBatch(io.MultiReader(strings.NewReader(strings.Join(args, "\n")+"\n"), list), o)
+			n, err := batch.CountBatch(io.MultiReader(strings.NewReader(strings.Join(args, "\n")+"\n"), list), o)
 			list.Close()
 			if err == nil {
 				total = n
@@ -338,7 +339,7 @@ func isTerminal(w io.Writer) bool {
 
 // summaryLine is the batch's last word: "fetched 20000 URLs in 12.3 s
 // (1626/s): 19990 ok, 10 failed (6 http-404, 4 timeout); ...".
-func summaryLine(f *fetchFlags, sum *fetch.BatchSummary, job *batchRunner) string {
+func summaryLine(f *fetchFlags, sum *batch.BatchSummary, job *batchRunner) string {
 	verb := "fetched"
 	if f.render.on {
 		verb = "rendered"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/browsercli"
-	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/render"
 )
 
@@ -89,7 +89,7 @@ func (r *renderFlags) wanted() bool {
 // redirect lands there) and the audit log records it. Up to --concurrency
 // URLs render at once, each in its own tab: every call names its tab, so
 // none depends on which tab is current.
-func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, format fetch.Format) error {
+func runRender(ctx context.Context, s *streams, f *fetchFlags, urls []string, format extract.Format) error {
 	if !f.render.on {
 		return exitCode(exitUsage, "--wait-for, --screenshot, --sites and --connect need --render")
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/words"
@@ -101,7 +102,7 @@ again with --resume.`,
 }
 
 func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) error {
-	format, err := fetch.ParseFormat(f.format)
+	format, err := extract.ParseFormat(f.format)
 	if err != nil {
 		return exitCode(exitUsage, err.Error())
 	}
@@ -138,7 +139,7 @@ func runFetch(ctx context.Context, s *streams, f *fetchFlags, args []string) err
 	return fetchPages(ctx, s, f, args, format)
 }
 
-func fetchPages(ctx context.Context, s *streams, f *fetchFlags, args []string, format fetch.Format) error {
+func fetchPages(ctx context.Context, s *streams, f *fetchFlags, args []string, format extract.Format) error {
 	if f.render.wanted() {
 		return runRender(ctx, s, f, args, format)
 	}
@@ -265,7 +266,7 @@ func renderTabs() int { return min(16, max(4, 4*runtime.NumCPU())) }
 const maxConcurrency = 1024
 
 // fetcher fetches one URL.
-type fetcher func(ctx context.Context, url string) (*fetch.Result, error)
+type fetcher func(ctx context.Context, url string) (*extract.Result, error)
 
 // guardedFetcher fetches through the session's registry, the one path every
 // tool call takes: the guard judges each URL as web_fetch (a deny rule, such
@@ -281,7 +282,7 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 	if err != nil {
 		return nil, nil, err
 	}
-	get := func(ctx context.Context, u string) (*fetch.Result, error) {
+	get := func(ctx context.Context, u string) (*extract.Result, error) {
 		if _, err := fetch.ParseURL(u); err != nil {
 			return nil, err // nothing is fetched; fetch says best what is wrong
 		}
@@ -309,20 +310,20 @@ func (f *fetchFlags) options() *fetch.Options {
 	return &fetch.Options{
 		Timeout: f.timeout, ConnectTimeout: f.connectTimeout, MaxBytes: int64(f.maxBytes),
 		AcceptLanguage: f.acceptLanguage, UserAgent: f.userAgent, AllowRedirect: f.allowRedirect,
-		Extract: fetch.ExtractOptions{Select: f.selector, Links: f.links},
+		Extract: extract.ExtractOptions{Select: f.selector, Links: f.links},
 	}
 }
 
 // fetched is one URL's outcome.
 type fetched struct {
 	url string
-	res *fetch.Result
+	res *extract.Result
 	err error
 }
 
 // printPages fetches urls concurrently and prints them in order. Failures
 // are one sentence each on stderr; the exit code is the worst seen.
-func printPages(ctx context.Context, s *streams, f *fetchFlags, get fetcher, urls []string, format fetch.Format) error {
+func printPages(ctx context.Context, s *streams, f *fetchFlags, get fetcher, urls []string, format extract.Format) error {
 	results := make([]chan fetched, len(urls))
 	sem := make(chan struct{}, f.concurrency)
 	for i, u := range urls {
@@ -341,11 +342,11 @@ func printPages(ctx context.Context, s *streams, f *fetchFlags, get fetcher, url
 // (the URLs' order), each under a "==> URL <==" header when there are
 // several. Failures are one sentence each on stderr; the exit code is the
 // worst seen. Plain fetches and --render share it, so their output is alike.
-func printInOrder(s *streams, f *fetchFlags, results []chan fetched, format fetch.Format) error {
+func printInOrder(s *streams, f *fetchFlags, results []chan fetched, format extract.Format) error {
 	worst := 0
 	for i, ch := range results {
 		r := <-ch
-		if len(results) > 1 && format != fetch.FormatJSON {
+		if len(results) > 1 && format != extract.FormatJSON {
 			if i > 0 {
 				fmt.Fprintln(s.out)
 			}
@@ -360,10 +361,10 @@ func printInOrder(s *streams, f *fetchFlags, results []chan fetched, format fetc
 }
 
 // printPage writes one result and returns its exit code.
-func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
+func printPage(s *streams, f *fetchFlags, r fetched, format extract.Format) int {
 	if r.err != nil {
 		fmt.Fprintf(s.err, "browseragent: %s\n", words.Error(r.err))
-		if errors.Is(r.err, fetch.ErrBadURL) || errors.Is(r.err, fetch.ErrBadSelector) {
+		if errors.Is(r.err, fetch.ErrBadURL) || errors.Is(r.err, extract.ErrBadSelector) {
 			return exitUsage
 		}
 		return exitFailed
@@ -371,11 +372,11 @@ func printPage(s *streams, f *fetchFlags, r fetched, format fetch.Format) int {
 	var out []byte
 	var err error
 	switch {
-	case f.links && format != fetch.FormatJSON:
+	case f.links && format != extract.FormatJSON:
 		out = []byte(r.res.LinksText(format))
 	default:
 		out, err = r.res.Render(format)
-		if format == fetch.FormatJSON {
+		if format == extract.FormatJSON {
 			out = append(out, '\n')
 		}
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/render"
 )
 
@@ -52,7 +52,7 @@ func (f *fetchFlags) checkBatchRender() error {
 }
 
 // run fetches or renders one URL.
-func (b *batchRunner) run(ctx context.Context, u string, _ int) (*fetch.Result, error) {
+func (b *batchRunner) run(ctx context.Context, u string, _ int) (*extract.Result, error) {
 	if b.get != nil {
 		return b.get(ctx, u)
 	}

@@ -43,6 +43,7 @@ import (
 
 	"github.com/markusmobius/go-trafilatura"
 
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/fetch"
 )
 
@@ -74,9 +75,9 @@ func (c counts) f1() (p, r, f float64) {
 // printed is what `browseragent fetch -f text` prints for res: web_fetch
 // renders the markdown first (the model's text), then the command prints
 // Render(FormatText). The in-process figures score these bytes.
-func printed(res *fetch.Result) string {
-	res.Render(fetch.FormatMarkdown)
-	out, _ := res.Render(fetch.FormatText)
+func printed(res *extract.Result) string {
+	res.Render(extract.FormatMarkdown)
+	out, _ := res.Render(extract.FormatText)
 	return string(out)
 }
 

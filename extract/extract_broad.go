@@ -1,0 +1,225 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// A page that is not an article holds its content in many blocks: the
+// posts of a thread, the cards of a listing, the sections of a landing
+// page, a product's description beside its specifications. Readability
+// keeps the one block with the most prose and loses the rest; for these
+// pages the content is the page's main region without what every page has
+// around it (navigation, header, footer, sidebars, cookie and newsletter
+// boxes, filters, sorting and pagination).
+
+// chromeName matches a class or id token (split at anything that is not a
+// letter or digit, lower case) of a block that is part of the site around
+// the content, whatever the kind of page.
+var chromeName = mustPhraseRE(`^(?:` +
+	`nav$|navbar|navigation|navi$|menu|megamenu|submenu|breadcrumbs?$|sidebar|sidenav|offcanvas|drawer|` +
+	`footer|masthead|topbar|skiplink|skip$|` +
+	`cookie|consent|gdpr|modal|popup|overlay|newsletter|` +
+	`share|sharing|social|pagination|pager$|paging|filters?$|sort$|sorting|sortby|toolbar|` +
+	`toc$|tableofcontents|advert|ads$|adsense|sponsor|outbrain|taboola|` +
+	`searchbar|searchform|login|signin` +
+	`)`)
+
+// chromeRoles are ARIA roles of the site's own parts.
+var chromeRoles = map[string]bool{
+	"navigation": true, "banner": true, "contentinfo": true, "search": true,
+	"complementary": true, "dialog": true, "alertdialog": true, "menu": true, "menubar": true,
+}
+
+// broadCopyMax is the largest page (bytes of HTML) whose broad reading is
+// made when it reads as an article: the copy of its tree costs as much
+// memory as the tree, and a 5 MiB page must stay under 100 MiB.
+const broadCopyMax = 2 << 20
+
+// strictTextLen is plainTextLen (letters outside links) without blocks
+// named as boilerplate.
+func strictTextLen(root *html.Node) int { return lettersUnder(root, namedBoilerplate) }
+
+// namedBoilerplate reports a block whose class or id names boilerplate or
+// a gallery.
+func namedBoilerplate(n *html.Node) bool { return hasBoilerplateName(n) || hasNameIn(n, galleryName) }
+
+// broadContent is a copy of the page's main region (its <main>, or the
+// body) without the site's chrome. doc is not changed.
+func broadContent(doc *html.Node) *html.Node {
+	body := findFirst(doc, atom.Body)
+	if body == nil {
+		return nil
+	}
+	region := body
+	if m := mainRegion(body); m != nil && plainTextLen(m)*3 >= plainTextLen(body) {
+		region = m
+	}
+	root := cloneTree(region)
+	total := plainTextLen(root)
+	var drop []*html.Node
+	walk(root, func(n *html.Node) bool {
+		switch n.Type {
+		case html.CommentNode:
+			drop = append(drop, n)
+			return false
+		case html.ElementNode:
+		default:
+			return true
+		}
+		if n != root && isChrome(n, total) {
+			drop = append(drop, n)
+			return false
+		}
+		return true
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+	return root
+}
+
+// mainRegion is the page's <main> or role=main element, if it has one.
+func mainRegion(body *html.Node) *html.Node {
+	var found *html.Node
+	walk(body, func(n *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if n.Type == html.ElementNode {
+			if r, _ := attr(n, "role"); n.DataAtom == atom.Main || r == "main" {
+				found = n
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// isChrome says n is never the content of a page: markup that shows
+// nothing, the site's navigation, header and footer, forms, and blocks
+// named for such parts.
+// A block named as chrome holding most of the region's text (a wrapper
+// whose class says "menu-open") is kept and looked into.
+func isChrome(n *html.Node, total int) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object,
+		atom.Embed, atom.Link, atom.Meta, atom.Nav, atom.Select, atom.Button,
+		atom.Input, atom.Textarea, atom.Dialog, atom.Canvas, atom.Video, atom.Audio, atom.Picture, atom.Img:
+		return true
+	case atom.Form, atom.Aside, atom.Header, atom.Footer:
+		// A forum wraps its thread in a form (moderation tools), a shop
+		// its product options; a search box, a sidebar, the site's header
+		// and footer are small. A post's own header stays.
+		if (n.DataAtom == atom.Form || n.DataAtom == atom.Aside || !inside(n, atom.Article)) && plainTextLen(n)*3 < total {
+			return true
+		}
+	}
+	if isHidden(n) && !streamedIn(n) {
+		return true
+	}
+	if r, _ := attr(n, "role"); chromeRoles[strings.ToLower(r)] {
+		return true
+	}
+	return hasChromeName(n) && plainTextLen(n)*2 < total
+}
+
+func hasChromeName(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
+			continue
+		}
+		for _, name := range strings.Fields(strings.ToLower(a.Val)) {
+			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if len(toks) > 1 && stateWord[toks[0]] {
+				continue // "has-sidebar", "no-menu": a state, not a kind
+			}
+			for _, tok := range toks {
+				if chromeName.MatchString(tok) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// inside says an ancestor of n is an element a.
+func inside(n *html.Node, a atom.Atom) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == a {
+			return true
+		}
+	}
+	return false
+}
+
+// streamedIn says n is a hidden block a React server streams its content
+// in (<div hidden id="S:1">), which its script moves into the page.
+func streamedIn(n *html.Node) bool {
+	id, _ := attr(n, "id")
+	if len(id) < 3 || id[:2] != "S:" {
+		return false
+	}
+	for _, r := range id[2:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// dropHeadline removes, from the start of a broad reading, the heading
+// that repeats the page's title and the line that gives its byline: the
+// article reading leaves both out (they are the Result's Title and
+// Byline), and -f text prints the body only. Only what comes before the
+// first other text is looked at.
+func dropHeadline(root *html.Node, title, byline string) {
+	title, byline = normSpaceLower(title), normSpaceLower(byline)
+	for range 3 {
+		first := firstLetterText(root)
+		if first == nil {
+			return
+		}
+		var drop *html.Node
+		for n := first.Parent; n != nil && n != root; n = n.Parent {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			t := normSpaceLower(textOf(n))
+			switch {
+			case title != "" && n.DataAtom == atom.H1 && t == title:
+				drop = n
+			case byline != "" && (t == byline || t == "by "+byline):
+				drop = n
+			}
+			if drop != nil || isBlock(n.DataAtom) {
+				break
+			}
+		}
+		if drop == nil {
+			return
+		}
+		drop.Parent.RemoveChild(drop)
+	}
+}
+
+// firstLetterText is the first text node under root that shows a letter or digit.
+func firstLetterText(root *html.Node) *html.Node {
+	var found *html.Node
+	walk(root, func(n *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if n.Type == html.TextNode && strings.IndexFunc(n.Data, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
