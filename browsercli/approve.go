@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -18,7 +19,7 @@ const PendingTTL = 10 * time.Minute
 
 // client is the command being run, as the approver sees it.
 type client struct {
-	w      *wire
+	w      *wire.Wire
 	req    *Request
 	parked *parked // set once the call was parked: the client has left
 }
@@ -61,10 +62,10 @@ func (a approver) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 // answer; a client that went away answered nothing.
 func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
 	q := &Ask{Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args, Sensitive: !req.Offers(tools.AnswerTool)}
-	if err := cl.w.send(message{Type: "ask", Ask: q}); err != nil {
+	if err := cl.w.Send(wire.Message{Type: "ask", Ask: q}); err != nil {
 		return tools.AnswerNone, nil
 	}
-	m, err := cl.w.recv()
+	m, err := cl.w.Recv()
 	if err != nil || m.Type != "answer" {
 		return tools.AnswerNone, nil
 	}
@@ -91,7 +92,7 @@ func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest
 	d.pending[p.info.ID] = p
 	d.mu.Unlock()
 	cl.parked = p
-	_ = cl.w.send(message{Type: "pending", Pending: &p.info})
+	_ = cl.w.Send(wire.Message{Type: "pending", Pending: &p.info})
 	d.busy.Unlock()
 	defer d.busy.Lock()
 	timer := time.NewTimer(PendingTTL)
@@ -120,7 +121,7 @@ func (d *daemon) resolve(ctx context.Context, req *Request) *Response {
 	delete(d.pending, id)
 	d.mu.Unlock()
 	if p == nil {
-		return &Response{Exit: ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.name, PendingTTL)}
+		return &Response{Exit: ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, PendingTTL)}
 	}
 	if req.Command == "deny" {
 		p.answer <- tools.AnswerDeny
@@ -151,18 +152,9 @@ func (d *daemon) listPending() *Response {
 		resp.Text = "No command waits for approval."
 	}
 	for _, p := range list {
-		resp.Text += describePending(p) + "\n"
+		resp.Text += wire.DescribePending(p) + "\n"
 	}
 	return resp
-}
-
-// describePending is a parked call as the person reads it.
-func describePending(p Pending) string {
-	s := fmt.Sprintf("%s: `%s` waits for approval: %s", p.ID, p.Command, p.Reason)
-	if p.Args != "" {
-		s += " (" + p.Args + ")"
-	}
-	return s
 }
 
 func newID() string {

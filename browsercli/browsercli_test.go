@@ -5,32 +5,17 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
-
-func TestCheckName(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		ok   bool
-	}{
-		{"default", true}, {"shop-2", true}, {"a.b_c", true},
-		{"", false}, {"..", false}, {"a/b", false}, {"../x", false}, {"a..b", false},
-		{".hidden", false}, {"-flag", false}, {"sp ace", false},
-	} {
-		if err := CheckName(tc.name); (err == nil) != tc.ok {
-			t.Errorf("CheckName(%q) = %v, want ok=%v", tc.name, err, tc.ok)
-		}
-	}
-}
 
 func TestRefArg(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -104,25 +89,6 @@ func TestCurrentTab(t *testing.T) {
 	}
 }
 
-// TestDirRefusesOthersFolder: the sessions' folder must be the person's
-// own and closed to others, or no socket is made in it.
-func TestDirRefusesOthersFolder(t *testing.T) {
-	rt := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", rt)
-	dir, err := Dir()
-	if err != nil || dir != filepath.Join(rt, "browseragent") {
-		t.Fatalf("Dir() = %q, %v", dir, err)
-	}
-	fi, _ := os.Stat(dir)
-	if fi.Mode().Perm() != 0o700 {
-		t.Errorf("sessions folder mode %v, want 0700", fi.Mode().Perm())
-	}
-	os.Chmod(dir, 0o755)
-	if _, err := Dir(); err == nil {
-		t.Error("Dir() accepted a folder others may enter")
-	}
-}
-
 // TestDaemonOfAnotherBuildEnds: after an upgrade, a command of the new
 // build finds the old build's daemon; that one ends (exit 8, saying why)
 // rather than run the command with old code, and the session is free for
@@ -161,9 +127,25 @@ func TestDaemonOfAnotherBuildEnds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the old build's daemon did not end")
 	}
-	p, _ := pathsOf("up")
-	if p.running() {
+	p, _ := wire.PathsOf("up")
+	if p.Running() {
 		t.Error("the session is still locked after its daemon ended")
+	}
+}
+
+// TestEveryCommandRuns: each command the command line sends to a daemon
+// is one the daemon runs.
+func TestEveryCommandRuns(t *testing.T) {
+	byDaemon := map[string]bool{"pending": true, "confirm": true, "deny": true} // serveConn's own
+	for _, c := range Commands() {
+		if _, ok := runs[c.Name]; !ok && !c.Local && !byDaemon[c.Name] {
+			t.Errorf("%s has no run in the daemon", c.Name)
+		}
+	}
+	for name := range runs {
+		if _, ok := Lookup(name); !ok {
+			t.Errorf("the daemon runs %s, which is no command", name)
+		}
 	}
 }
 

@@ -10,106 +10,46 @@ import (
 	"time"
 )
 
-// Command is one `browseragent browser` subcommand: its usage, flags and,
-// for the ones the daemon runs, what it does there.
-type Command struct {
-	Name    string
-	Use     string // "click REF"
-	Short   string
-	MinArgs int
-	MaxArgs int // -1: any number
-	Flags   []Flag
-	// Local: run by the command line itself (sessions, skill, close --all),
-	// never through a session's daemon.
-	Local bool
-	run   func(x *execution) *Response
-}
-
-// Flag is one of a command's own flags; every value travels as a string
-// ("true" for a boolean that was given).
-type Flag struct {
-	Name, Short, Usage string
-	Bool               bool
-}
-
-// Commands lists every subcommand in the order `browser --help` shows them.
-func Commands() []Command { return commands }
-
-// Lookup finds a command by name.
-func Lookup(name string) (Command, bool) {
-	for _, c := range commands {
-		if c.Name == name {
-			return c, true
+// runs are what the daemon does for each command it runs, by name
+// (wire.Commands lists them all).
+var runs = map[string]func(x *execution) *Response{
+	"open":     cmdOpen,
+	"back":     history("back"),
+	"forward":  history("forward"),
+	"reload":   history("reload"),
+	"snapshot": cmdSnapshot,
+	"click": onRef("browser_click", func(x *execution, a map[string]any) {
+		if x.req.On("double") {
+			a["count"] = 2
 		}
-	}
-	return Command{}, false
-}
-
-var commands = []Command{
-	{Name: "open", Use: "open URL", Short: "Load URL in the current tab (the first one opens a tab)", MinArgs: 1, MaxArgs: 1,
-		Flags: []Flag{{Name: "new-tab", Bool: true, Usage: "open it in a new tab"}}, run: cmdOpen},
-	{Name: "back", Use: "back", Short: "Go back in the current tab's history", run: history("back")},
-	{Name: "forward", Use: "forward", Short: "Go forward in the current tab's history", run: history("forward")},
-	{Name: "reload", Use: "reload", Short: "Reload the current tab", run: history("reload")},
-	{Name: "snapshot", Use: "snapshot", Short: "Outline the page; interactive elements carry refs (e3) for the other commands",
-		Flags: []Flag{{Name: "interactive", Short: "i", Bool: true, Usage: "only the controls (with refs) and headings, one line each"},
-			{Name: "selector", Short: "s", Usage: "outline only the part this CSS `SELECTOR` matches"},
-			{Name: "max", Usage: "print at most `N` lines"}}, run: cmdSnapshot},
-	{Name: "click", Use: "click REF", Short: "Click an element by ref", MinArgs: 1, MaxArgs: 1,
-		Flags: []Flag{{Name: "double", Bool: true, Usage: "double click"}, {Name: "right", Bool: true, Usage: "right click (a context menu)"}},
-		run: onRef("browser_click", func(x *execution, a map[string]any) {
-			if x.req.on("double") {
-				a["count"] = 2
-			}
-			if x.req.on("right") {
-				a["button"] = "right"
-			}
-		})},
-	{Name: "hover", Use: "hover REF", Short: "Move the pointer onto an element (opens hover menus)", MinArgs: 1, MaxArgs: 1, run: onRef("browser_hover", nil)},
-	{Name: "drag", Use: "drag REF TARGET", Short: "Drag an element onto another (a ref, or the drop zone's text)", MinArgs: 2, MaxArgs: 2,
-		run: onRef("browser_drag", func(x *execution, a map[string]any) { a["to"] = strings.TrimPrefix(x.req.Args[1], "@") })},
-	{Name: "upload", Use: "upload REF FILE...", Short: "Choose files for a file input (or the button that opens the chooser)", MinArgs: 2, MaxArgs: -1,
-		run: onRef("browser_upload", func(x *execution, a map[string]any) { a["paths"] = x.req.Args[1:] })},
-	{Name: "check", Use: "check REF", Short: "Check a checkbox, radio or switch", MinArgs: 1, MaxArgs: 1,
-		run: onRef("browser_check", func(x *execution, a map[string]any) { a["checked"] = true })},
-	{Name: "uncheck", Use: "uncheck REF", Short: "Uncheck a checkbox or switch", MinArgs: 1, MaxArgs: 1,
-		run: onRef("browser_check", func(x *execution, a map[string]any) { a["checked"] = false })},
-	{Name: "dialog", Use: "dialog accept|dismiss [TEXT]", Short: "Answer the open alert, confirm or prompt (TEXT: a prompt's answer)", MinArgs: 1, MaxArgs: 2, run: cmdDialog},
-	{Name: "download", Use: "download REF [DIR]", Short: "Save what a link downloads (into DIR, default your downloads folder)", MinArgs: 1, MaxArgs: 2,
-		run: onRef("browser_download", func(x *execution, a map[string]any) {
-			if len(x.req.Args) > 1 {
-				a["dir"] = x.req.Args[1]
-			}
-		})},
-	{Name: "fill", Use: "fill REF TEXT", Short: "Replace the text of a field", MinArgs: 2, MaxArgs: 2,
-		Flags: []Flag{{Name: "submit", Bool: true, Usage: "press Enter afterwards"}}, run: cmdFill},
-	{Name: "type", Use: "type TEXT", Short: "Type text into the element that has the focus (fill types into a ref)", MinArgs: 1, MaxArgs: 1,
-		run: tool("browser_press", func(x *execution, a map[string]any) { a["text"] = x.req.Args[0] })},
-	{Name: "press", Use: "press KEY", Short: "Press a key (Enter, Tab, Escape, ArrowDown, Control+a)", MinArgs: 1, MaxArgs: 1, run: cmdPress},
-	{Name: "select", Use: "select REF VALUE", Short: "Choose an option of a <select> by value or label", MinArgs: 2, MaxArgs: 2,
-		run: onRef("browser_select", func(x *execution, a map[string]any) { a["value"] = x.req.Args[1] })},
-	{Name: "scroll", Use: "scroll [down|up|top|bottom|REF]", Short: "Scroll the page, or an element into view", MaxArgs: 1, run: cmdScroll},
-	{Name: "wait", Use: "wait [TEXT|SELECTOR|MS]", Short: "Wait for text, a CSS selector, the page's load (--load), or a number of milliseconds", MaxArgs: 1,
-		Flags: []Flag{{Name: "text", Usage: "wait until this `TEXT` shows"}, {Name: "selector", Usage: "wait until this CSS `SELECTOR` matches a visible element"},
-			{Name: "load", Bool: true, Usage: "wait until the page has loaded and its network is quiet (500 ms without a request)"},
-			{Name: "timeout", Usage: "give up after this many `SECONDS` (default 10, at most 60)"}}, run: cmdWait},
-	{Name: "get", Use: "get text|html|url|title | get text|value|html REF | get attr NAME REF", Short: "Print the page's text (markdown), HTML, URL or title, or an element's text, value, HTML or attribute", MinArgs: 1, MaxArgs: 3, run: cmdGet},
-	{Name: "screenshot", Use: "screenshot [FILE]", Short: "Save a screenshot (.png or .jpg)", MaxArgs: 1,
-		Flags: []Flag{{Name: "full", Bool: true, Usage: "the whole page, not only the viewport"},
-			{Name: "annotate", Bool: true, Usage: "draw each control's ref on the image, and list them"}}, run: cmdScreenshot},
-	{Name: "pdf", Use: "pdf FILE", Short: "Print the page to a .pdf file (a file write: it asks, as download does)", MinArgs: 1, MaxArgs: 1, run: cmdPDF},
-	{Name: "eval", Use: "eval JS", Short: "Run JavaScript in the page and print its JSON result", MinArgs: 1, MaxArgs: 1,
-		run: tool("browser_eval", func(x *execution, a map[string]any) { a["js"] = x.req.Args[0] })},
-	{Name: "tabs", Use: "tabs", Short: "List the session's tabs", run: tool("browser_tabs", nil)},
-	{Name: "tab", Use: "tab N", Short: "Make tab N current", MinArgs: 1, MaxArgs: 1,
-		run: tool("browser_select_tab", func(x *execution, a map[string]any) { a["tab"] = tabID(x.req.Args[0]) })},
-	{Name: "close", Use: "close [N]", Short: "Close the current tab (or tab N); --all ends every session", MaxArgs: 1,
-		Flags: []Flag{{Name: "all", Bool: true, Usage: "end every session: close their browsers, stop their daemons"}}, run: cmdClose},
-	{Name: "pending", Use: "pending", Short: "List the commands waiting for approval"},
-	{Name: "confirm", Use: "confirm ID", Short: "Approve a command that waits for approval, and run it", MinArgs: 1, MaxArgs: 1},
-	{Name: "deny", Use: "deny ID", Short: "Drop a command that waits for approval", MinArgs: 1, MaxArgs: 1},
-	{Name: "sessions", Use: "sessions", Short: "List the running sessions", Local: true},
-	{Name: "skill", Use: "skill", Short: "Print a SKILL.md that teaches a coding agent these commands", Local: true},
+		if x.req.On("right") {
+			a["button"] = "right"
+		}
+	}),
+	"hover":   onRef("browser_hover", nil),
+	"drag":    onRef("browser_drag", func(x *execution, a map[string]any) { a["to"] = strings.TrimPrefix(x.req.Args[1], "@") }),
+	"upload":  onRef("browser_upload", func(x *execution, a map[string]any) { a["paths"] = x.req.Args[1:] }),
+	"check":   onRef("browser_check", func(x *execution, a map[string]any) { a["checked"] = true }),
+	"uncheck": onRef("browser_check", func(x *execution, a map[string]any) { a["checked"] = false }),
+	"dialog":  cmdDialog,
+	"download": onRef("browser_download", func(x *execution, a map[string]any) {
+		if len(x.req.Args) > 1 {
+			a["dir"] = x.req.Args[1]
+		}
+	}),
+	"fill":       cmdFill,
+	"type":       tool("browser_press", func(x *execution, a map[string]any) { a["text"] = x.req.Args[0] }),
+	"press":      cmdPress,
+	"select":     onRef("browser_select", func(x *execution, a map[string]any) { a["value"] = x.req.Args[1] }),
+	"scroll":     cmdScroll,
+	"wait":       cmdWait,
+	"get":        cmdGet,
+	"screenshot": cmdScreenshot,
+	"pdf":        cmdPDF,
+	"eval":       tool("browser_eval", func(x *execution, a map[string]any) { a["js"] = x.req.Args[0] }),
+	"tabs":       tool("browser_tabs", nil),
+	"tab":        tool("browser_select_tab", func(x *execution, a map[string]any) { a["tab"] = tabID(x.req.Args[0]) }),
+	"close":      cmdClose,
 }
 
 // execution is one command being run in the daemon.
@@ -121,8 +61,8 @@ type execution struct {
 
 // execute runs req's command: it must be one the daemon runs.
 func (d *daemon) execute(ctx context.Context, req *Request) *Response {
-	c, ok := Lookup(req.Command)
-	if !ok || c.run == nil {
+	run, ok := runs[req.Command]
+	if !ok {
 		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("unknown browser command %q", req.Command)}
 	}
 	x := &execution{ctx: ctx, d: d, req: req}
@@ -134,7 +74,7 @@ func (d *daemon) execute(ctx context.Context, req *Request) *Response {
 		}
 		notice = r.Notice
 	}
-	resp := c.run(x)
+	resp := run(x)
 	if notice != "" && resp.Notice == "" {
 		resp.Notice = notice
 	}
@@ -195,7 +135,7 @@ func history(move string) func(x *execution) *Response {
 // none (the session's first open) or --new-tab says so.
 func cmdOpen(x *execution) *Response {
 	url := x.req.Args[0]
-	if x.req.on("new-tab") || x.d.s.Browser.CurrentTab() == "" {
+	if x.req.On("new-tab") || x.d.s.Browser.CurrentTab() == "" {
 		return x.do("browser_open", map[string]any{"url": url})
 	}
 	return x.do("browser_navigate", map[string]any{"url": url})
@@ -204,7 +144,7 @@ func cmdOpen(x *execution) *Response {
 func cmdFill(x *execution) *Response {
 	return onRef("browser_type", func(x *execution, a map[string]any) {
 		a["text"] = x.req.Args[1]
-		if x.req.on("submit") {
+		if x.req.On("submit") {
 			a["submit"] = true
 		}
 	})(x)
@@ -239,22 +179,22 @@ func looksLikeSelector(s string) bool {
 
 func cmdWait(x *execution) *Response {
 	a := map[string]any{}
-	if t := x.req.flag("timeout"); t != "" {
+	if t := x.req.Flag("timeout"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n <= 0 {
 			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("--timeout %q: give a whole number of seconds", t)}
 		}
 		a["timeout"] = n
 	}
-	if x.req.on("load") {
+	if x.req.On("load") {
 		a["load"] = true
 	}
 	switch {
-	case x.req.on("load") && x.req.flag("text") == "" && x.req.flag("selector") == "" && len(x.req.Args) == 0:
-	case x.req.flag("text") != "":
-		a["text"] = x.req.flag("text")
-	case x.req.flag("selector") != "":
-		a["selector"] = x.req.flag("selector")
+	case x.req.On("load") && x.req.Flag("text") == "" && x.req.Flag("selector") == "" && len(x.req.Args) == 0:
+	case x.req.Flag("text") != "":
+		a["text"] = x.req.Flag("text")
+	case x.req.Flag("selector") != "":
+		a["selector"] = x.req.Flag("selector")
 	case len(x.req.Args) == 0:
 		return &Response{Exit: ExitUsage, Error: "wait for what? give TEXT, a CSS SELECTOR, a number of milliseconds, --text or --selector"}
 	default:

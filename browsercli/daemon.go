@@ -11,13 +11,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
-
-// DefaultIdle is how long a session's daemon waits for its next command
-// before it ends, closing its browser.
-const DefaultIdle = time.Hour
 
 // ServeOptions configure Serve; zero fields mean defaults.
 type ServeOptions struct {
@@ -36,7 +33,7 @@ type ServeOptions struct {
 
 // daemon is one running session and its socket.
 type daemon struct {
-	p       paths
+	p       wire.Paths
 	s       *session.Session
 	idle    time.Duration
 	stop    context.CancelFunc
@@ -70,7 +67,7 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 	if o.Name == "" {
 		o.Name = DefaultSession
 	}
-	p, err := pathsOf(o.Name)
+	p, err := wire.PathsOf(o.Name)
 	if err != nil {
 		return err
 	}
@@ -88,11 +85,11 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 	}
 	d.s, err = o.Open(ctx, approver{d})
 	if err != nil {
-		p.removeFiles()
+		p.RemoveFiles()
 		return err
 	}
 	defer func() {
-		p.removeFiles()
+		p.RemoveFiles()
 		err = errors.Join(err, d.s.Close())
 	}()
 	if err := d.saveState(); err != nil {
@@ -115,29 +112,26 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 	}
 }
 
-// ErrRunning is Serve's answer when the session's daemon runs already.
-var ErrRunning = errors.New("the session is already running")
-
 // listen takes the session's lock and makes its socket, mode 0600 from
 // its first moment. A socket left by a daemon that died is replaced.
-func listen(p paths) (net.Listener, *os.File, error) {
-	lock, ok, err := p.takeLock()
+func listen(p wire.Paths) (net.Listener, *os.File, error) {
+	lock, ok, err := p.TakeLock()
 	if err != nil {
 		return nil, nil, err
 	}
 	if !ok {
-		return nil, nil, fmt.Errorf("session %q: %w", p.name, ErrRunning)
+		return nil, nil, fmt.Errorf("session %q: %w", p.Name, ErrRunning)
 	}
-	_ = os.Remove(p.sock)
+	_ = os.Remove(p.Sock)
 	old := syscall.Umask(0o177)
-	ln, err := net.Listen("unix", p.sock)
+	ln, err := net.Listen("unix", p.Sock)
 	syscall.Umask(old)
 	if err != nil {
 		lock.Close()
 		return nil, nil, fmt.Errorf("session socket: %w", err)
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false) // removeFiles does it, after the state file
-	if err := os.Chmod(p.sock, 0o600); err != nil {
+	if err := os.Chmod(p.Sock, 0o600); err != nil {
 		ln.Close()
 		lock.Close()
 		return nil, nil, err
@@ -146,7 +140,7 @@ func listen(p paths) (net.Listener, *os.File, error) {
 }
 
 func (d *daemon) saveState() error {
-	return writeState(d.p, State{Name: d.p.name, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
+	return wire.WriteState(d.p, State{Name: d.p.Name, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
 		Mode: d.s.Mode().String(), Idle: d.idle.String(), Alive: true})
 }
 
@@ -174,12 +168,12 @@ func (d *daemon) watchIdle(ctx context.Context) {
 // serveConn answers one command on one connection.
 func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	w := newWire(c)
+	w := wire.NewWire(c)
 	if err := checkPeer(c); err != nil {
-		_ = w.send(message{Type: "done", Done: &Response{Exit: ExitDenied, Error: err.Error()}})
+		_ = w.Send(wire.Message{Type: "done", Done: &Response{Exit: ExitDenied, Error: err.Error()}})
 		return
 	}
-	m, err := w.recv()
+	m, err := w.Recv()
 	if err != nil || m.Request == nil {
 		return
 	}
@@ -188,7 +182,7 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	req := m.Request
 	if req.Version != "" && d.version != "" && req.Version != d.version && req.Command != "shutdown" {
 		// An upgrade: the old daemon would run the new command with old code.
-		_ = w.send(message{Type: "done", Done: &Response{Exit: ExitLost, Error: fmt.Sprintf("session %s ran browseragent %s, this is %s: it ended; run the command again for a fresh one (its tabs and refs are gone)", d.p.name, d.version, req.Version)}})
+		_ = w.Send(wire.Message{Type: "done", Done: &Response{Exit: ExitLost, Error: fmt.Sprintf("session %s ran browseragent %s, this is %s: it ended; run the command again for a fresh one (its tabs and refs are gone)", d.p.Name, d.version, req.Version)}})
 		d.stop()
 		return
 	}
@@ -199,15 +193,15 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	case "pending":
 		resp = d.listPending()
 	case "shutdown":
-		resp = &Response{Text: fmt.Sprintf("Session %s ended.", d.p.name), Data: map[string]any{"session": d.p.name}}
-		_ = w.send(message{Type: "done", Done: resp})
+		resp = &Response{Text: fmt.Sprintf("Session %s ended.", d.p.Name), Data: map[string]any{"session": d.p.Name}}
+		_ = w.Send(wire.Message{Type: "done", Done: resp})
 		d.stop()
 		return
 	default:
 		resp = d.run(ctx, w, req)
 	}
 	if resp != nil {
-		_ = w.send(message{Type: "done", Done: resp})
+		_ = w.Send(wire.Message{Type: "done", Done: resp})
 	}
 }
 
@@ -218,19 +212,19 @@ func (d *daemon) touch() {
 }
 
 // run runs one browser command, refusing it while another one runs.
-func (d *daemon) run(ctx context.Context, w *wire, req *Request) *Response {
+func (d *daemon) run(ctx context.Context, w *wire.Wire, req *Request) *Response {
 	if !d.busy.TryLock() {
 		d.mu.Lock()
 		what, since := d.running, time.Since(d.since)
 		d.mu.Unlock()
-		return &Response{Exit: ExitBusy, Error: fmt.Sprintf("session %s is busy with `%s` (for %.1f s): run one command at a time per session, or use another --session", d.p.name, what, since.Seconds())}
+		return &Response{Exit: ExitBusy, Error: fmt.Sprintf("session %s is busy with `%s` (for %.1f s): run one command at a time per session, or use another --session", d.p.Name, what, since.Seconds())}
 	}
 	defer d.busy.Unlock()
 	d.setRunning(commandLine(req))
 	defer d.setRunning("")
 	cl := &client{w: w, req: req}
 	ctx = context.WithValue(ctx, clientKey{}, cl)
-	ctx = tools.WithClient(ctx, &tools.Client{Name: "browseragent-browser", Session: d.p.name, Yes: req.Yes})
+	ctx = tools.WithClient(ctx, &tools.Client{Name: "browseragent-browser", Session: d.p.Name, Yes: req.Yes})
 	resp := d.execute(ctx, req)
 	if cl.parked != nil {
 		cl.parked.done <- resp // to `browser confirm`: the command's own client has gone

@@ -107,7 +107,7 @@ func (x *execution) connect(t Target) *Response {
 		return &Response{Exit: ExitFailed, Error: oneLine(words.Error(err))}
 	}
 	_ = x.d.saveState()
-	return &Response{Notice: strings.TrimSpace(fmt.Sprintf("Session %s now drives your Chrome (shared mode). %s", x.d.p.name, msg))}
+	return &Response{Notice: strings.TrimSpace(fmt.Sprintf("Session %s now drives your Chrome (shared mode). %s", x.d.p.Name, msg))}
 }
 
 // commandLine is req as the person typed it, for messages.

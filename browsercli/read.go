@@ -16,18 +16,18 @@ import (
 // controls and headings only, --max caps the lines printed.
 func cmdSnapshot(x *execution) *Response {
 	a := map[string]any{}
-	if s := x.req.flag("selector"); s != "" {
+	if s := x.req.Flag("selector"); s != "" {
 		a["selector"] = s
 	}
 	max := 0
-	if m := x.req.flag("max"); m != "" {
+	if m := x.req.Flag("max"); m != "" {
 		n, err := strconv.Atoi(m)
 		if err != nil || n <= 0 {
 			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("--max %q: give a number of lines", m)}
 		}
 		max = n
 	}
-	if x.req.on("interactive") {
+	if x.req.On("interactive") {
 		a["interactive"] = true // the controls and headings, one line each
 	}
 	res, fail := x.call("browser_snapshot", a)
@@ -234,10 +234,10 @@ func currentTab(list string) (id, title, url string, ok bool) {
 // the image there (the daemon writes nothing of the person's).
 func cmdScreenshot(x *execution) *Response {
 	a := map[string]any{}
-	if x.req.on("full") {
+	if x.req.On("full") {
 		a["full_page"] = true
 	}
-	annotate := x.req.on("annotate")
+	annotate := x.req.On("annotate")
 	if annotate {
 		a["annotate"] = true
 	}

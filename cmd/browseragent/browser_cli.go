@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/browseragent/browseragent/browsercli"
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -53,18 +52,7 @@ func (f *browserCLIFlags) name() string {
 
 // daemonArgv is how a command starts its session's daemon: this binary again.
 func (f *browserCLIFlags) daemonArgv() ([]string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("cannot find this program to start the session with: %w", err)
-	}
-	args := []string{exe, "browser", "daemon", "--session", f.name(), "--idle-timeout", f.idle.String()}
-	if f.headed {
-		args = append(args, "--headed")
-	}
-	if f.sites != "" {
-		args = append(args, "--sites", f.sites)
-	}
-	return args, nil
+	return wire.DaemonArgv(f.name(), f.idle, f.headed, f.sites)
 }
 
 // request is the command as the daemon takes it.
@@ -227,44 +215,10 @@ func printBrowserResponse(s *streams, f *browserCLIFlags, command string, resp *
 			resp = &browsercli.Response{Exit: browsercli.ExitFailed, Error: fmt.Sprintf("save %s: %v", resp.File.Path, err)}
 		}
 	}
-	if f.json {
-		writeBrowserJSON(s.out, command, resp)
-	} else {
-		if resp.Notice != "" {
-			fmt.Fprintf(s.err, "browseragent: %s\n", resp.Notice)
-		}
-		if resp.Text != "" {
-			fmt.Fprintln(s.out, strings.TrimRight(resp.Text, "\n"))
-		}
-		if resp.Error != "" {
-			fmt.Fprintf(s.err, "browseragent: %s\n", resp.Error)
-		}
-	}
-	if resp.Exit != browsercli.ExitOK {
-		return exitCode(resp.Exit, "")
+	if code := wire.Print(s.out, s.err, f.json, command, resp); code != browsercli.ExitOK {
+		return exitCode(code, "")
 	}
 	return nil
-}
-
-func writeBrowserJSON(w io.Writer, command string, resp *browsercli.Response) {
-	out := map[string]any{}
-	for k, v := range resp.Data {
-		out[k] = v
-	}
-	out["ok"] = resp.Exit == browsercli.ExitOK
-	out["exit"] = resp.Exit
-	out["code"] = browsercli.ExitNames[resp.Exit]
-	if command != "" {
-		out["command"] = command
-	}
-	if resp.Error != "" {
-		out["error"] = resp.Error
-	}
-	if resp.Notice != "" {
-		out["notice"] = resp.Notice
-	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(w, string(b))
 }
 
 // newBrowserDaemonCmd is the session's daemon, started by the first

@@ -1,15 +1,13 @@
-package browsercli
+package wire
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -37,7 +35,7 @@ const startTimeout = 30 * time.Second
 // is not running. A daemon found dead is reported (ExitLost) and replaced
 // by a fresh one, and req is not run: its tabs and refs are gone.
 func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) {
-	p, err := pathsOf(sessionOf(o))
+	p, err := PathsOf(sessionOf(o))
 	if err != nil {
 		return nil, err
 	}
@@ -50,14 +48,14 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 		return nil, err
 	}
 	if conn == nil {
-		return &Response{Exit: ExitOK, Text: fmt.Sprintf("Session %s is not running.", p.name), Data: map[string]any{"session": p.name, "running": false}}, nil
+		return &Response{Exit: ExitOK, Text: fmt.Sprintf("Session %s is not running.", p.Name), Data: map[string]any{"session": p.Name, "running": false}}, nil
 	}
 	defer conn.Close()
 	if lost != "" {
-		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.name}}, nil
+		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.Name}}, nil
 	}
 	context.AfterFunc(ctx, func() { conn.Close() })
-	resp, err := exchange(ctx, newWire(conn), req, o)
+	resp, err := exchange(ctx, NewWire(conn), req, o)
 	if errors.Is(err, errGone) {
 		if !dead(p) {
 			return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
@@ -65,20 +63,20 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 		// It died as we came: report it as on the next command, and
 		// start the fresh one.
 		lost := diedMessage(p)
-		p.removeFiles()
+		p.RemoveFiles()
 		if err := startDaemon(ctx, p, o.Daemon); err != nil {
 			return nil, err
 		}
-		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.name}}, nil
+		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.Name}}, nil
 	}
 	return resp, err
 }
 
 // dead reports whether the session's daemon is gone, giving a dying one
 // a moment to let go of its lock.
-func dead(p paths) bool {
+func dead(p Paths) bool {
 	for range 50 {
-		if !p.running() {
+		if !p.Running() {
 			return true
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -86,12 +84,12 @@ func dead(p paths) bool {
 	return false
 }
 
-func diedMessage(p paths) string {
+func diedMessage(p Paths) string {
 	pid := "?"
-	if st, err := readState(p); err == nil {
+	if st, err := ReadState(p); err == nil {
 		pid = fmt.Sprint(st.PID)
 	}
-	return fmt.Sprintf("session %s had ended unexpectedly (its daemon, pid %s, died): started a fresh one; run the command again (its tabs and refs are gone)", p.name, pid)
+	return fmt.Sprintf("session %s had ended unexpectedly (its daemon, pid %s, died): started a fresh one; run the command again (its tabs and refs are gone)", p.Name, pid)
 }
 
 func sessionOf(o *ClientOptions) string {
@@ -107,21 +105,21 @@ var needsNoDaemon = map[string]bool{"confirm": true, "deny": true, "pending": tr
 
 // connect dials the session's socket, starting its daemon when none holds
 // the session's lock. lost says a daemon had died (its state file stayed).
-func connect(ctx context.Context, p paths, o *ClientOptions, command string) (conn net.Conn, lost string, err error) {
+func connect(ctx context.Context, p Paths, o *ClientOptions, command string) (conn io.ReadWriteCloser, lost string, err error) {
 	if c, err := dial(p); err == nil {
 		return c, "", nil
 	}
-	if p.running() {
+	if p.Running() {
 		// Starting, or busy accepting: wait for its socket.
 		c, err := waitDial(ctx, p, startTimeout)
 		return c, "", err
 	}
-	if _, err := readState(p); err == nil {
+	if _, err := ReadState(p); err == nil {
 		lost = diedMessage(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", err
 	}
-	p.removeFiles()
+	p.RemoveFiles()
 	if needsNoDaemon[command] && lost == "" {
 		return nil, "", nil
 	}
@@ -132,11 +130,7 @@ func connect(ctx context.Context, p paths, o *ClientOptions, command string) (co
 	return c, lost, err
 }
 
-func dial(p paths) (net.Conn, error) {
-	return net.DialTimeout("unix", p.sock, 2*time.Second)
-}
-
-func waitDial(ctx context.Context, p paths, limit time.Duration) (net.Conn, error) {
+func waitDial(ctx context.Context, p Paths, limit time.Duration) (io.ReadWriteCloser, error) {
 	deadline := time.Now().Add(limit)
 	for {
 		c, err := dial(p)
@@ -144,7 +138,7 @@ func waitDial(ctx context.Context, p paths, limit time.Duration) (net.Conn, erro
 			return c, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("session %s does not answer on %s: %v (its log: %s)", p.name, p.sock, err, p.log)
+			return nil, fmt.Errorf("session %s does not answer on %s: %v (its log: %s)", p.Name, p.Sock, err, p.Log)
 		}
 		select {
 		case <-ctx.Done():
@@ -156,11 +150,11 @@ func waitDial(ctx context.Context, p paths, limit time.Duration) (net.Conn, erro
 
 // startDaemon starts the session's daemon in a session of its own (so a
 // closed terminal does not end it) and waits for its "ok" on a pipe.
-func startDaemon(ctx context.Context, p paths, argv []string) error {
+func startDaemon(ctx context.Context, p Paths, argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("no daemon command to start the session with")
 	}
-	logf, err := os.OpenFile(p.log, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	logf, err := os.OpenFile(p.Log, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("session log: %w", err)
 	}
@@ -170,17 +164,24 @@ func startDaemon(ctx context.Context, p paths, argv []string) error {
 		return err
 	}
 	defer r.Close()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = []*os.File{w} // fd 3: the daemon's ready line
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	// os.StartProcess rather than os/exec, whose package state Quick would
+	// wait for (see dial); argv[0] is a path (os.Executable), not a name
+	// to look up.
+	proc, err := os.StartProcess(argv[0], argv, &os.ProcAttr{
+		Files: []*os.File{null, logf, logf, w}, // fd 3: the daemon's ready line
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
 	w.Close()
 	if err != nil {
-		return fmt.Errorf("start session %s: %w", p.name, err)
+		return fmt.Errorf("start session %s: %w", p.Name, err)
 	}
 	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }() // reaped if it fails; once it runs it outlives us
+	go func() { _, _ = proc.Wait(); close(exited) }() // reaped if it fails; once it runs it outlives us
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(r).ReadString('\n')
@@ -192,11 +193,11 @@ func startDaemon(ctx context.Context, p paths, argv []string) error {
 			return nil
 		}
 		if s == "" {
-			s = "it exited at once (its log: " + p.log + ")"
+			s = "it exited at once (its log: " + p.Log + ")"
 		}
-		return fmt.Errorf("start session %s: %s", p.name, s)
+		return fmt.Errorf("start session %s: %s", p.Name, s)
 	case <-time.After(startTimeout):
-		return fmt.Errorf("start session %s: no answer within %s (its log: %s)", p.name, startTimeout, p.log)
+		return fmt.Errorf("start session %s: no answer within %s (its log: %s)", p.Name, startTimeout, p.Log)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -209,12 +210,14 @@ var errGone = errors.New("the session's daemon went away during the command")
 // exchange sends req and follows the daemon's messages to the outcome:
 // questions are put to the person, a parked call ends the command with
 // its pending id.
-func exchange(ctx context.Context, w *wire, req *Request, o *ClientOptions) (*Response, error) {
-	if err := w.send(message{Type: "request", Request: req}); err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+func exchange(ctx context.Context, w *Wire, req *Request, o *ClientOptions) (*Response, error) {
+	if err := w.Send(Message{Type: "request", Request: req}); err != nil {
+		// The socket took the connection but nobody reads it: a daemon
+		// dying as we came (its socket closes with the process).
+		return nil, errGone
 	}
 	for {
-		m, err := w.recv()
+		m, err := w.Recv()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -229,12 +232,12 @@ func exchange(ctx context.Context, w *wire, req *Request, o *ClientOptions) (*Re
 					answer = a
 				}
 			}
-			if err := w.send(message{Type: "answer", Answer: answer}); err != nil {
+			if err := w.Send(Message{Type: "answer", Answer: answer}); err != nil {
 				return nil, fmt.Errorf("session: %w", err)
 			}
 		case "pending":
 			pd := m.Pending
-			return &Response{Exit: ExitPending, Pending: pd, Error: describePending(*pd) +
+			return &Response{Exit: ExitPending, Pending: pd, Error: DescribePending(*pd) +
 				fmt.Sprintf(". Approve with `browseragent browser confirm %s`, or drop it with `browseragent browser deny %s`", pd.ID, pd.ID),
 				Data: map[string]any{"pending": pd}}, nil
 		case "done":
@@ -255,16 +258,16 @@ func CloseAll(ctx context.Context) (*Response, error) {
 	}
 	var ended []string
 	for _, st := range list {
-		p, err := pathsOf(st.Name)
+		p, err := PathsOf(st.Name)
 		if err != nil {
 			continue
 		}
 		if !st.Alive {
-			p.removeFiles()
+			p.RemoveFiles()
 			continue
 		}
 		if c, err := dial(p); err == nil {
-			_, _ = exchange(ctx, newWire(c), &Request{Command: "shutdown"}, &ClientOptions{})
+			_, _ = exchange(ctx, NewWire(c), &Request{Command: "shutdown"}, &ClientOptions{})
 			c.Close()
 		}
 		if waitGone(ctx, st.PID, 20*time.Second) {
@@ -282,7 +285,7 @@ func CloseAll(ctx context.Context) (*Response, error) {
 
 func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	for alive(pid) {
+	for Alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}
@@ -302,7 +305,7 @@ func absPaths(req *Request) error {
 		return nil
 	}
 	for i := from; i < len(req.Args); i++ {
-		abs, err := filepath.Abs(req.Args[i])
+		abs, err := absPath(req.Args[i])
 		if err != nil {
 			return err
 		}
@@ -310,3 +313,11 @@ func absPaths(req *Request) error {
 	}
 	return nil
 }
+
+// DefaultIdle is how long a session's daemon waits for its next command
+// before it ends, closing its browser.
+const DefaultIdle = time.Hour
+
+// ErrRunning is the daemon's answer when the session's daemon runs
+// already.
+var ErrRunning = errors.New("the session is already running")

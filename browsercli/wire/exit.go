@@ -1,4 +1,4 @@
-package browsercli
+package wire
 
 import "fmt"
 
@@ -32,6 +32,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-func usageErrorf(format string, a ...any) error {
+// UsageErrorf is an Error of bad usage (ExitUsage).
+func UsageErrorf(format string, a ...any) error {
 	return &Error{Code: ExitUsage, Msg: fmt.Sprintf(format, a...)}
 }

@@ -1,10 +1,10 @@
-package browsercli
+package wire
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net"
+	"io"
 )
 
 // Request is one command as the client sends it to the daemon.
@@ -33,8 +33,11 @@ type Target struct {
 	UserDataDir string `json:"user_data_dir,omitempty"`
 }
 
-func (r *Request) flag(name string) string { return r.Flags[name] }
-func (r *Request) on(name string) bool     { return r.Flags[name] == "true" }
+// Flag is the value of the command's flag name as given ("" when not).
+func (r *Request) Flag(name string) string { return r.Flags[name] }
+
+// On reports whether the command's boolean flag name was given.
+func (r *Request) On(name string) bool { return r.Flags[name] == "true" }
 
 // Response is what a command did, for the command line to print.
 type Response struct {
@@ -82,8 +85,8 @@ type Ask struct {
 	Sensitive bool   `json:"sensitive,omitempty"` // "always" is not on offer
 }
 
-// message is one line on the socket.
-type message struct {
+// Message is one line on the socket.
+type Message struct {
 	Type    string    `json:"type"` // request, ask, answer, pending, done
 	Request *Request  `json:"request,omitempty"`
 	Ask     *Ask      `json:"ask,omitempty"`
@@ -92,27 +95,38 @@ type message struct {
 	Done    *Response `json:"done,omitempty"`
 }
 
-// wire is one connection's framing: a JSON object per line.
-type wire struct {
-	c   net.Conn
+// Wire is one connection's framing: a JSON object per line.
+type Wire struct {
 	r   *bufio.Reader
 	enc *json.Encoder
 }
 
-func newWire(c net.Conn) *wire {
-	return &wire{c: c, r: bufio.NewReaderSize(c, 64<<10), enc: json.NewEncoder(c)}
+// NewWire frames the connection c.
+func NewWire(c io.ReadWriter) *Wire {
+	return &Wire{r: bufio.NewReaderSize(c, 64<<10), enc: json.NewEncoder(c)}
 }
 
-func (w *wire) send(m message) error { return w.enc.Encode(m) }
+// Send writes one message.
+func (w *Wire) Send(m Message) error { return w.enc.Encode(m) }
 
-func (w *wire) recv() (message, error) {
+// Recv reads the next message.
+func (w *Wire) Recv() (Message, error) {
 	line, err := w.r.ReadBytes('\n')
 	if err != nil {
-		return message{}, err
+		return Message{}, err
 	}
-	var m message
+	var m Message
 	if err := json.Unmarshal(line, &m); err != nil {
-		return message{}, fmt.Errorf("bad message from the session: %w", err)
+		return Message{}, fmt.Errorf("bad message from the session: %w", err)
 	}
 	return m, nil
+}
+
+// DescribePending is a parked call as the person reads it.
+func DescribePending(p Pending) string {
+	s := fmt.Sprintf("%s: `%s` waits for approval: %s", p.ID, p.Command, p.Reason)
+	if p.Args != "" {
+		s += " (" + p.Args + ")"
+	}
+	return s
 }

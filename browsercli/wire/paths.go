@@ -1,4 +1,4 @@
-package browsercli
+package wire
 
 import (
 	"encoding/json"
@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -22,13 +18,28 @@ const DefaultSession = "default"
 // SessionEnv names the session when --session is not given.
 const SessionEnv = "BROWSERAGENT_SESSION"
 
-var sessionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+// plainName reports whether name is 1 to 64 letters, digits, '_', '.' and
+// '-', starting with a letter or digit (checked by hand: no regexp in
+// what the command line runs before the program's other packages start).
+func plainName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		word := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !word && (i == 0 || c != '_' && c != '.' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // CheckName refuses a session name that is not a plain word: it names a
 // socket and a state file, so "/" or ".." would reach outside their folder.
 func CheckName(name string) error {
-	if !sessionName().MatchString(name) || strings.Contains(name, "..") {
-		return usageErrorf("bad session name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit (no '/' or '..')", name)
+	if !plainName(name) || strings.Contains(name, "..") {
+		return UsageErrorf("bad session name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit (no '/' or '..')", name)
 	}
 	return nil
 }
@@ -38,9 +49,9 @@ func CheckName(name string) error {
 // folder. It is made with mode 0700 and refused when another user owns it
 // or others may enter it.
 func Dir() (string, error) {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("browseragent-%d", os.Getuid()))
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
-		dir = filepath.Join(rt, "browseragent")
+	dir := joinPath(os.TempDir(), fmt.Sprintf("browseragent-%d", os.Getuid()))
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && isAbsPath(rt) {
+		dir = joinPath(rt, "browseragent")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("sessions folder %s: %w", dir, err)
@@ -56,23 +67,26 @@ func Dir() (string, error) {
 	return dir, nil
 }
 
-// paths are one session's files.
-type paths struct {
-	name, sock, state, log, lock string
+// Paths are one session's files: its name, socket, state file, log and
+// lock.
+type Paths struct {
+	Name, Sock, State, Log, Lock string
 }
 
-func pathsOf(name string) (paths, error) {
+// PathsOf returns the files of session name, refusing a name that is not
+// a plain word.
+func PathsOf(name string) (Paths, error) {
 	if err := CheckName(name); err != nil {
-		return paths{}, err
+		return Paths{}, err
 	}
 	dir, err := Dir()
 	if err != nil {
-		return paths{}, err
+		return Paths{}, err
 	}
-	base := filepath.Join(dir, name)
-	p := paths{name: name, sock: base + ".sock", state: base + ".json", log: base + ".log", lock: base + ".lock"}
-	if len(p.sock) > 100 { // sun_path holds 108 bytes
-		return paths{}, fmt.Errorf("session socket path %s is too long for a Unix socket: set XDG_RUNTIME_DIR to a shorter folder", p.sock)
+	base := joinPath(dir, name)
+	p := Paths{Name: name, Sock: base + ".sock", State: base + ".json", Log: base + ".log", Lock: base + ".lock"}
+	if len(p.Sock) > 100 { // sun_path holds 108 bytes
+		return Paths{}, fmt.Errorf("session socket path %s is too long for a Unix socket: set XDG_RUNTIME_DIR to a shorter folder", p.Sock)
 	}
 	return p, nil
 }
@@ -89,36 +103,39 @@ type State struct {
 	Alive bool `json:"alive"`
 }
 
-func writeState(p paths, st State) error {
+// WriteState saves the daemon's state file.
+func WriteState(p Paths, st State) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp := p.state + ".tmp"
+	tmp := p.State + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, p.state)
+	return os.Rename(tmp, p.State)
 }
 
-func readState(p paths) (State, error) {
-	b, err := os.ReadFile(p.state)
+// ReadState reads a session's state file; Alive says whether its daemon
+// still runs.
+func ReadState(p Paths) (State, error) {
+	b, err := os.ReadFile(p.State)
 	if err != nil {
 		return State{}, err
 	}
 	var st State
 	if err := json.Unmarshal(b, &st); err != nil {
-		return State{}, fmt.Errorf("session state %s: %w", p.state, err)
+		return State{}, fmt.Errorf("session state %s: %w", p.State, err)
 	}
-	st.Alive = alive(st.PID)
+	st.Alive = Alive(st.PID)
 	return st, nil
 }
 
-// takeLock takes the session's lock, held by its daemon for as long as it
+// TakeLock takes the session's lock, held by its daemon for as long as it
 // runs (the kernel lets go when the process dies). ok is false when a
 // daemon holds it.
-func (p paths) takeLock() (f *os.File, ok bool, err error) {
-	f, err = os.OpenFile(p.lock, os.O_RDWR|os.O_CREATE, 0o600)
+func (p Paths) TakeLock() (f *os.File, ok bool, err error) {
+	f, err = os.OpenFile(p.Lock, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("session lock: %w", err)
 	}
@@ -132,17 +149,17 @@ func (p paths) takeLock() (f *os.File, ok bool, err error) {
 	return f, true, nil
 }
 
-// running reports whether a daemon holds the session's lock.
-func (p paths) running() bool {
-	f, ok, err := p.takeLock()
+// Running reports whether a daemon holds the session's lock.
+func (p Paths) Running() bool {
+	f, ok, err := p.TakeLock()
 	if ok {
 		f.Close()
 	}
 	return !ok && err == nil
 }
 
-// alive reports whether process pid exists.
-func alive(pid int) bool {
+// Alive reports whether process pid exists.
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -160,11 +177,11 @@ func alive(pid int) bool {
 	return true
 }
 
-// removeFiles removes a session's socket and state file (its log stays,
+// RemoveFiles removes a session's socket and state file (its log stays,
 // for the person to read why it ended).
-func (p paths) removeFiles() {
-	_ = os.Remove(p.sock)
-	_ = os.Remove(p.state)
+func (p Paths) RemoveFiles() {
+	_ = os.Remove(p.Sock)
+	_ = os.Remove(p.State)
 }
 
 // Sessions lists the sessions that have a state file, by name; a daemon
@@ -174,18 +191,21 @@ func Sessions() ([]State, error) {
 	if err != nil {
 		return nil, err
 	}
-	matches, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []State
-	for _, m := range matches {
-		name := strings.TrimSuffix(filepath.Base(m), ".json")
-		p, err := pathsOf(name)
+	for _, e := range entries { // sorted by name
+		name, isState := strings.CutSuffix(e.Name(), ".json")
+		if !isState {
+			continue
+		}
+		p, err := PathsOf(name)
 		if err != nil {
 			continue
 		}
-		st, err := readState(p)
+		st, err := ReadState(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -194,6 +214,5 @@ func Sessions() ([]State, error) {
 		}
 		out = append(out, st)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
