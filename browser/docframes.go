@@ -340,14 +340,17 @@ func (s *session) listFrames(ctx, tctx context.Context, t *tab) ([]*docFrame, fu
 			walk(c, run)
 		}
 	}
+	var infos []*target.Info
+	var listErr error
+	listed := s.listFrameTargets(ctx, t.id, &infos, &listErr)
 	tree, err := chromedp.Call(tctx, page.GetFrameTree, cdp.Empty{})
+	<-listed
 	if err != nil {
 		return nil, release, err
 	}
 	walk(tree.FrameTree, t.id)
-	infos, err := s.frameTargetInfos(ctx, t.id)
-	if err != nil {
-		return nil, release, err
+	if listErr != nil {
+		return nil, release, listErr
 	}
 	for _, info := range infos {
 		if isPDFViewer(info.URL) {

@@ -19,10 +19,14 @@ import (
 // children. The browser is asked now, serialised with the tab's tool calls.
 func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error) {
 	var urls []string
-	var top target.ID
-	err := b.onTab(ctx, tabID, func(pctx context.Context) error {
-		top = chromedp.FromContext(pctx).Target.TargetID
+	var infos []*target.Info
+	var listErr error
+	var s *session
+	err := b.withTab(ctx, tabID, func(ts *session, t *tab, pctx context.Context) error {
+		s = ts
+		listed := s.listFrameTargets(ctx, t.id, &infos, &listErr)
 		res, err := chromedp.Call(pctx, page.GetFrameTree, cdp.Empty{})
+		<-listed
 		if err != nil {
 			return err
 		}
@@ -32,8 +36,26 @@ func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	more, err := b.outOfProcessFrames(ctx, top)
+	if listErr != nil {
+		return nil, listErr
+	}
+	more, err := s.outOfProcessFrames(ctx, infos)
 	return append(urls, more...), err
+}
+
+// listFrameTargets lists the frame targets below the page target top
+// (frameTargetInfos) into infos and err while the caller asks the tab for
+// its own frames: the one question is the browser's, the other the tab's,
+// so neither waits for the other. The channel closes when it is done.
+func (s *session) listFrameTargets(ctx context.Context, top target.ID, infos *[]*target.Info, err *error) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
+		defer cancel()
+		*infos, *err = s.frameTargetInfos(lctx, top)
+	}()
+	return done
 }
 
 // childFrameURLs appends the URLs of ft's frames below its root.
@@ -59,23 +81,13 @@ const pdfViewerOrigin = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/"
 // isPDFViewer reports whether a frame is the PDF viewer (see pdfViewerOrigin).
 func isPDFViewer(u string) bool { return strings.HasPrefix(u, pdfViewerOrigin) }
 
-// outOfProcessFrames finds the frames of the page target top that run in
-// other renderer processes (cross-site iframes are targets of their own,
-// children of the page or of another such frame) with the frames inside
-// each.
-func (b *Browser) outOfProcessFrames(ctx context.Context, top target.ID) ([]string, error) {
-	b.mu.Lock()
-	s := b.s
-	b.mu.Unlock()
-	if s == nil || s.dead() {
-		return nil, errNoTab
-	}
+// outOfProcessFrames finds, for the frames of a page that run in other
+// renderer processes (cross-site iframes are targets of their own,
+// children of the page or of another such frame: infos), their URLs with
+// those of the frames inside each.
+func (s *session) outOfProcessFrames(ctx context.Context, infos []*target.Info) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, secretAskTimeout)
 	defer cancel()
-	infos, err := s.frameTargetInfos(ctx, top)
-	if err != nil {
-		return nil, err
-	}
 	var urls []string
 	for _, info := range infos {
 		if !isPDFViewer(info.URL) {
