@@ -21,9 +21,9 @@ import (
 	"github.com/browseragent/browseragent/fetch"
 )
 
-// Batch defaults used when a BatchOptions field is zero.
+// Defaults used when an Options field is zero.
 const (
-	DefaultBatchRetries = 3
+	DefaultRetries = 3
 	// DefaultRetryBase is the first backoff after a 429 or 5xx without
 	// Retry-After; each further try doubles it (with jitter).
 	DefaultRetryBase = 500 * time.Millisecond
@@ -42,9 +42,9 @@ var ErrRobots = errors.New("disallowed by robots.txt")
 // too (as Client.Fetch does).
 type Job func(ctx context.Context, url string, attempt int) (*extract.Result, error)
 
-// BatchOptions configure RunBatch. A nil *BatchOptions, or a zero field,
+// Options configure Run. A nil *Options, or a zero field,
 // means the default.
-type BatchOptions struct {
+type Options struct {
 	Concurrency int           // URLs in flight at once (default 4)
 	PerHost     int           // URLs in flight at once on one host (0: no limit but Concurrency)
 	Delay       time.Duration // at least this long between two starts on one host
@@ -65,17 +65,17 @@ type BatchOptions struct {
 	Format      extract.Format // content format of each line (json means markdown)
 	// Progress, when set, is called after each line is written, from one
 	// goroutine.
-	Progress func(BatchProgress)
+	Progress func(Progress)
 }
 
-// BatchProgress is how far a batch is.
-type BatchProgress struct {
+// Progress is how far a batch is.
+type Progress struct {
 	OK, Failed int
 	Elapsed    time.Duration
 }
 
-// BatchSummary is what a batch did.
-type BatchSummary struct {
+// Summary is what a batch did.
+type Summary struct {
 	OK          int
 	Failed      map[string]int // by FailureKind
 	Skipped     int            // already answered in the output (resume)
@@ -93,7 +93,7 @@ type BatchSummary struct {
 }
 
 // UnfinishedCount is how many URLs were put off for a resumed run.
-func (s *BatchSummary) UnfinishedCount() int {
+func (s *Summary) UnfinishedCount() int {
 	n := 0
 	for _, c := range s.Unfinished {
 		n += c
@@ -102,7 +102,7 @@ func (s *BatchSummary) UnfinishedCount() int {
 }
 
 // UnfinishedText is "14 put off (14 no-browser)", or "".
-func (s *BatchSummary) UnfinishedText() string {
+func (s *Summary) UnfinishedText() string {
 	n := s.UnfinishedCount()
 	if n == 0 {
 		return ""
@@ -111,7 +111,7 @@ func (s *BatchSummary) UnfinishedText() string {
 }
 
 // Done is how many URLs got a line.
-func (s *BatchSummary) Done() int {
+func (s *Summary) Done() int {
 	n := s.OK
 	for _, c := range s.Failed {
 		n += c
@@ -120,7 +120,7 @@ func (s *BatchSummary) Done() int {
 }
 
 // FailedText is "3 failed (2 http-404, 1 timeout)".
-func (s *BatchSummary) FailedText() string {
+func (s *Summary) FailedText() string {
 	total := s.Done() - s.OK
 	if total == 0 {
 		return "0 failed"
@@ -302,23 +302,23 @@ func lineURL(line []byte) (string, bool) {
 	return u, err == nil
 }
 
-// RunBatch reads URLs from in (one a line; blank lines and # comments
+// Run reads URLs from in (one a line; blank lines and # comments
 // skipped), runs job on each with o's limits, and writes one JSON line per
 // URL to out as each finishes. Memory stays flat whatever the length of
 // the list: only a window of URLs is held. A line is written whole with one
 // Write, so a crash loses none that were written; a URL whose try was cut
 // short by cancelling ctx gets no line, so a resumed run does it again.
 // A failing URL gets a line with "error" and never stops the batch; only
-// reading in or writing out fails RunBatch.
-func RunBatch(ctx context.Context, in io.Reader, out io.Writer, job Job, o *BatchOptions) (*BatchSummary, error) {
+// reading in or writing out fails Run.
+func Run(ctx context.Context, in io.Reader, out io.Writer, job Job, o *Options) (*Summary, error) {
 	b := newBatch(in, out, job, o)
 	return b.run(ctx)
 }
 
-// CountBatch counts the URLs RunBatch would try from in with o (shard and
+// Count counts the URLs Run would try from in with o (shard and
 // done set applied), for a progress bar's total.
-func CountBatch(in io.Reader, o *BatchOptions) (int, error) {
-	var opts BatchOptions
+func Count(in io.Reader, o *Options) (int, error) {
+	var opts Options
 	if o != nil {
 		opts = *o
 	}

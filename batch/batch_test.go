@@ -169,8 +169,8 @@ func TestBatchLongRetryAfter(t *testing.T) {
 			job := func(ctx context.Context, u string, _ int) (*extract.Result, error) { return c.Fetch(ctx, u) }
 			var out bytes.Buffer
 			start := time.Now()
-			sum, err := RunBatch(context.Background(), strings.NewReader(list), &out, job,
-				&BatchOptions{Concurrency: 1, MaxWait: 2 * time.Second, RetryBase: 10 * time.Millisecond})
+			sum, err := Run(context.Background(), strings.NewReader(list), &out, job,
+				&Options{Concurrency: 1, MaxWait: 2 * time.Second, RetryBase: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,12 +240,12 @@ func TestBatchStreamsInput(t *testing.T) {
 			defer cancel()
 			lines := make(lineWriter, 1)
 			type ended struct {
-				sum *BatchSummary
+				sum *Summary
 				err error
 			}
 			done := make(chan ended, 1)
 			go func() {
-				sum, err := RunBatch(ctx, pr, lines, job, &BatchOptions{Concurrency: tc.concurrency})
+				sum, err := Run(ctx, pr, lines, job, &Options{Concurrency: tc.concurrency})
 				done <- ended{sum, err}
 			}()
 			var got []string
@@ -312,8 +312,8 @@ func TestBatchLongCrawlDelay(t *testing.T) {
 			defer cancel()
 			var out bytes.Buffer
 			list := srv.URL + "/1\n" + srv.URL + "/2\n" + srv.URL + "/3\n"
-			sum, err := RunBatch(ctx, strings.NewReader(list), &out, job,
-				&BatchOptions{Concurrency: 1, MaxWait: 2 * time.Second, Robots: job})
+			sum, err := Run(ctx, strings.NewReader(list), &out, job,
+				&Options{Concurrency: 1, MaxWait: 2 * time.Second, Robots: job})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -380,8 +380,8 @@ func TestBatchRetriesDroppedConnections(t *testing.T) {
 			defer c.Close()
 			job := func(ctx context.Context, u string, _ int) (*extract.Result, error) { return c.Fetch(ctx, u) }
 			var out bytes.Buffer
-			_, err = RunBatch(context.Background(), strings.NewReader("http://"+ln.Addr().String()+"/x\n"), &out, job,
-				&BatchOptions{RetryBase: 10 * time.Millisecond})
+			_, err = Run(context.Background(), strings.NewReader("http://"+ln.Addr().String()+"/x\n"), &out, job,
+				&Options{RetryBase: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,8 +409,8 @@ func TestBatchRetriesDroppedConnections(t *testing.T) {
 		defer c.Close()
 		job := func(ctx context.Context, u string, _ int) (*extract.Result, error) { return c.Fetch(ctx, u) }
 		var out bytes.Buffer
-		sum, err := RunBatch(context.Background(), strings.NewReader("http://"+addr+"/x\n"), &out, job,
-			&BatchOptions{RetryBase: 10 * time.Millisecond})
+		sum, err := Run(context.Background(), strings.NewReader("http://"+addr+"/x\n"), &out, job,
+			&Options{RetryBase: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,13 +42,13 @@ type hostState struct {
 	putOffKind string
 }
 
-// batch is one RunBatch. Its fields are the scheduler's, used from the
+// batch is one Run. Its fields are the scheduler's, used from the
 // goroutine that runs it; workers see only tasks and the robots cache.
 type batch struct {
 	in     *urlScanner
 	out    io.Writer
 	job    Job
-	o      BatchOptions
+	o      Options
 	robots *Robots
 
 	window  []*task     // URLs read and waiting for a worker
@@ -57,14 +57,14 @@ type batch struct {
 	eof     bool
 	hosts   map[string]*hostState
 	active  int
-	sum     BatchSummary
+	sum     Summary
 	start   time.Time
 	werr    error
 	work    chan *task
 	results chan outcome
 }
 
-func newBatch(in io.Reader, out io.Writer, job Job, o *BatchOptions) *batch {
+func newBatch(in io.Reader, out io.Writer, job Job, o *Options) *batch {
 	b := &batch{in: newURLScanner(in), out: out, job: job, hosts: map[string]*hostState{}}
 	if o != nil {
 		b.o = *o
@@ -77,7 +77,7 @@ func newBatch(in io.Reader, out io.Writer, job Job, o *BatchOptions) *batch {
 	}
 	switch {
 	case b.o.Retries == 0:
-		b.o.Retries = DefaultBatchRetries
+		b.o.Retries = DefaultRetries
 	case b.o.Retries < 0:
 		b.o.Retries = 0
 	}
@@ -101,7 +101,7 @@ func newBatch(in io.Reader, out io.Writer, job Job, o *BatchOptions) *batch {
 // memory flat.
 func (b *batch) windowSize() int { return max(256, 16*b.o.Concurrency) }
 
-func (b *batch) run(ctx context.Context) (*BatchSummary, error) {
+func (b *batch) run(ctx context.Context) (*Summary, error) {
 	b.start = time.Now()
 	b.work = make(chan *task)
 	b.results = make(chan outcome, b.o.Concurrency)
@@ -350,7 +350,7 @@ func (b *batch) write(r outcome) {
 		b.sum.OK++
 	}
 	if b.o.Progress != nil {
-		b.o.Progress(BatchProgress{OK: b.sum.OK, Failed: b.sum.Done() - b.sum.OK, Elapsed: time.Since(b.start)})
+		b.o.Progress(Progress{OK: b.sum.OK, Failed: b.sum.Done() - b.sum.OK, Elapsed: time.Since(b.start)})
 	}
 }
 

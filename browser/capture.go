@@ -125,7 +125,7 @@ func renderedHTML(d docCtx) (html, url, title string, err error) {
 // The page has already run its scripts, so it is never reported as a
 // JavaScript app shell: that flag and its hint ("open it in the browser")
 // are for plain HTTP fetches only.
-func extractDOM(html []byte, pageURL string, o *extract.ExtractOptions) (*extract.Result, error) {
+func extractDOM(html []byte, pageURL string, o *extract.Options) (*extract.Result, error) {
 	r, err := extract.Extract(html, pageURL, o)
 	if r != nil && r.JSShell {
 		r.JSShell, r.Hint = false, ""
@@ -152,7 +152,7 @@ func (b *Browser) extract(d docCtx, selector string) (title, url string, x *Extr
 	if err != nil {
 		return "", "", nil, err
 	}
-	r, err := extractDOM([]byte(html), url, &extract.ExtractOptions{Select: selector, Links: b.opts.ExtractLinks})
+	r, err := extractDOM([]byte(html), url, &extract.Options{Select: selector, Links: b.opts.ExtractLinks})
 	x = &Extracted{Result: r, Err: err, DOM: []byte(html)}
 	if err != nil {
 		return "", url, x, err

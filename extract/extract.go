@@ -18,9 +18,9 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// ExtractOptions choose what Extract keeps. The zero value keeps the main
+// Options choose what Extract keeps. The zero value keeps the main
 // content only.
-type ExtractOptions struct {
+type Options struct {
 	// Select, when set, is a CSS selector: the result holds every matching
 	// node instead of the readability main content.
 	Select string
@@ -38,7 +38,7 @@ type ExtractOptions struct {
 // Extract finds the main content of an HTML page that is already UTF-8 (the
 // browser's rendered DOM, or a body Fetch decoded). pageURL resolves
 // relative links. Invalid UTF-8 is replaced, never rejected.
-func Extract(page []byte, pageURL string, opts *ExtractOptions) (*Result, error) {
+func Extract(page []byte, pageURL string, opts *Options) (*Result, error) {
 	r := &Result{URL: pageURL, FinalURL: pageURL, Kind: KindHTML, Charset: "utf-8", RawBytes: len(page), TotalBytes: -1}
 	if !utf8.Valid(page) {
 		n := countInvalid(page)
@@ -51,9 +51,9 @@ func Extract(page []byte, pageURL string, opts *ExtractOptions) (*Result, error)
 	return r, nil
 }
 
-func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) error {
+func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 	if opts == nil {
-		opts = &ExtractOptions{}
+		opts = &Options{}
 	}
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
@@ -160,7 +160,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *ExtractOptions) 
 
 // selectNodes keeps the nodes matching opts.Select, with their links made
 // absolute.
-func (r *Result) selectNodes(doc *html.Node, base *url.URL, opts *ExtractOptions) error {
+func (r *Result) selectNodes(doc *html.Node, base *url.URL, opts *Options) error {
 	if _, err := cascadia.Compile(opts.Select); err != nil {
 		return newError(ErrBadSelector, r.URL, err, "invalid CSS selector %q: %v", opts.Select, err)
 	}

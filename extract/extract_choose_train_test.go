@@ -71,11 +71,11 @@ func devPages(t *testing.T) []devPage {
 
 // sample reads p both ways; ok is false when the page has one reading.
 func (p devPage) sample() (s choiceSample, ok bool) {
-	ra, err := Extract(p.html, p.url, &ExtractOptions{reading: readArticle})
+	ra, err := Extract(p.html, p.url, &Options{reading: readArticle})
 	if err != nil || ra.choiceX == nil {
 		return s, false
 	}
-	rb, err := Extract(p.html, p.url, &ExtractOptions{reading: readBroad})
+	rb, err := Extract(p.html, p.url, &Options{reading: readBroad})
 	if err != nil {
 		return s, false
 	}

@@ -143,7 +143,7 @@ func TestSecondOpinionGallery(t *testing.T) {
 		fmt.Fprintf(&b, `<li><h2>Slide %d</h2><p>The caption of slide %d tells another business story of the week, in two sentences. It is not this article.</p></li>`, i, i)
 	}
 	b.WriteString(`</ul></div></div></div></article></body></html>`)
-	res, err := Extract([]byte(b.String()), "https://hotels.test/", &ExtractOptions{reading: readArticle})
+	res, err := Extract([]byte(b.String()), "https://hotels.test/", &Options{reading: readArticle})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,14 +22,14 @@ const selectPage = `<html><head><title>Shop</title><base href="https://shop.test
 func TestExtractSelect(t *testing.T) {
 	tests := []struct {
 		name   string
-		opts   ExtractOptions
+		opts   Options
 		format Format
 		want   string
 	}{
-		{"text", ExtractOptions{Select: "li.item"}, FormatText, "Apple 1.20\n\nPear 0.90\n"},
-		{"markdown", ExtractOptions{Select: "li.item a"}, FormatMarkdown,
+		{"text", Options{Select: "li.item"}, FormatText, "Apple 1.20\n\nPear 0.90\n"},
+		{"markdown", Options{Select: "li.item a"}, FormatMarkdown,
 			"[Apple](https://shop.test/catalog/apple)\n\n[Pear](https://shop.test/catalog/pear?x=1#frag)\n"},
-		{"outer html with absolute urls", ExtractOptions{Select: "li.item:first-child"}, FormatHTML,
+		{"outer html with absolute urls", Options{Select: "li.item:first-child"}, FormatHTML,
 			`<li class="item"><a href="https://shop.test/catalog/apple">Apple</a> <img src="https://shop.test/catalog/img/apple.png" alt="apple"/> 1.20</li>` + "\n"},
 	}
 	for _, tc := range tests {
@@ -52,20 +52,20 @@ func TestExtractSelect(t *testing.T) {
 func TestExtractLinks(t *testing.T) {
 	tests := []struct {
 		name string
-		opts ExtractOptions
+		opts Options
 		want []Link
 	}{
-		{"whole page", ExtractOptions{Links: true}, []Link{
+		{"whole page", Options{Links: true}, []Link{
 			{URL: "https://shop.test/", Text: "Home"},
 			{URL: "https://shop.test/catalog/apple", Text: "Apple"},
 			{URL: "https://shop.test/catalog/pear?x=1", Text: "Pear"},
 			{URL: "https://other.test/about", Text: "About us"},
 		}},
-		{"inside the selection", ExtractOptions{Links: true, Select: "ul"}, []Link{
+		{"inside the selection", Options{Links: true, Select: "ul"}, []Link{
 			{URL: "https://shop.test/catalog/apple", Text: "Apple"},
 			{URL: "https://shop.test/catalog/pear?x=1", Text: "Pear"},
 		}},
-		{"a selected link itself", ExtractOptions{Links: true, Select: "nav a"}, []Link{
+		{"a selected link itself", Options{Links: true, Select: "nav a"}, []Link{
 			{URL: "https://shop.test/", Text: "Home"},
 		}},
 	}
@@ -117,7 +117,7 @@ func TestRenderJSON(t *testing.T) {
 <meta property="article:published_time" content="2024-03-05T10:20:30Z">
 <meta name="author" content="Jeanne Auteur"></head>
 <body><article><h1>Le titre</h1><p>` + strings.Repeat("Un paragraphe assez long pour être retenu comme article. ", 12) + `</p></article></body></html>`
-	res, err := Extract([]byte(page), "https://news.test/a", &ExtractOptions{Links: true})
+	res, err := Extract([]byte(page), "https://news.test/a", &Options{Links: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestExtractRepairsUTF8(t *testing.T) {
 func TestTextKeepsBareMath(t *testing.T) {
 	page := `<p>Let <math><mi>a</mi><mo>≠</mo><mn>0</mn></math> and ` +
 		`<math><semantics><mi>b</mi><annotation encoding="application/x-tex">b^2</annotation></semantics></math>.</p>`
-	res, err := Extract([]byte(page), "http://127.0.0.1/", &ExtractOptions{Select: "p"})
+	res, err := Extract([]byte(page), "http://127.0.0.1/", &Options{Select: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func FuzzExtract(f *testing.F) {
 			panic(fmt.Sprintf("Extract hangs on %q (selector %q)\n%s", page, sel, buf[:runtime.Stack(buf, true)]))
 		})
 		defer watchdog.Stop()
-		res, err := Extract(page, "http://127.0.0.1/fuzz", &ExtractOptions{Select: sel, Links: true})
+		res, err := Extract(page, "http://127.0.0.1/fuzz", &Options{Select: sel, Links: true})
 		if res == nil {
 			t.Fatalf("nil result (err %v)", err)
 		}

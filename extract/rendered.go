@@ -41,7 +41,7 @@ type Rendered struct {
 // scripts ran), JSON and text come from the <pre> the browser shows them
 // in, anything else is described by type and size. So `fetch --render`
 // answers with the same fields and kinds as `fetch`.
-func FromRendered(p *Rendered, maxBytes int64, xo *ExtractOptions) (*Result, error) {
+func FromRendered(p *Rendered, maxBytes int64, xo *Options) (*Result, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}

@@ -45,7 +45,7 @@ type Result struct {
 	Excerpt     string    // short description
 	PageType    PageType  // what kind of page the HTML was read as; "" for other kinds
 	Published   time.Time // zero when unknown
-	Links       []Link    // absolute links, when ExtractOptions.Links
+	Links       []Link    // absolute links, when Options.Links
 	JSShell     bool      // the page looks like a JavaScript app shell
 	Hint        string    // what to do next (JS shell, binary body), or ""
 	Truncated   bool      // the body was cut at MaxBytes
@@ -62,7 +62,7 @@ type Result struct {
 	selected bool         // nodes came from a selector
 	body     string       // content for non-HTML kinds
 	md, txt  *string      // render caches
-	choiceX  []float64    // the chooser's features, when ExtractOptions.reading forced one
+	choiceX  []float64    // the chooser's features, when Options.reading forced one
 }
 
 // Response is what an HTTP client read, for FromResponse: the facts of the
@@ -86,7 +86,7 @@ type Response struct {
 
 // FromResponse decodes and extracts an HTTP response's body according to
 // its media type. On failure it returns a nil Result.
-func FromResponse(p *Response, xo *ExtractOptions) (*Result, error) {
+func FromResponse(p *Response, xo *Options) (*Result, error) {
 	r := &Result{
 		URL:         p.URL,
 		FinalURL:    p.FinalURL,
@@ -136,7 +136,7 @@ func parseHTTPTime(v string) (t time.Time, err error) {
 
 // fill decodes and extracts body according to its media type.
 // sniffed is the type sniffed from the body, for a generic contentType.
-func (r *Result) fill(body []byte, contentType, sniffed string, xo *ExtractOptions) error {
+func (r *Result) fill(body []byte, contentType, sniffed string, xo *Options) error {
 	if len(body) == 0 {
 		if r.Status >= 400 {
 			return nil // StatusError reports it

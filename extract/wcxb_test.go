@@ -131,7 +131,7 @@ func TestWCXBTune(t *testing.T) {
 			continue
 		}
 		text := func(pt PageType) (string, PageType) {
-			res, err := Extract(p.html, p.url, &ExtractOptions{pageType: pt})
+			res, err := Extract(p.html, p.url, &Options{pageType: pt})
 			if err != nil {
 				return "", ""
 			}

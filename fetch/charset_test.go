@@ -106,7 +106,7 @@ func TestCharsetLabelMismatch(t *testing.T) {
 				w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			res, err := Fetch(context.Background(), srv.URL, &Options{Extract: extract.ExtractOptions{Select: "p"}})
+			res, err := Fetch(context.Background(), srv.URL, &Options{Extract: extract.Options{Select: "p"}})
 			if err != nil {
 				t.Fatal(err)
 			}

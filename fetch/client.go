@@ -48,7 +48,7 @@ type Options struct {
 	// TLSConfig overrides the TLS settings (tests trust their own CA here).
 	TLSConfig *tls.Config
 	// Extract is applied to HTML responses.
-	Extract extract.ExtractOptions
+	Extract extract.Options
 	// AllowRedirect, when set, is asked before each redirect is followed; an
 	// error refuses that hop and fails the fetch with ErrRedirectRefused, so
 	// a redirect cannot carry a request somewhere the first URL could not go.
@@ -182,7 +182,7 @@ func (c *Client) Fetch(ctx context.Context, rawURL string) (*extract.Result, err
 // FetchWith is Fetch extracting with ex in place of the client's own
 // extraction options, so callers that select per URL (web_fetch) share
 // one connection pool.
-func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *extract.ExtractOptions) (*extract.Result, error) {
+func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *extract.Options) (*extract.Result, error) {
 	u, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err

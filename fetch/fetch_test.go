@@ -202,8 +202,8 @@ func TestFetchBadInput(t *testing.T) {
 		{"space in host", "http://exa mple.com/", nil, ErrBadURL, "it contains white space", 0},
 		{"relative path", "/just/a/path", nil, ErrBadURL, "it is not an absolute URL", 0},
 		{"control character", "http://example.com/\x7f", nil, ErrBadURL, "invalid control character in URL", 0},
-		{"bad selector", srv.URL + "/article", &Options{Extract: extract.ExtractOptions{Select: "p[["}}, extract.ErrBadSelector, `invalid CSS selector "p[["`, 0},
-		{"selector matches nothing", srv.URL + "/article", &Options{Extract: extract.ExtractOptions{Select: "table.none"}}, extract.ErrNoMatch, `matches the selector "table.none"`, 0},
+		{"bad selector", srv.URL + "/article", &Options{Extract: extract.Options{Select: "p[["}}, extract.ErrBadSelector, `invalid CSS selector "p[["`, 0},
+		{"selector matches nothing", srv.URL + "/article", &Options{Extract: extract.Options{Select: "table.none"}}, extract.ErrNoMatch, `matches the selector "table.none"`, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -222,7 +222,7 @@ func (r *Renderer) Render(ctx context.Context, url, shot string) (*extract.Resul
 	res, err = extract.FromRendered(&extract.Rendered{
 		URL: url, FinalURL: res.FinalURL, Status: doc.Status, ContentType: doc.Type,
 		Size: doc.Size, ContentLength: length, RetryAfter: retryAfter, DOM: p.ex.lastDOM(), Extracted: res,
-	}, r.maxBytes, &extract.ExtractOptions{Select: r.sel, Links: r.links})
+	}, r.maxBytes, &extract.Options{Select: r.sel, Links: r.links})
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	if a.Format == "text" {
 		format = extract.FormatText
 	}
-	res, err := w.client.FetchWith(ctx, a.URL, &extract.ExtractOptions{Select: a.Select, Links: a.Links})
+	res, err := w.client.FetchWith(ctx, a.URL, &extract.Options{Select: a.Select, Links: a.Links})
 	data := &Fetched{Result: res, Err: err}
 	if err != nil {
 		var fe *fetch.Error

@@ -34,7 +34,7 @@ func (b *batchFlags) addFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&b.resume, "resume", false, "batch: skip the URLs that already have a line in --out and append the rest")
 	fl.IntVar(&b.perHost, "per-host", 0, "batch: at most this many URLs of one host at once (default: --concurrency)")
 	fl.DurationVar(&b.delay, "delay", 0, "batch: wait at least this long between two requests to one host (e.g. 500ms)")
-	fl.IntVar(&b.retries, "retries", batch.DefaultBatchRetries, "batch: tries after the first on 429, 5xx and lost browsers, with backoff (Retry-After honoured)")
+	fl.IntVar(&b.retries, "retries", batch.DefaultRetries, "batch: tries after the first on 429, 5xx and lost browsers, with backoff (Retry-After honoured)")
 	fl.DurationVar(&b.maxWait, "max-wait", batch.DefaultMaxRetryWait, "batch: the longest wait before a retry; a host whose Retry-After asks for longer is left for a later --resume")
 	fl.BoolVar(&b.robots, "robots", false, "batch: obey each host's robots.txt (Disallow and Crawl-delay)")
 	fl.StringVar(&b.shard, "shard", "", "batch: do only shard `K/N` of the list (K from 0), split by URL hash")
@@ -42,7 +42,7 @@ func (b *batchFlags) addFlags(fl *pflag.FlagSet) {
 
 // check refuses the batch flags outside a batch.
 func (b *batchFlags) check() error {
-	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != batch.DefaultBatchRetries || b.maxWait != batch.DefaultMaxRetryWait {
+	if b.resume || b.perHost != 0 || b.delay != 0 || b.robots || b.shard != "" || b.retries != batch.DefaultRetries || b.maxWait != batch.DefaultMaxRetryWait {
 		return exitCode(exitUsage, "--resume, --per-host, --delay, --retries, --max-wait, --robots and --shard are for batches: add -i FILE or --out FILE")
 	}
 	return nil
@@ -115,9 +115,9 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 	}
 	bar := batchBar(s, f, args, o)
 	if bar != nil {
-		o.Progress = func(p batch.BatchProgress) { bar.Set(p.OK + p.Failed) }
+		o.Progress = func(p batch.Progress) { bar.Set(p.OK + p.Failed) }
 	}
-	sum, err := batch.RunBatch(ctx, in, out, job.run, o)
+	sum, err := batch.Run(ctx, in, out, job.run, o)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -134,9 +134,9 @@ func runBatch(ctx context.Context, s *streams, f *fetchFlags, args []string, for
 	return nil
 }
 
-func (f *fetchFlags) batchOptions(format extract.Format) (*batch.BatchOptions, error) {
+func (f *fetchFlags) batchOptions(format extract.Format) (*batch.Options, error) {
 	b := &f.batch
-	o := &batch.BatchOptions{
+	o := &batch.Options{
 		Concurrency: f.concurrency, PerHost: b.perHost, Delay: b.delay, Retries: b.retries, MaxWait: b.maxWait,
 		RobotsAgent: "browseragent", Format: format,
 	}
@@ -181,7 +181,7 @@ func (b *batchOut) Close() error {
 // openBatchOut creates --out, or with --resume reads the URLs it already
 // answers into o.Done, cuts a last line a crash left half written and
 // opens it for appending.
-func openBatchOut(s *streams, f *fetchFlags, o *batch.BatchOptions) (*batchOut, error) {
+func openBatchOut(s *streams, f *fetchFlags, o *batch.Options) (*batchOut, error) {
 	path := f.out
 	if path == "" || path == "-" {
 		return &batchOut{Writer: s.out}, nil
@@ -298,7 +298,7 @@ func openBatchIn(s *streams, path string, args []string) (io.Reader, func(), err
 // batchBar is a progress bar with rate and ETA on stderr when it is a
 // terminal and the lines do not go to that terminal too, or nil. The total is counted first when the list is a file;
 // from stdin the bar shows the count and the rate only.
-func batchBar(s *streams, f *fetchFlags, args []string, o *batch.BatchOptions) *progressbar.ProgressBar {
+func batchBar(s *streams, f *fetchFlags, args []string, o *batch.Options) *progressbar.ProgressBar {
 	if !isTerminal(s.err) {
 		return nil
 	}
@@ -308,7 +308,7 @@ func batchBar(s *streams, f *fetchFlags, args []string, o *batch.BatchOptions) *
 	total := -1
 	if f.input != "" && f.input != "-" {
 		if list, err := os.Open(f.input); err == nil {
-			n, err := batch.CountBatch(io.MultiReader(strings.NewReader(strings.Join(args, "\n")+"\n"), list), o)
+			n, err := batch.Count(io.MultiReader(strings.NewReader(strings.Join(args, "\n")+"\n"), list), o)
 			list.Close()
 			if err == nil {
 				total = n
@@ -339,7 +339,7 @@ func isTerminal(w io.Writer) bool {
 
 // summaryLine is the batch's last word: "fetched 20000 URLs in 12.3 s
 // (1626/s): 19990 ok, 10 failed (6 http-404, 4 timeout); ...".
-func summaryLine(f *fetchFlags, sum *batch.BatchSummary, job *batchRunner) string {
+func summaryLine(f *fetchFlags, sum *batch.Summary, job *batchRunner) string {
 	verb := "fetched"
 	if f.render.on {
 		verb = "rendered"

@@ -310,7 +310,7 @@ func (f *fetchFlags) options() *fetch.Options {
 	return &fetch.Options{
 		Timeout: f.timeout, ConnectTimeout: f.connectTimeout, MaxBytes: int64(f.maxBytes),
 		AcceptLanguage: f.acceptLanguage, UserAgent: f.userAgent, AllowRedirect: f.allowRedirect,
-		Extract: extract.ExtractOptions{Select: f.selector, Links: f.links},
+		Extract: extract.Options{Select: f.selector, Links: f.links},
 	}
 }
 
