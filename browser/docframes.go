@@ -538,10 +538,7 @@ func (c *call) framesWithheld(topURL string, frames []*docFrame, urls []string) 
 	}
 	src := make([]FrameSource, len(frames))
 	c.t.dmu.Lock()
-	top := FrameSource{URLs: []string{topURL}}
-	if c.s.mode == ModeShared {
-		top.Addr = c.t.docAddr // as DocumentAddr says it
-	}
+	top := FrameSource{URLs: []string{topURL}, Addr: c.t.documentAddr(c.s.mode)} // as the result screen asks it
 	for i, f := range frames {
 		src[i].Addr = c.t.frameAddrs[f.id]
 		for _, u := range []string{urls[i], f.url} {

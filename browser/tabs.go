@@ -455,11 +455,20 @@ func remoteAddr(r *network.Response) string {
 // tab, one that came from no server.
 func (b *Browser) DocumentAddr(tabID string) string {
 	s, t := b.knownTab(tabID)
-	if t == nil || s.mode != ModeShared {
+	if t == nil {
 		return ""
 	}
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
+	return t.documentAddr(s.mode)
+}
+
+// documentAddr is DocumentAddr for a browser in mode: known only in one
+// browseragent attached to. The caller holds t.dmu.
+func (t *tab) documentAddr(mode Mode) string {
+	if mode != ModeShared {
+		return ""
+	}
 	return t.docAddr
 }
 
