@@ -8,5 +8,5 @@
 // the guard judges each like any other call. A call that needs approval
 // is asked at the command's terminal, or parked as a pending approval that
 // `browser confirm ID` / `browser deny ID` resolves. The package prints
-// nothing: cmd/browseragent writes what Do returns.
+// nothing: package cli writes what Do returns.
 package browsercli

@@ -14,7 +14,7 @@ import (
 
 // docExamples returns the JSON blocks of docs/mcp-host.md that follow a
 // line naming their file: "<!-- doc-test file: NAME -->" (the doc test
-// of cmd/browseragent runs the commands shown after them).
+// of package cli runs the commands shown after them).
 func docExamples(t *testing.T) map[string]string {
 	t.Helper()
 	doc := string(must(os.ReadFile("../docs/mcp-host.md")))

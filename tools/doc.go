@@ -10,7 +10,7 @@
 // wrapping guard.ErrDenied, and a caller that needs a tool's typed outcome
 // reads ToolResult.Data. Where it sits:
 //
-//	cmd/browseragent -> shell -> agent (LLM loop, go-openai) -> session
+//	cmd/browseragent -> cli -> shell -> agent (LLM loop, go-openai) -> session
 //	serve -> session -> tools -> {guard, catalog, browser, mcpclient, fetch}
 //	media (the one Image type) and catalog import nothing of ours
 package tools

@@ -6,7 +6,7 @@
 //
 // Each task carries the steps a model would take, as tool calls whose
 // arguments are read from the results before them (a ref from the last
-// snapshot, the tab a click opened). The tests in cmd/browseragent play
+// snapshot, the tab a click opened). The tests in package cli play
 // them as a scripted model through `run`, and as an MCP client through
 // `mcp serve`, and check the page's own record. Start serves the pages on
 // 127.0.0.1; the iframe's form is served from a second origin.

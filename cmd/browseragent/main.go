@@ -1,13 +1,15 @@
 // Command browseragent is a terminal shell for web work: an LLM agent with a
-// fast web_fetch, a real browser over CDP and any MCP server.
+// fast web_fetch, a real browser over CDP and any MCP server. Its commands
+// are package cli's.
 package main
 
 import (
 	"os"
 
 	_ "github.com/browseragent/browseragent/browsercli/fast" // `browser COMMAND` answered before the rest initialises
+	"github.com/browseragent/browseragent/cli"
 )
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
