@@ -637,11 +637,11 @@ func lineCol(data []byte, off int) (int, int) {
 	return line, col
 }
 
-// EditUserConfig rewrites path, applying edit to its top-level
+// editUserConfig rewrites path, applying edit to its top-level
 // "mcpServers" object while keeping every other field. It creates the file
 // (and its directory) when missing.
-func EditUserConfig(path string, edit func(servers map[string]json.RawMessage) error) error {
-	return EditScope(path, ScopeUser, "", edit)
+func editUserConfig(path string, edit func(servers map[string]json.RawMessage) error) error {
+	return editScope(path, ScopeUser, "", edit)
 }
 
 // ParseCommandLine splits "npx -y pkg --flag 'a b'" into words, honouring

@@ -265,7 +265,7 @@ func TestEditUserConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "mcp.json")
 	add := func(name string, sc ServerConfig) {
 		t.Helper()
-		err := EditUserConfig(path, func(s map[string]json.RawMessage) error {
+		err := editUserConfig(path, func(s map[string]json.RawMessage) error {
 			b, _ := json.Marshal(sc)
 			s[name] = b
 			return nil
@@ -276,7 +276,7 @@ func TestEditUserConfig(t *testing.T) {
 	}
 	add("one", ServerConfig{Command: "npx", Args: []string{"-y", "pkg"}})
 	add("two", ServerConfig{URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-Key": "k"}})
-	err := EditUserConfig(path, func(s map[string]json.RawMessage) error { delete(s, "one"); return nil })
+	err := editUserConfig(path, func(s map[string]json.RawMessage) error { delete(s, "one"); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,15 +43,15 @@ func CheckServerName(name string) error {
 	return nil
 }
 
-// EditServers edits scope's servers for workDir (EditScope on ScopeFile).
+// editServers edits scope's servers for workDir (editScope on ScopeFile).
 // The project's .mcp.json keeps its trust: the person made this change,
 // so a file they trusted (or that did not exist) is trusted with its new
 // content, and one they never trusted stays untrusted; untrusted is then
 // its absolute path, for the caller to say so.
-func EditServers(scope, workDir string, edit func(servers map[string]json.RawMessage) error) (untrusted string, err error) {
+func editServers(scope, workDir string, edit func(servers map[string]json.RawMessage) error) (untrusted string, err error) {
 	file := ScopeFile(scope, workDir)
 	if scope != ScopeProject {
-		return "", EditScope(file, scope, workDir, edit)
+		return "", editScope(file, scope, workDir, edit)
 	}
 	store := NewTrustStore("")
 	abs, err := filepath.Abs(file)
@@ -64,7 +64,7 @@ func EditServers(scope, workDir string, edit func(servers map[string]json.RawMes
 		st, _ := store.State(abs, before)
 		keep = st == Trusted
 	}
-	if err := EditUserConfig(abs, edit); err != nil {
+	if err := editUserConfig(abs, edit); err != nil {
 		return "", err
 	}
 	p, err := ReadProjectFile(abs)
@@ -78,9 +78,9 @@ func EditServers(scope, workDir string, edit func(servers map[string]json.RawMes
 }
 
 // AddServer writes entry as server name in scope, refusing to replace one
-// (ErrServerExists). untrusted is as EditServers says.
+// (ErrServerExists). untrusted is as editServers says.
 func AddServer(scope, workDir, name string, entry json.RawMessage) (untrusted string, err error) {
-	return EditServers(scope, workDir, func(servers map[string]json.RawMessage) error {
+	return editServers(scope, workDir, func(servers map[string]json.RawMessage) error {
 		if _, ok := servers[name]; ok {
 			return ErrServerExists
 		}
@@ -90,9 +90,9 @@ func AddServer(scope, workDir, name string, entry json.RawMessage) (untrusted st
 }
 
 // RemoveServer removes server name from scope (ErrNoServer when it has
-// none). untrusted is as EditServers says.
+// none). untrusted is as editServers says.
 func RemoveServer(scope, workDir, name string) (untrusted string, err error) {
-	return EditServers(scope, workDir, func(servers map[string]json.RawMessage) error {
+	return editServers(scope, workDir, func(servers map[string]json.RawMessage) error {
 		if _, ok := servers[name]; !ok {
 			return ErrNoServer
 		}
@@ -105,7 +105,7 @@ func RemoveServer(scope, workDir, name string) (untrusted string, err error) {
 func ScopesHaving(name, workDir string) ([]string, error) {
 	var has []string
 	for _, scope := range Scopes {
-		servers, err := ScopeServers(ScopeFile(scope, workDir), scope, workDir)
+		servers, err := scopeServers(ScopeFile(scope, workDir), scope, workDir)
 		if err != nil {
 			return nil, err
 		}

@@ -104,10 +104,10 @@ func (c *Config) applyToggles() {
 	}
 }
 
-// EditScope edits the servers object of scope in file (ScopeFile), for
+// editScope edits the servers object of scope in file (ScopeFile), for
 // workDir: the top-level "mcpServers" (user, project) or
 // projects[workDir].mcpServers (local), keeping everything else.
-func EditScope(file, scope, workDir string, edit func(servers map[string]json.RawMessage) error) error {
+func editScope(file, scope, workDir string, edit func(servers map[string]json.RawMessage) error) error {
 	return editObject(file, scopeDir(scope, workDir), func(obj map[string]json.RawMessage) error {
 		servers := map[string]json.RawMessage{}
 		if raw, ok := obj["mcpServers"]; ok {
@@ -244,9 +244,9 @@ func writeJSONFile(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// ScopeServers returns the entries scope keeps in file for workDir, as
+// scopeServers returns the entries scope keeps in file for workDir, as
 // written (nil when the file or the part is missing).
-func ScopeServers(file, scope, workDir string) (map[string]json.RawMessage, error) {
+func scopeServers(file, scope, workDir string) (map[string]json.RawMessage, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -73,7 +73,7 @@ func TestScopesMerge(t *testing.T) {
 	}
 }
 
-// TestEditScopes: EditScope and SetToggle write only their part of the
+// TestEditScopes: editScope and SetToggle write only their part of the
 // file and keep the rest; emptied parts disappear.
 func TestEditScopes(t *testing.T) {
 	dir := t.TempDir()
@@ -91,10 +91,10 @@ func TestEditScopes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must0(EditScope(path, ScopeLocal, "/w", func(s map[string]json.RawMessage) error { s["l"] = json.RawMessage(`{"command":"l"}`); return nil }))
+	must0(editScope(path, ScopeLocal, "/w", func(s map[string]json.RawMessage) error { s["l"] = json.RawMessage(`{"command":"l"}`); return nil }))
 	must0(SetToggle(ScopeLocal, "/w", "u", ToggleOff))
 	must0(SetToggle(ScopeUser, "/w", "l", ToggleOn))
-	servers, err := ScopeServers(path, ScopeLocal, "/w")
+	servers, err := scopeServers(path, ScopeLocal, "/w")
 	must0(err)
 	var l ServerConfig
 	if json.Unmarshal(servers["l"], &l) != nil || l.Command != "l" {
@@ -127,7 +127,7 @@ func TestEditScopes(t *testing.T) {
 	if diff := cmp.Diff(want, string(must(os.ReadFile(path)))); diff != "" {
 		t.Errorf("file (-want +got):\n%s", diff)
 	}
-	must0(EditScope(path, ScopeLocal, "/w", func(s map[string]json.RawMessage) error { delete(s, "l"); return nil }))
+	must0(editScope(path, ScopeLocal, "/w", func(s map[string]json.RawMessage) error { delete(s, "l"); return nil }))
 	must0(SetToggle(ScopeLocal, "/w", "u", ToggleClear))
 	must0(SetToggle(ScopeUser, "/w", "l", ToggleClear))
 	want = `{
