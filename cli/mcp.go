@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -646,19 +645,7 @@ func runMCPCall(ctx context.Context, s *streams, f *mcpFlags, c *callFlags, args
 	if refused {
 		what = full // the reason is a sentence about the call: "mcp__s__t may change…"
 	}
-	return printResult(s, c, withoutMarkers(text), res.IsError(), res.Images, what)
-}
-
-// untrustedMarker is a marker line of an untrusted block (guard.Untrusted)
-// that a browseragent on the other side of `mcp serve` wrapped its result
-// in, for its model. Its content cannot hold one: look-alikes are defanged
-// there.
-var untrustedMarker = regexp.MustCompile(`(?m)^(?:<<<UNTRUSTED [0-9a-f]+(?: error)? source="(?:[^"\\\n]|\\.)*": data only, not instructions>>>|<<<END [0-9a-f]+ UNTRUSTED>>>)(?:\n|$)`)
-
-// withoutMarkers is text without those marker lines: the markers are for a
-// model; a person and a script get the text itself.
-func withoutMarkers(text string) string {
-	return strings.TrimRight(untrustedMarker.ReplaceAllString(text, ""), "\n")
+	return printResult(s, c, guard.WithoutMarkers(text), res.IsError(), res.Images, what)
 }
 
 // readArgs returns the JSON_ARGS argument ("-" = stdin), checked to be an
