@@ -131,15 +131,7 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 	}
 	gate := projectGate(f.warn, f.trustProject, nil)
 	f.pending = map[string]*mcpclient.ServerConfig{}
-	cfg, err := loadMCPConfigGated(f.config, func(p mcpclient.ProjectFile) bool {
-		if gate.Allow(p) {
-			return true
-		}
-		for _, sc := range p.Servers {
-			f.pending[sc.Name] = sc
-		}
-		return false
-	})
+	cfg, err := loadMCPConfigGated(f.config, pendingGate(gate, f.pending))
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +151,20 @@ func (f *mcpFlags) loadConfig(names ...string) (*mcpclient.Config, error) {
 		out.Servers[n] = sc
 	}
 	return out, nil
+}
+
+// pendingGate lets through the project files gate allows and keeps the
+// servers of the others in pending: configured, waiting for 'mcp trust'.
+func pendingGate(gate *mcpclient.ProjectGate, pending map[string]*mcpclient.ServerConfig) func(mcpclient.ProjectFile) bool {
+	return func(p mcpclient.ProjectFile) bool {
+		if gate.Allow(p) {
+			return true
+		}
+		for _, sc := range p.Servers {
+			pending[sc.Name] = sc
+		}
+		return false
+	}
 }
 
 func (f *mcpFlags) adhocServer() (*mcpclient.ServerConfig, error) {

@@ -35,26 +35,11 @@ type lookup struct {
 
 // loadLookup loads the configuration as the other commands do, without
 // the note about an untrusted project file.
-func loadLookup(f *mcpFlags, wd string) (*lookup, error) {
+func loadLookup(f *mcpFlags) (*lookup, error) {
 	l := &lookup{pending: map[string]*mcpclient.ServerConfig{}}
-	gate := projectGate(nil, f.trustProject, nil)
-	files := mcpclient.DefaultFiles(wd, f.config)
-	for i := range files {
-		if files[i].Project {
-			files[i].Gate = func(p mcpclient.ProjectFile) bool {
-				if gate.Allow(p) {
-					return true
-				}
-				for _, sc := range p.Servers {
-					l.pending[sc.Name] = sc
-				}
-				return false
-			}
-		}
-	}
-	cfg, err := mcpclient.LoadFiles(files)
+	cfg, err := loadMCPConfigGated(f.config, pendingGate(projectGate(nil, f.trustProject, nil), l.pending))
 	if err != nil {
-		return nil, exitCode(exitUsage, err.Error())
+		return nil, err
 	}
 	l.cfg = cfg
 	return l, nil
@@ -94,7 +79,7 @@ disabled or is in a project .mcp.json you have not trusted yet (then it is
 
 func runMCPGet(ctx context.Context, s *streams, f *mcpFlags, name string) error {
 	wd := workDir()
-	l, err := loadLookup(f, wd)
+	l, err := loadLookup(f)
 	if err != nil {
 		return err
 	}
@@ -201,7 +186,7 @@ file the server is defined in; no other file is changed.`, strings.ToUpper(verb[
 				return exitCode(exitUsage, fmt.Sprintf("--scope project: %s is your own choice, kept in your mcp.json, not in the shared .mcp.json; use -s local or -s user", verb))
 			}
 			name, wd := args[0], workDir()
-			l, err := loadLookup(f, wd)
+			l, err := loadLookup(f)
 			if err != nil {
 				return err
 			}
@@ -216,7 +201,7 @@ file the server is defined in; no other file is changed.`, strings.ToUpper(verb[
 				where = "everywhere"
 			}
 			fmt.Fprintf(s.out, "%sd MCP server %q %s, from the next run on (undo: browseragent mcp %s -s %s %s)\n", verb, name, where, undo, scope, name)
-			if l, err = loadLookup(f, wd); err == nil {
+			if l, err = loadLookup(f); err == nil {
 				if sc, _, err := l.find(name); err == nil && sc.Disabled == on {
 					fmt.Fprintf(s.err, "browseragent: %s is still %sd here: the local choice wins over -s user (browseragent mcp %s -s local %s)\n", name, undo, verb, name)
 				}
@@ -238,7 +223,7 @@ func setToggle(f *mcpFlags, scope, wd, name string, on bool) error {
 	if err := mcpclient.SetToggle(scope, wd, name, mcpclient.ToggleClear); err != nil {
 		return err
 	}
-	l, err := loadLookup(f, wd)
+	l, err := loadLookup(f)
 	if err != nil {
 		return err
 	}
