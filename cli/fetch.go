@@ -286,7 +286,11 @@ func guardedFetcher(ctx context.Context, f *fetchFlags) (fetcher, func(), error)
 		if _, err := fetch.ParseURL(u); err != nil {
 			return nil, err // nothing is fetched; fetch says best what is wrong
 		}
-		args, _ := json.Marshal(map[string]any{"url": u, "select": f.selector, "links": f.links})
+		call := map[string]any{"url": u, "select": f.selector, "links": f.links}
+		if format, _ := extract.ParseFormat(f.format); format == extract.FormatText {
+			call["format"] = "text" // else web_fetch renders the markdown -f text never prints
+		}
+		args, _ := json.Marshal(call)
 		tr, err := sess.Registry.Call(ctx, tools.WebFetchName, args, tools.OriginScript)
 		switch {
 		case errors.Is(err, guard.ErrDenied):

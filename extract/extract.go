@@ -6,6 +6,7 @@ package extract
 
 import (
 	"bytes"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -87,14 +88,11 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 		broad = broadContent(doc)
 	}
 	// The second opinion is copied before readability changes the tree.
-	var second *html.Node
 	container := findContainer(doc)
-	if container != nil {
-		second = cloneTree(container)
-		cleanContainer(second)
-	}
+	second := newSecondOpinion(container)
 	parser := readability.NewParser()
-	parser.KeepClasses = true // pruneArticle judges blocks by their class; stripped after
+	parser.KeepClasses = true  // pruneArticle judges blocks by their class; stripped after
+	parser.Logger = discardLog // its default formats every message for io.Discard
 	art, err := parser.ParseAndMutate(doc, base)
 	if err != nil || art.Node == nil {
 		// Readability found nothing it calls an article: keep the page's
@@ -103,7 +101,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 		if broad != nil && (declared || r.PageType != PageArticle) {
 			r.nodes = []*html.Node{broad}
 		} else if second != nil {
-			r.nodes = []*html.Node{second}
+			r.nodes = []*html.Node{second.cleaned()}
 		} else {
 			r.nodes = fallbackBody(doc)
 		}
@@ -157,6 +155,8 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 	}
 	return nil
 }
+
+var discardLog = slog.New(slog.DiscardHandler)
 
 // selectNodes keeps the nodes matching opts.Select, with their links made
 // absolute.

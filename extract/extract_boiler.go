@@ -2,10 +2,10 @@ package extract
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/browseragent/browseragent/internal/textutil"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -51,22 +51,26 @@ var boilerExtraTags = map[atom.Atom]bool{
 // hasBoilerExtraName says a class or id of n names it as boilerplate by
 // the extra names.
 func hasBoilerExtraName(n *html.Node) bool {
-	for _, a := range n.Attr {
-		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
+	return classOrIDSays(n, &boilerExtraNames, boilerExtraValue)
+}
+
+var boilerExtraNames = valueMemo[bool]{max: memoValue}
+
+// boilerExtraValue says the class or id value v names boilerplate by the
+// extra names.
+func boilerExtraValue(v string) bool {
+	c := splitNames(v)
+	for i, name := range c.names {
+		if boilerWholeName.MatchString(name) {
+			return true
+		}
+		toks := c.toks[i]
+		if len(toks) > 1 && stateWord[toks[0]] {
 			continue
 		}
-		for _, name := range strings.Fields(strings.ToLower(a.Val)) {
-			if boilerWholeName.MatchString(name) {
+		for _, tok := range toks {
+			if boilerExtraName.MatchString(tok) || (len(tok) > 8 && boilerSubName().MatchString(tok)) {
 				return true
-			}
-			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-			if len(toks) > 1 && stateWord[toks[0]] {
-				continue
-			}
-			for _, tok := range toks {
-				if boilerExtraName.MatchString(tok) || (len(tok) > 8 && boilerSubName().MatchString(tok)) {
-					return true
-				}
 			}
 		}
 	}
@@ -110,6 +114,22 @@ func firstPublished() []string {
 	return out
 }
 
+// siteNote is one of siteNotes: its text, and whether the word may go on.
+type siteNote struct {
+	text string
+	open bool
+}
+
+// siteNotesByFirst are siteNotes by their first byte.
+var siteNotesByFirst = sync.OnceValue(func() *[256][]siteNote {
+	var t [256][]siteNote
+	for _, p := range siteNotes {
+		text, open := strings.CutSuffix(p, "*")
+		t[text[0]] = append(t[text[0]], siteNote{text, open})
+	}
+	return &t
+})
+
 // followNetworks end a "follow … on …" prompt.
 var followNetworks = []string{" on twitter", " on facebook", " on instagram", " on linkedin"}
 
@@ -117,9 +137,14 @@ var followNetworks = []string{" on twitter", " on facebook", " on instagram", " 
 // <network>".
 func hasSiteNote(t string) bool {
 	l := strings.ToLower(t)
-	for _, p := range siteNotes {
-		if containsWord(l, p) {
-			return true
+	// Each note starts a word: only where a word starts with a note's
+	// first byte is it looked for (one pass, not a scan a note).
+	byFirst := siteNotesByFirst()
+	for i := 0; i < len(l); i++ {
+		for _, p := range byFirst[l[i]] {
+			if strings.HasPrefix(l[i:], p.text) && !wordBefore(l, i) && (p.open || !wordAfter(l, i+len(p.text))) {
+				return true
+			}
 		}
 	}
 	if i := indexWord(l, "follow "); i >= 0 {
@@ -132,26 +157,6 @@ func hasSiteNote(t string) bool {
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// containsWord says l holds phrase p starting and (unless p ends in "*")
-// ending at a word boundary.
-func containsWord(l, p string) bool {
-	open := strings.HasSuffix(p, "*")
-	p = strings.TrimSuffix(p, "*")
-	for off := 0; off < len(l); {
-		i := strings.Index(l[off:], p)
-		if i < 0 {
-			return false
-		}
-		i += off
-		end := i + len(p)
-		if !wordBefore(l, i) && (open || !wordAfter(l, end)) {
-			return true
-		}
-		off = i + 1
 	}
 	return false
 }
@@ -202,20 +207,10 @@ func isMoreHeading(t string) bool {
 	return moreHeading.MatchString(t) || moreHeadingExtra.MatchString(t)
 }
 
-// classOnly is n with its class attribute alone: a heading's id is an
-// anchor made of its words ("nav_nur_die_folie"), not a kind.
-func classOnly(n *html.Node) *html.Node {
-	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data}
-	if v, ok := attr(n, "class"); ok {
-		c.Attr = []html.Attribute{{Key: "class", Val: v}}
-	}
-	return c
-}
-
 // metaLineExtra matches short meta lines metaLine does not: "Release
 // Date: …", "Veröffentlichung: …", "Von: Jane Doe", "3:59 PM",
 // "Aufrufe: 1120 | …".
-var metaLineExtra = lazyRegexp(`(?i)^\W*(?:` +
+var metaLineExtra = mustPhraseRE(`(?i)^\W*(?:` +
 	`(?:\p{L}+ )?date\s*:.*|veröffentlich\p{L}*\b.*|publiziert\b.*|(?:von|by|autor(?:in)?|author)\s*:.*|` +
 	`\d{1,2}:\d{2}(?: ?[ap]m| uhr)?|\d{1,2}\.\d{1,2}\.\d{2,4}.*(?:kategorie|category|rubrik|tags?)\s*:.*|(?:aufrufe|views|hinzugefügt(?: von)?)\s*:.*|kommentare insgesamt\b.*` +
 	`)$`)
@@ -278,9 +273,11 @@ func metaFields(t string) bool {
 }
 
 // isBoilerExtra says n is boilerplate by the extra rules.
-func isBoilerExtra(n *html.Node, s textStats) bool {
+func isBoilerExtra(n *html.Node, s textStats, t *blockText) bool {
 	if (boilerplateTags[n.DataAtom] || boilerExtraTags[n.DataAtom]) && hasBoilerExtraName(n) ||
-		boilerExtraTags[n.DataAtom] && hasBoilerplateName(classOnly(n)) {
+		boilerExtraTags[n.DataAtom] && boilerplateNamed(n, true) {
+		// (By its class alone: a heading's id is an anchor made of its
+		// words, "nav_nur_die_folie", not a kind.)
 		return true
 	}
 	if s.text == 0 || s.text >= 600 {
@@ -294,14 +291,19 @@ func isBoilerExtra(n *html.Node, s textStats) bool {
 	}
 	if s.text >= 250 {
 		// A "see also" opening a run of links: "Siehe auch <a>…</a> <a>…</a>".
-		return s.link*10 > s.text*8 && seeAlso.MatchString(textOf(n))
+		return s.link*10 > s.text*8 && seeAlso.MatchString(t.text())
 	}
-	t := textutil.OneLine(textOf(n), 0)
+	return isBoilerLine(n, s, t.line())
+}
+
+// isBoilerLine says n, a block of fewer than 250 letters whose text is t
+// on one line, is boilerplate by the extra rules.
+func isBoilerLine(n *html.Node, s textStats, t string) bool {
 	hit := (s.text < 100 && strings.ContainsRune(t, '©')) || hasSiteNote(t) ||
 		(s.text < 160 && figureLine.MatchString(t)) ||
 		(s.text < 100 && metaFields(t)) ||
-		(s.text < 50 && (metaLineExtra().MatchString(t) || labelLine.MatchString(t) ||
-			(!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine().MatchString(t) || creditLine().MatchString(t))))) ||
+		(s.text < 50 && (metaLineExtra.MatchString(t) || labelLine.MatchString(t) ||
+			(!metaTags[n.DataAtom] && n.DataAtom != atom.Td && (metaLine.MatchString(t) || creditLine.MatchString(t))))) ||
 		(s.link*10 > s.text*8 && seeAlso.MatchString(t))
 	return hit && (!inlineTags[n.DataAtom] || standsAlone(n))
 }

@@ -128,20 +128,20 @@ func isChrome(n *html.Node, total int) bool {
 	return hasChromeName(n) && plainTextLen(n)*2 < total
 }
 
-func hasChromeName(n *html.Node) bool {
-	for _, a := range n.Attr {
-		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
-			continue
+func hasChromeName(n *html.Node) bool { return classOrIDSays(n, &chromeNames, chromeValue) }
+
+var chromeNames = valueMemo[bool]{max: memoValue}
+
+// chromeValue says the class or id value v names the site's chrome.
+func chromeValue(v string) bool {
+	c := splitNames(v)
+	for _, toks := range c.toks {
+		if len(toks) > 1 && stateWord[toks[0]] {
+			continue // "has-sidebar", "no-menu": a state, not a kind
 		}
-		for _, name := range strings.Fields(strings.ToLower(a.Val)) {
-			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-			if len(toks) > 1 && stateWord[toks[0]] {
-				continue // "has-sidebar", "no-menu": a state, not a kind
-			}
-			for _, tok := range toks {
-				if chromeName.MatchString(tok) {
-					return true
-				}
+		for _, tok := range toks {
+			if chromeName.MatchString(tok) {
+				return true
 			}
 		}
 	}

@@ -65,7 +65,14 @@ type phraseRE struct {
 	// nil when the pattern has no such set (then the regexp always runs).
 	need func() []string
 	re   func() *regexp.Regexp
+
+	// memo holds the answers for short texts: class and id tokens and
+	// short lines, asked again and again on a page and from page to page.
+	memo valueMemo[bool]
 }
+
+// memoText is the longest text a phraseRE remembers its answer for.
+const memoText = 64
 
 // mustPhraseRE is regexp.MustCompile for a phrase pattern: the pattern
 // must compile, and is compiled when it is first needed (or by warmRules).
@@ -97,12 +104,16 @@ func newPhraseRE(expr string) *phraseRE {
 			}
 			return neededLiterals(tree.Simplify())
 		}),
-		re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }),
+		re:   sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }),
+		memo: valueMemo[bool]{max: memoText},
 	}
 }
 
 // MatchString reports whether s holds a match of the pattern.
-func (p *phraseRE) MatchString(s string) bool {
+func (p *phraseRE) MatchString(s string) bool { return p.memo.get(s, p.match) }
+
+// match is MatchString without the memo.
+func (p *phraseRE) match(s string) bool {
 	if need := p.need(); need != nil {
 		l := strings.ToLower(s)
 		if !slices.ContainsFunc(need, func(w string) bool { return strings.Contains(l, w) }) {

@@ -144,16 +144,10 @@ func isSiteBlock(n *html.Node) bool {
 	if hasBoilerplateName(n) {
 		return true
 	}
-	for _, a := range n.Attr {
-		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
-			continue
-		}
-		if siteName.MatchString(strings.ToLower(a.Val)) {
-			return true
-		}
-	}
-	return false
+	return classOrIDSays(n, &siteNames, func(v string) bool { return siteName.MatchString(strings.ToLower(v)) })
 }
+
+var siteNames = valueMemo[bool]{max: memoValue}
 
 // isLeadCandidate says n may be an article's lead: a paragraph-like block
 // called lead, teaser, intro, subtitle … or a paragraph in a <header>.
@@ -170,9 +164,11 @@ func isLeadCandidate(n *html.Node, inHeader bool) bool {
 		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
 			continue
 		}
-		for _, tok := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if leadName.MatchString(tok) || (n.DataAtom == atom.P && weakLeadName().MatchString(tok)) {
-				return true
+		for _, toks := range splitNames(a.Val).toks {
+			for _, tok := range toks {
+				if leadName.MatchString(tok) || (n.DataAtom == atom.P && weakLeadName().MatchString(tok)) {
+					return true
+				}
 			}
 		}
 	}
@@ -221,7 +217,7 @@ func addLead(article *html.Node, pos *docPositions) {
 			continue
 		}
 		t := textutil.OneLine(textOf(c.n), 0)
-		if metaLine().MatchString(t) || creditLine().MatchString(t) || callToAction.MatchString(t) || mostlyFigures(t) {
+		if metaLine.MatchString(t) || creditLine.MatchString(t) || callToAction.MatchString(t) || mostlyFigures(t) {
 			continue
 		}
 		if text == "" {

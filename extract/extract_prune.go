@@ -3,6 +3,7 @@ package extract
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -56,15 +57,34 @@ func isAnchorLink(a *html.Node) bool {
 	return strings.HasPrefix(href, "#") && href != "#" && href != "#!"
 }
 
+// countLetters is how many letters and digits s holds.
 func countLetters(s string) int {
 	n := 0
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			n += int(asciiAlnum[c])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			n++
 		}
+		i += size
 	}
 	return n
 }
+
+// asciiAlnum is 1 for the ASCII letters and digits: most of the text
+// countLetters reads is ASCII, where unicode's tables are the slow way.
+var asciiAlnum = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		if unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // boilerplateName matches a class or id token naming a block that is not
 // the article's text. Tokens are the class and id split at anything that
@@ -89,44 +109,68 @@ var boilerplateTags = map[atom.Atom]bool{
 	atom.Form: true, atom.Dl: true, atom.Li: true, atom.Table: true, atom.Figure: true,
 }
 
-func hasBoilerplateName(n *html.Node) bool {
+// hasBoilerplateName says a class, id, itemprop or role of n names it as
+// boilerplate.
+func hasBoilerplateName(n *html.Node) bool { return boilerplateNamed(n, false) }
+
+// boilerplateNamed is hasBoilerplateName, by n's class alone when
+// classOnly is set.
+func boilerplateNamed(n *html.Node, classOnly bool) bool {
 	for _, a := range n.Attr {
-		if a.Namespace != "" || (a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role") {
+		if a.Namespace != "" || (a.Key != "class" && (classOnly || a.Key != "id" && a.Key != "itemprop" && a.Key != "role")) {
 			continue
 		}
-		v := strings.ToLower(a.Val)
 		if a.Key == "role" {
+			v := strings.ToLower(a.Val)
 			if v == "navigation" || v == "complementary" || v == "contentinfo" {
 				return true
 			}
 			continue
 		}
-		live := false
-		for _, name := range strings.Fields(v) {
-			toks := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-			if len(toks) > 1 && stateWord[toks[0]] {
-				continue // "no-caption", "has-sidebar": a state, not a kind
-			}
-			if n.DataAtom == atom.P && (name == "paywall" || name == "premium") {
-				continue // a paragraph of the article behind the paywall, not the paywall's notice
-			}
-			for _, tok := range toks {
-				if liveName().MatchString(tok) {
-					live = true
-				}
-				if tok == "teaser" && articleWord[toks[0]] {
-					continue // "article-teaser" is the article's lead
-				}
-				if boilerplateName.MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
-					if a.Key == "id" && isHeadingSlug(n, toks) {
-						break // "sharing-with-a-single-developer": its heading's anchor
-					}
-					return true
-				}
+		memo, p := &boilerNames, n.DataAtom == atom.P
+		if p {
+			memo = &boilerNamesP
+		}
+		for _, toks := range memo.get(a.Val, func(v string) [][]string { return boilerplateHits(v, p) }) {
+			if a.Key != "id" || !isHeadingSlug(n, toks) {
+				return true // an id that is its heading's slug ("sharing-with-a-single-developer") says what, not which kind
 			}
 		}
 	}
 	return false
+}
+
+// boilerNames and boilerNamesP remember boilerplateHits (for a <p>: P).
+var boilerNames, boilerNamesP = valueMemo[[][]string]{max: memoValue}, valueMemo[[][]string]{max: memoValue}
+
+// boilerplateHits are the tokens of each name of the class or id value v
+// that names boilerplate, in order; p says the value is a <p>'s.
+func boilerplateHits(v string, p bool) [][]string {
+	c := splitNames(v)
+	var hits [][]string
+	live := false
+	for i, name := range c.names {
+		toks := c.toks[i]
+		if len(toks) > 1 && stateWord[toks[0]] {
+			continue // "no-caption", "has-sidebar": a state, not a kind
+		}
+		if p && (name == "paywall" || name == "premium") {
+			continue // a paragraph of the article behind the paywall, not the paywall's notice
+		}
+		for _, tok := range toks {
+			if liveName().MatchString(tok) {
+				live = true
+			}
+			if tok == "teaser" && articleWord[toks[0]] {
+				continue // "article-teaser" is the article's lead
+			}
+			if boilerplateName.MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
+				hits = append(hits, toks)
+				break
+			}
+		}
+	}
+	return hits
 }
 
 // sectionText is the letters outside links that must follow a heading,
@@ -332,7 +376,7 @@ func cutTail(root *html.Node, stats map[*html.Node]textStats, total int) []*html
 // metaLine matches a short line that dates or files the article rather
 // than telling it: "Published 3 May 2021", "23.10.2018", "4 min read",
 // "Kategorie: News".
-var metaLine = lazyRegexp(`(?i)^\W*(?:` +
+var metaLine = mustPhraseRE(`(?i)^\W*(?:` +
 	`(?:published|updated|posted|last modified|veröffentlicht|aktualisiert|erstellt|stand|publikacja|aktualizacja|publicado|actualizado|publié|mis à jour|pubblicato|kategorie|category|categories|rubrik|schlagworte|tags|filed under)\b.*|` +
 	`(?:\w+,? )?\d{1,2}[./-] ?\d{1,2}[./-] ?\d{2,4}(?:,? \d{1,2}[:.]\d{2}(?: ?uhr| ?[ap]m)?)?|` +
 	`(?:\w+,? )?\d{1,2}\.? (?:jan|feb|mär|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|dez|dec)\p{L}*\.? \d{4}(?:,? \d{1,2}[:.]\d{2}.*)?|` +
@@ -342,7 +386,7 @@ var metaLine = lazyRegexp(`(?i)^\W*(?:` +
 
 // creditLine matches a picture credit or a source line: "Foto: dpa",
 // "Photograph by …", "AFP / JANE DOE", "Getty Images".
-var creditLine = lazyRegexp(`(?i)^\W*(?:` +
+var creditLine = mustPhraseRE(`(?i)^\W*(?:` +
 	`(?:photo|foto|fotos|bild|bilder|image|picture|credit|crédit|photograph|photography|illustration|grafik|quelle|source|fuente|titelbild|beitragsbild)s?(?: by| von)?\W*:?\s.*|` +
 	`.*\b(?:getty images|shutterstock|istock(?:photo)?|imago|picture[- ]alliance|dpa|afp|reuters|ap photo|keystone|epa)\b.*|` +
 	`[\p{Lu}\d][\p{L}\d.&-]*(?: [\p{L}\d.&-]+)* ?/ ?[\p{Lu}][\p{L}.-]*(?: [\p{L}.-]+){0,3}` +
@@ -403,6 +447,29 @@ func pruneArticle(root *html.Node) []*html.Node {
 	return append(drop, cutTail(root, stats, total-droppedText(drop, stats))...)
 }
 
+// blockText is a block's text, read (textOf) when a rule first asks and
+// then kept for the other rules.
+type blockText struct {
+	n          *html.Node
+	raw, oneLn string
+	read, flat bool
+}
+
+func (b *blockText) text() string {
+	if !b.read {
+		b.raw, b.read = textOf(b.n), true
+	}
+	return b.raw
+}
+
+// line is the text on one line (textutil.OneLine).
+func (b *blockText) line() string {
+	if !b.flat {
+		b.oneLn, b.flat = textutil.OneLine(b.text(), 0), true
+	}
+	return b.oneLn
+}
+
 func nextElement(n *html.Node) *html.Node {
 	for s := n.NextSibling; s != nil; s = s.NextSibling {
 		if s.Type == html.ElementNode {
@@ -432,27 +499,28 @@ func isBoilerplateBlock(n *html.Node, s textStats) bool {
 		// figure holds a table or paragraphs of its own.
 		return s.text < figureText && findFirst(n, atom.Table) == nil
 	}
-	if boilerplateTags[n.DataAtom] && hasBoilerplateName(n) || isBoilerExtra(n, s) {
+	t := &blockText{n: n}
+	if boilerplateTags[n.DataAtom] && hasBoilerplateName(n) || isBoilerExtra(n, s, t) {
 		return true
 	}
 	if s.text == 0 {
 		return false
 	}
 	if s.text < 50 && metaTags[n.DataAtom] {
-		if t := textutil.OneLine(textOf(n), 0); metaLine().MatchString(t) || creditLine().MatchString(t) {
+		if t := t.line(); metaLine.MatchString(t) || creditLine.MatchString(t) {
 			return true
 		}
 	}
 	switch n.DataAtom {
 	case atom.P, atom.Li, atom.Div, atom.Section, atom.Dd, atom.Dt, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		// A short block that is mostly link: "Read more: <a>…</a>".
-		if s.link > 0 && s.text < 200 && seeAlso.MatchString(textOf(n)) {
+		if s.link > 0 && s.text < 200 && seeAlso.MatchString(t.text()) {
 			return true
 		}
 		if s.text < 100 && s.link*10 > s.text*8 && n.DataAtom != atom.Li && !headsSection(n) {
 			return true
 		}
-		if s.text < 160 && callToAction.MatchString(textOf(n)) {
+		if s.text < 160 && callToAction.MatchString(t.text()) {
 			return true
 		}
 

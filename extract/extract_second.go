@@ -2,7 +2,6 @@ package extract
 
 import (
 	"strings"
-	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -24,6 +23,21 @@ var containerTiers = []*phraseRE{
 	mustPhraseRE(`(?:^|[^a-z])(?:main|page|site)[-_]?content|content[-_]?(?:main|body|area|wrapper|inner)|(?:^|[^a-z])content(?:$|[^a-z])|(?:^|[^a-z])(?:article|post|entry|story)(?:$|[^a-z])`),
 }
 
+// containerTier is the first of containerTiers n's class and id match,
+// or -1.
+func containerTier(n *html.Node) int {
+	return containerTierMemo.get(strings.ToLower(attrOr(n, "class")+" "+attrOr(n, "id")), func(names string) int {
+		for i, re := range containerTiers {
+			if re.MatchString(names) {
+				return i
+			}
+		}
+		return -1
+	})
+}
+
+var containerTierMemo = valueMemo[int]{max: memoValue}
+
 // findContainer returns the element the page names as its article body,
 // or nil.
 func findContainer(doc *html.Node) *html.Node {
@@ -43,12 +57,9 @@ func findContainer(doc *html.Node) *html.Node {
 			byTier[0] = append(byTier[0], n)
 			return true
 		}
-		names := strings.ToLower(attrOr(n, "class") + " " + attrOr(n, "id"))
-		for i, re := range containerTiers {
-			if re.MatchString(names) {
-				byTier[i] = append(byTier[i], n)
-				return true
-			}
+		if i := containerTier(n); i >= 0 {
+			byTier[i] = append(byTier[i], n)
+			return true
 		}
 		if n.DataAtom == atom.Article || n.DataAtom == atom.Main {
 			byTier[2] = append(byTier[2], n)
@@ -84,8 +95,7 @@ func namesArticleBody(doc *html.Node) bool {
 		case atom.Script, atom.Style, atom.Head, atom.Nav, atom.Footer, atom.Aside, atom.Form:
 			return false
 		case atom.Div, atom.Section, atom.Article, atom.Main, atom.Td:
-			if v, _ := attr(n, "itemprop"); strings.EqualFold(v, "articleBody") ||
-				containerTiers[0].MatchString(strings.ToLower(attrOr(n, "class")+" "+attrOr(n, "id"))) {
+			if v, _ := attr(n, "itemprop"); strings.EqualFold(v, "articleBody") || containerTier(n) == 0 {
 				found = plainTextLen(n) >= 200
 			}
 		}
@@ -234,6 +244,33 @@ func isHidden(n *html.Node) bool {
 	return false
 }
 
+// secondOpinion is the container's copy, made before readability changes
+// the tree, and cleaned (cleanContainer) only when it is looked at: on most
+// pages readability's pick holds so much of the text that the container
+// could not win whatever its cleaning leaves, and cleaning it is as dear
+// as pruning the pick.
+type secondOpinion struct {
+	raw   *html.Node
+	clean bool
+}
+
+// newSecondOpinion copies container; nil for none.
+func newSecondOpinion(container *html.Node) *secondOpinion {
+	if container == nil {
+		return nil
+	}
+	return &secondOpinion{raw: cloneTree(container)}
+}
+
+// cleaned is the copy after cleanContainer (done on the first call).
+func (s *secondOpinion) cleaned() *html.Node {
+	if !s.clean {
+		cleanContainer(s.raw)
+		s.clean = true
+	}
+	return s.raw
+}
+
 // chooseArticle is readability's pick, or the second opinion when that
 // holds more than twice its text outside links: readability then took one
 // part of a page whose article is split into many blocks (or a table or a
@@ -241,13 +278,15 @@ func isHidden(n *html.Node) bool {
 // lies in a block named as never the article (a cookie notice, an author
 // box, the comments, a sidebar widget) outside the second opinion's
 // element.
-func chooseArticle(first, second, container *html.Node, idx *docPositions) *html.Node {
+func chooseArticle(first *html.Node, second *secondOpinion, container *html.Node, idx *docPositions) *html.Node {
 	if second == nil {
 		return first
 	}
-	l1, l2 := plainTextLen(first), plainTextLen(second)
-	if l2 > 2*l1 || listPick(first, second, container, idx) {
-		return second
+	l1 := plainTextLen(first)
+	wins := func(c *html.Node) bool { return plainTextLen(c) > 2*l1 || listPick(first, c, container, idx) }
+	// Cleaning only removes: a copy that cannot win before it cannot after.
+	if wins(second.raw) && wins(second.cleaned()) {
+		return second.raw
 	}
 	orig := idx.origin(first)
 	if orig.n == nil {
@@ -257,7 +296,7 @@ func chooseArticle(first, second, container *html.Node, idx *docPositions) *html
 	// flags ("flag-unfollowComments-on", "has-sidebar"), not a block's kind.
 	for n := orig.n.Parent; n != nil && n != container && n.DataAtom != atom.Body && n.DataAtom != atom.Html; n = n.Parent {
 		if n.Type == html.ElementNode && n.DataAtom != atom.Body && n.DataAtom != atom.Main && n.DataAtom != atom.Article && hasNameIn(n, wrongPickName) && !hasNameIn(n, liveName()) {
-			return second
+			return second.cleaned()
 		}
 	}
 	return first
@@ -277,9 +316,11 @@ func hasNameIn(n *html.Node, re interface{ MatchString(string) bool }) bool {
 		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
 			continue
 		}
-		for _, tok := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if re.MatchString(tok) {
-				return true
+		for _, toks := range splitNames(a.Val).toks {
+			for _, tok := range toks {
+				if re.MatchString(tok) {
+					return true
+				}
 			}
 		}
 	}

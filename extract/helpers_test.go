@@ -78,12 +78,12 @@ func loadReadabilityPages(t testing.TB) []readabilityPage {
 	return pages
 }
 
-// printedText is what `fetch -f text` prints for res: web_fetch renders
-// the markdown (the model's text) first, then the command prints
-// Render(FormatText). Quality tests score these bytes, not an in-process
-// view of the content, so a rendering bug the person sees costs points.
+// printedText is what `fetch -f text` prints for res: the command asks
+// web_fetch for text and prints Render(FormatText). Quality tests score
+// these bytes, not an in-process view of the content, so a rendering bug
+// the person sees costs points. (The text is the same whether or not the
+// markdown was rendered first: TestPrintedReference's dump shows it.)
 func printedText(res *Result) string {
-	res.Render(FormatMarkdown)
 	out, _ := res.Render(FormatText)
 	return string(out)
 }
