@@ -20,7 +20,7 @@ const PendingTTL = 10 * time.Minute
 // client is the command being run, as the approver sees it.
 type client struct {
 	w      *wire.Wire
-	req    *Request
+	req    *wire.Request
 	parked *parked // set once the call was parked: the client has left
 }
 
@@ -33,9 +33,9 @@ func clientFrom(ctx context.Context) *client {
 
 // parked is a call waiting for `browser confirm ID` or `browser deny ID`.
 type parked struct {
-	info   Pending
-	answer chan tools.Answer // one answer
-	done   chan *Response    // the command's outcome once answered
+	info   wire.Pending
+	answer chan tools.Answer   // one answer
+	done   chan *wire.Response // the command's outcome once answered
 }
 
 // approver is the registry's approver in a daemon: it asks at the
@@ -61,7 +61,7 @@ func (a approver) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 // ask puts the question to the command's terminal and waits for the
 // answer; a client that went away answered nothing.
 func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
-	q := &Ask{Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args, Sensitive: !req.Offers(tools.AnswerTool)}
+	q := &wire.Ask{Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args, Sensitive: !req.Offers(tools.AnswerTool)}
 	if err := cl.w.Send(wire.Message{Type: "ask", Ask: q}); err != nil {
 		return tools.AnswerNone, nil
 	}
@@ -85,7 +85,7 @@ func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
 // other commands run meanwhile, and waits for `browser confirm` or `browser
 // deny` (PendingTTL at most).
 func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest) (tools.Answer, error) {
-	p := &parked{answer: make(chan tools.Answer, 1), done: make(chan *Response, 1), info: Pending{
+	p := &parked{answer: make(chan tools.Answer, 1), done: make(chan *wire.Response, 1), info: wire.Pending{
 		ID: newID(), Command: commandLine(cl.req), Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args,
 		Sensitive: !req.Offers(tools.AnswerTool)}}
 	d.mu.Lock()
@@ -111,7 +111,7 @@ func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest
 
 // resolve answers a parked call: confirm runs it and returns what it did,
 // deny drops it.
-func (d *daemon) resolve(ctx context.Context, req *Request) *Response {
+func (d *daemon) resolve(ctx context.Context, req *wire.Request) *wire.Response {
 	id := req.ID
 	if id == "" && len(req.Args) > 0 {
 		id = req.Args[0]
@@ -121,12 +121,12 @@ func (d *daemon) resolve(ctx context.Context, req *Request) *Response {
 	delete(d.pending, id)
 	d.mu.Unlock()
 	if p == nil {
-		return &Response{Exit: ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, PendingTTL)}
+		return &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, PendingTTL)}
 	}
 	if req.Command == "deny" {
 		p.answer <- tools.AnswerDeny
 		<-p.done // the call ends refused; nothing ran
-		return &Response{Text: fmt.Sprintf("Dropped %s: `%s` did not run.", p.info.ID, p.info.Command),
+		return &wire.Response{Text: fmt.Sprintf("Dropped %s: `%s` did not run.", p.info.ID, p.info.Command),
 			Data: map[string]any{"id": p.info.ID, "command": p.info.Command, "ran": false}}
 	}
 	p.answer <- tools.AnswerOnce
@@ -134,20 +134,20 @@ func (d *daemon) resolve(ctx context.Context, req *Request) *Response {
 	case resp := <-p.done:
 		return resp
 	case <-ctx.Done():
-		return &Response{Exit: ExitLost, Error: "the session ended before the confirmed command finished"}
+		return &wire.Response{Exit: wire.ExitLost, Error: "the session ended before the confirmed command finished"}
 	}
 }
 
 // listPending is `browser pending`.
-func (d *daemon) listPending() *Response {
+func (d *daemon) listPending() *wire.Response {
 	d.mu.Lock()
 	ids := slices.Sorted(maps.Keys(d.pending))
-	list := make([]Pending, 0, len(ids))
+	list := make([]wire.Pending, 0, len(ids))
 	for _, id := range ids {
 		list = append(list, d.pending[id].info)
 	}
 	d.mu.Unlock()
-	resp := &Response{Data: map[string]any{"pending": list}}
+	resp := &wire.Response{Data: map[string]any{"pending": list}}
 	if len(list) == 0 {
 		resp.Text = "No command waits for approval."
 	}

@@ -23,7 +23,7 @@ func TestRefArg(t *testing.T) {
 	} {
 		got, fail := refArg(tc.in)
 		if tc.want == "" {
-			if fail == nil || fail.Exit != ExitUsage {
+			if fail == nil || fail.Exit != wire.ExitUsage {
 				t.Errorf("refArg(%q) = %q, want a usage error", tc.in, got)
 			}
 			continue
@@ -42,11 +42,11 @@ func TestFailureCode(t *testing.T) {
 		text string
 		want int
 	}{
-		{"ref e9 is not on the page any more (the page changed or navigated): take a new browser_snapshot", ExitStale},
-		{"no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab", ExitNoTab},
-		{`no tab "t2": list tabs with browser_tabs`, ExitNoTab},
-		{"the tab browser_click acts on closed after it was checked; nothing was done.", ExitNoTab},
-		{`text "x" did not appear within 10s`, ExitFailed},
+		{"ref e9 is not on the page any more (the page changed or navigated): take a new browser_snapshot", wire.ExitStale},
+		{"no current tab: open one with browser_open, or pick one with browser_tabs and browser_select_tab", wire.ExitNoTab},
+		{`no tab "t2": list tabs with browser_tabs`, wire.ExitNoTab},
+		{"the tab browser_click acts on closed after it was checked; nothing was done.", wire.ExitNoTab},
+		{`text "x" did not appear within 10s`, wire.ExitFailed},
 	} {
 		if got := failureCode(tc.text); got != tc.want {
 			t.Errorf("failureCode(%q) = %d, want %d", tc.text, got, tc.want)
@@ -111,12 +111,12 @@ func TestDaemonOfAnotherBuildEnds(t *testing.T) {
 	if line != "ok\n" {
 		t.Fatalf("daemon start: %q", line)
 	}
-	resp, err := Do(context.Background(), &Request{Command: "pending", Version: "v1"}, &ClientOptions{Session: "up"})
-	if err != nil || resp.Exit != ExitOK {
+	resp, err := wire.Do(context.Background(), &wire.Request{Command: "pending", Version: "v1"}, &wire.ClientOptions{Session: "up"})
+	if err != nil || resp.Exit != wire.ExitOK {
 		t.Fatalf("same build: %+v %v", resp, err)
 	}
-	resp, err = Do(context.Background(), &Request{Command: "pending", Version: "v2"}, &ClientOptions{Session: "up"})
-	if err != nil || resp.Exit != ExitLost || !strings.Contains(resp.Error, "ran browseragent v1, this is v2") {
+	resp, err = wire.Do(context.Background(), &wire.Request{Command: "pending", Version: "v2"}, &wire.ClientOptions{Session: "up"})
+	if err != nil || resp.Exit != wire.ExitLost || !strings.Contains(resp.Error, "ran browseragent v1, this is v2") {
 		t.Fatalf("another build: %+v %v", resp, err)
 	}
 	select {
@@ -137,13 +137,13 @@ func TestDaemonOfAnotherBuildEnds(t *testing.T) {
 // is one the daemon runs.
 func TestEveryCommandRuns(t *testing.T) {
 	byDaemon := map[string]bool{"pending": true, "confirm": true, "deny": true} // serveConn's own
-	for _, c := range Commands() {
+	for _, c := range wire.Commands() {
 		if _, ok := runs[c.Name]; !ok && !c.Local && !byDaemon[c.Name] {
 			t.Errorf("%s has no run in the daemon", c.Name)
 		}
 	}
 	for name := range runs {
-		if _, ok := Lookup(name); !ok {
+		if _, ok := wire.Lookup(name); !ok {
 			t.Errorf("the daemon runs %s, which is no command", name)
 		}
 	}
@@ -160,7 +160,7 @@ func TestSkillAndManualNameEveryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range Commands() {
+	for _, c := range wire.Commands() {
 		if c.Name == "skill" || c.Name == "sessions" || c.Name == "pending" {
 			continue // the skill file is itself; the others are in the manual
 		}
@@ -168,7 +168,7 @@ func TestSkillAndManualNameEveryCommand(t *testing.T) {
 			t.Errorf("SKILL.md does not mention %s", c.Name)
 		}
 	}
-	for _, c := range Commands() {
+	for _, c := range wire.Commands() {
 		if !strings.Contains(string(manual), "`"+c.Name) {
 			t.Errorf("docs/browser-cli.md does not mention %s", c.Name)
 		}

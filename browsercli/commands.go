@@ -8,11 +8,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browseragent/browseragent/browsercli/wire"
 )
 
 // runs are what the daemon does for each command it runs, by name
 // (wire.Commands lists them all).
-var runs = map[string]func(x *execution) *Response{
+var runs = map[string]func(x *execution) *wire.Response{
 	"open":     cmdOpen,
 	"back":     history("back"),
 	"forward":  history("forward"),
@@ -56,20 +58,20 @@ var runs = map[string]func(x *execution) *Response{
 type execution struct {
 	ctx context.Context
 	d   *daemon
-	req *Request
+	req *wire.Request
 }
 
 // execute runs req's command: it must be one the daemon runs.
-func (d *daemon) execute(ctx context.Context, req *Request) *Response {
+func (d *daemon) execute(ctx context.Context, req *wire.Request) *wire.Response {
 	run, ok := runs[req.Command]
 	if !ok {
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("unknown browser command %q", req.Command)}
+		return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("unknown browser command %q", req.Command)}
 	}
 	x := &execution{ctx: ctx, d: d, req: req}
 	var notice string
 	if req.Connect != nil {
 		r := x.connect(*req.Connect)
-		if r.Exit != ExitOK {
+		if r.Exit != wire.ExitOK {
 			return r
 		}
 		notice = r.Notice
@@ -82,8 +84,8 @@ func (d *daemon) execute(ctx context.Context, req *Request) *Response {
 }
 
 // tool is a command that is one tool call, with arguments set by fill.
-func tool(name string, fill func(x *execution, a map[string]any)) func(x *execution) *Response {
-	return func(x *execution) *Response {
+func tool(name string, fill func(x *execution, a map[string]any)) func(x *execution) *wire.Response {
+	return func(x *execution) *wire.Response {
 		a := map[string]any{}
 		if fill != nil {
 			fill(x, a)
@@ -93,8 +95,8 @@ func tool(name string, fill func(x *execution, a map[string]any)) func(x *execut
 }
 
 // onRef is a tool call on the element the first argument names.
-func onRef(name string, fill func(x *execution, a map[string]any)) func(x *execution) *Response {
-	return func(x *execution) *Response {
+func onRef(name string, fill func(x *execution, a map[string]any)) func(x *execution) *wire.Response {
+	return func(x *execution) *wire.Response {
 		ref, err := refArg(x.req.Args[0])
 		if err != nil {
 			return err
@@ -111,10 +113,10 @@ var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[
 
 // refArg takes a ref as snapshots print it (e3) or as agent-browser's
 // users write it (@e3).
-func refArg(s string) (string, *Response) {
+func refArg(s string) (string, *wire.Response) {
 	ref := strings.TrimPrefix(strings.TrimSpace(s), "@")
 	if !refRE().MatchString(ref) {
-		return "", &Response{Exit: ExitUsage, Error: fmt.Sprintf("%q is not a ref: refs look like e3 (or @e3), from `browser snapshot`", s)}
+		return "", &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("%q is not a ref: refs look like e3 (or @e3), from `browser snapshot`", s)}
 	}
 	return ref, nil
 }
@@ -127,13 +129,13 @@ func tabID(s string) string {
 	return s
 }
 
-func history(move string) func(x *execution) *Response {
+func history(move string) func(x *execution) *wire.Response {
 	return tool("browser_navigate", func(x *execution, a map[string]any) { a["url"] = move })
 }
 
 // cmdOpen loads the URL in the current tab, or in a new one when there is
 // none (the session's first open) or --new-tab says so.
-func cmdOpen(x *execution) *Response {
+func cmdOpen(x *execution) *wire.Response {
 	url := x.req.Args[0]
 	if x.req.On("new-tab") || x.d.s.Browser.CurrentTab() == "" {
 		return x.do("browser_open", map[string]any{"url": url})
@@ -141,7 +143,7 @@ func cmdOpen(x *execution) *Response {
 	return x.do("browser_navigate", map[string]any{"url": url})
 }
 
-func cmdFill(x *execution) *Response {
+func cmdFill(x *execution) *wire.Response {
 	return onRef("browser_type", func(x *execution, a map[string]any) {
 		a["text"] = x.req.Args[1]
 		if x.req.On("submit") {
@@ -150,11 +152,11 @@ func cmdFill(x *execution) *Response {
 	})(x)
 }
 
-func cmdPress(x *execution) *Response {
+func cmdPress(x *execution) *wire.Response {
 	return x.do("browser_press", map[string]any{"key": x.req.Args[0]})
 }
 
-func cmdScroll(x *execution) *Response {
+func cmdScroll(x *execution) *wire.Response {
 	a := map[string]any{}
 	if len(x.req.Args) == 1 {
 		switch arg := x.req.Args[0]; arg {
@@ -177,12 +179,12 @@ func looksLikeSelector(s string) bool {
 	return strings.HasPrefix(s, "#") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "[") || strings.ContainsAny(s, ">:")
 }
 
-func cmdWait(x *execution) *Response {
+func cmdWait(x *execution) *wire.Response {
 	a := map[string]any{}
 	if t := x.req.Flag("timeout"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n <= 0 {
-			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("--timeout %q: give a whole number of seconds", t)}
+			return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("--timeout %q: give a whole number of seconds", t)}
 		}
 		a["timeout"] = n
 	}
@@ -196,7 +198,7 @@ func cmdWait(x *execution) *Response {
 	case x.req.Flag("selector") != "":
 		a["selector"] = x.req.Flag("selector")
 	case len(x.req.Args) == 0:
-		return &Response{Exit: ExitUsage, Error: "wait for what? give TEXT, a CSS SELECTOR, a number of milliseconds, --text or --selector"}
+		return &wire.Response{Exit: wire.ExitUsage, Error: "wait for what? give TEXT, a CSS SELECTOR, a number of milliseconds, --text or --selector"}
 	default:
 		arg := x.req.Args[0]
 		if ms, err := strconv.Atoi(arg); err == nil && ms >= 0 {
@@ -212,16 +214,16 @@ func cmdWait(x *execution) *Response {
 }
 
 // sleep is `wait MS`: it touches no page, so it is no tool call.
-func (x *execution) sleep(d time.Duration) *Response {
+func (x *execution) sleep(d time.Duration) *wire.Response {
 	select {
 	case <-time.After(d):
 	case <-x.ctx.Done():
-		return &Response{Exit: ExitFailed, Error: "the session ended during the wait"}
+		return &wire.Response{Exit: wire.ExitFailed, Error: "the session ended during the wait"}
 	}
-	return &Response{Text: fmt.Sprintf("Waited %d ms.", d.Milliseconds()), Data: map[string]any{"waited_ms": d.Milliseconds()}}
+	return &wire.Response{Text: fmt.Sprintf("Waited %d ms.", d.Milliseconds()), Data: map[string]any{"waited_ms": d.Milliseconds()}}
 }
 
-func cmdDialog(x *execution) *Response {
+func cmdDialog(x *execution) *wire.Response {
 	a := map[string]any{}
 	switch x.req.Args[0] {
 	case "accept":
@@ -229,7 +231,7 @@ func cmdDialog(x *execution) *Response {
 	case "dismiss":
 		a["accept"] = false
 	default:
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("dialog %q: say accept or dismiss", x.req.Args[0])}
+		return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("dialog %q: say accept or dismiss", x.req.Args[0])}
 	}
 	if len(x.req.Args) > 1 {
 		a["text"] = x.req.Args[1]
@@ -237,7 +239,7 @@ func cmdDialog(x *execution) *Response {
 	return x.do("browser_dialog", a)
 }
 
-func cmdClose(x *execution) *Response {
+func cmdClose(x *execution) *wire.Response {
 	a := map[string]any{}
 	if len(x.req.Args) == 1 {
 		a["tab"] = tabID(x.req.Args[0])

@@ -65,7 +65,7 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 		}
 	}()
 	if o.Name == "" {
-		o.Name = DefaultSession
+		o.Name = wire.DefaultSession
 	}
 	p, err := wire.PathsOf(o.Name)
 	if err != nil {
@@ -81,7 +81,7 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 	defer stop()
 	d := &daemon{p: p, idle: o.Idle, stop: stop, version: o.Version, pending: map[string]*parked{}, last: time.Now()}
 	if d.idle <= 0 {
-		d.idle = DefaultIdle
+		d.idle = wire.DefaultIdle
 	}
 	d.s, err = o.Open(ctx, approver{d})
 	if err != nil {
@@ -120,7 +120,7 @@ func listen(p wire.Paths) (net.Listener, *os.File, error) {
 		return nil, nil, err
 	}
 	if !ok {
-		return nil, nil, fmt.Errorf("session %q: %w", p.Name, ErrRunning)
+		return nil, nil, fmt.Errorf("session %q: %w", p.Name, wire.ErrRunning)
 	}
 	_ = os.Remove(p.Sock)
 	old := syscall.Umask(0o177)
@@ -140,7 +140,7 @@ func listen(p wire.Paths) (net.Listener, *os.File, error) {
 }
 
 func (d *daemon) saveState() error {
-	return wire.WriteState(d.p, State{Name: d.p.Name, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
+	return wire.WriteState(d.p, wire.State{Name: d.p.Name, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
 		Mode: d.s.Mode().String(), Idle: d.idle.String(), Alive: true})
 }
 
@@ -170,7 +170,7 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	w := wire.NewWire(c)
 	if err := checkPeer(c); err != nil {
-		_ = w.Send(wire.Message{Type: "done", Done: &Response{Exit: ExitDenied, Error: err.Error()}})
+		_ = w.Send(wire.Message{Type: "done", Done: &wire.Response{Exit: wire.ExitDenied, Error: err.Error()}})
 		return
 	}
 	m, err := w.Recv()
@@ -182,18 +182,18 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	req := m.Request
 	if req.Version != "" && d.version != "" && req.Version != d.version && req.Command != "shutdown" {
 		// An upgrade: the old daemon would run the new command with old code.
-		_ = w.Send(wire.Message{Type: "done", Done: &Response{Exit: ExitLost, Error: fmt.Sprintf("session %s ran browseragent %s, this is %s: it ended; run the command again for a fresh one (its tabs and refs are gone)", d.p.Name, d.version, req.Version)}})
+		_ = w.Send(wire.Message{Type: "done", Done: &wire.Response{Exit: wire.ExitLost, Error: fmt.Sprintf("session %s ran browseragent %s, this is %s: it ended; run the command again for a fresh one (its tabs and refs are gone)", d.p.Name, d.version, req.Version)}})
 		d.stop()
 		return
 	}
-	var resp *Response
+	var resp *wire.Response
 	switch req.Command {
 	case "confirm", "deny":
 		resp = d.resolve(ctx, req)
 	case "pending":
 		resp = d.listPending()
 	case "shutdown":
-		resp = &Response{Text: fmt.Sprintf("Session %s ended.", d.p.Name), Data: map[string]any{"session": d.p.Name}}
+		resp = &wire.Response{Text: fmt.Sprintf("Session %s ended.", d.p.Name), Data: map[string]any{"session": d.p.Name}}
 		_ = w.Send(wire.Message{Type: "done", Done: resp})
 		d.stop()
 		return
@@ -212,12 +212,12 @@ func (d *daemon) touch() {
 }
 
 // run runs one browser command, refusing it while another one runs.
-func (d *daemon) run(ctx context.Context, w *wire.Wire, req *Request) *Response {
+func (d *daemon) run(ctx context.Context, w *wire.Wire, req *wire.Request) *wire.Response {
 	if !d.busy.TryLock() {
 		d.mu.Lock()
 		what, since := d.running, time.Since(d.since)
 		d.mu.Unlock()
-		return &Response{Exit: ExitBusy, Error: fmt.Sprintf("session %s is busy with `%s` (for %.1f s): run one command at a time per session, or use another --session", d.p.Name, what, since.Seconds())}
+		return &wire.Response{Exit: wire.ExitBusy, Error: fmt.Sprintf("session %s is busy with `%s` (for %.1f s): run one command at a time per session, or use another --session", d.p.Name, what, since.Seconds())}
 	}
 	defer d.busy.Unlock()
 	d.setRunning(commandLine(req))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/tools"
@@ -14,10 +15,10 @@ import (
 
 // call runs one tool call through the session's registry, the one path
 // every entry point uses. A failure comes back as the Response to print.
-func (x *execution) call(name string, args map[string]any) (*tools.ToolResult, *Response) {
+func (x *execution) call(name string, args map[string]any) (*tools.ToolResult, *wire.Response) {
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return nil, &Response{Exit: ExitUsage, Error: err.Error()}
+		return nil, &wire.Response{Exit: wire.ExitUsage, Error: err.Error()}
 	}
 	res, err := x.d.s.Registry.Call(x.ctx, name, raw, tools.OriginScript)
 	switch {
@@ -26,20 +27,20 @@ func (x *execution) call(name string, args map[string]any) (*tools.ToolResult, *
 		if res != nil {
 			msg = res.ForPerson()
 		}
-		return nil, &Response{Exit: ExitDenied, Error: oneLine(cliWords(msg))}
+		return nil, &wire.Response{Exit: wire.ExitDenied, Error: oneLine(cliWords(msg))}
 	case errors.Is(err, browser.ErrLost):
-		return nil, &Response{Exit: ExitLost, Error: "the session's browser went away (closed or crashed): the next command starts a fresh one; its tabs and refs are gone"}
+		return nil, &wire.Response{Exit: wire.ExitLost, Error: "the session's browser went away (closed or crashed): the next command starts a fresh one; its tabs and refs are gone"}
 	case err != nil:
-		return nil, &Response{Exit: ExitFailed, Error: oneLine(cliWords(words.Error(err)))}
+		return nil, &wire.Response{Exit: wire.ExitFailed, Error: oneLine(cliWords(words.Error(err)))}
 	case res.IsError():
 		msg := cliWords(res.ForPerson())
-		return nil, &Response{Exit: failureCode(res.Text), Error: oneLine(msg)}
+		return nil, &wire.Response{Exit: failureCode(res.Text), Error: oneLine(msg)}
 	}
 	return res, nil
 }
 
 // do is a command that is one tool call and prints what the tool said.
-func (x *execution) do(name string, args map[string]any) *Response {
+func (x *execution) do(name string, args map[string]any) *wire.Response {
 	res, fail := x.call(name, args)
 	if fail != nil {
 		return fail
@@ -47,9 +48,9 @@ func (x *execution) do(name string, args map[string]any) *Response {
 	return textResponse(res)
 }
 
-func textResponse(res *tools.ToolResult) *Response {
+func textResponse(res *tools.ToolResult) *wire.Response {
 	text := cliWords(res.ForPerson())
-	r := &Response{Text: text, Data: map[string]any{"result": text}}
+	r := &wire.Response{Text: text, Data: map[string]any{"result": text}}
 	if res.Tab != "" {
 		r.Data["tab"] = res.Tab
 	}
@@ -62,12 +63,12 @@ func textResponse(res *tools.ToolResult) *Response {
 func failureCode(text string) int {
 	switch {
 	case strings.Contains(text, "is not on the page any more"), strings.Contains(text, "take a new browser_snapshot"):
-		return ExitStale
+		return wire.ExitStale
 	case strings.Contains(text, "no current tab"), strings.HasPrefix(text, "no tab "),
 		strings.Contains(text, "closed after it was checked"):
-		return ExitNoTab
+		return wire.ExitNoTab
 	}
-	return ExitFailed
+	return wire.ExitFailed
 }
 
 // cliCommands rewords the shell's commands in a tool's words for the
@@ -98,20 +99,20 @@ func oneLine(s string) string {
 
 // connect attaches the session to the person's Chrome, as /connect does
 // (trust reset, tabs of the person's never closed), unless it already is.
-func (x *execution) connect(t Target) *Response {
+func (x *execution) connect(t wire.Target) *wire.Response {
 	if x.d.s.Mode() == guard.Shared {
-		return &Response{}
+		return &wire.Response{}
 	}
 	msg, err := x.d.s.Connect(x.ctx, browser.Target{WSEndpoint: t.WSEndpoint, BrowserURL: t.BrowserURL, UserDataDir: t.UserDataDir})
 	if err != nil {
-		return &Response{Exit: ExitFailed, Error: oneLine(words.Error(err))}
+		return &wire.Response{Exit: wire.ExitFailed, Error: oneLine(words.Error(err))}
 	}
 	_ = x.d.saveState()
-	return &Response{Notice: strings.TrimSpace(fmt.Sprintf("Session %s now drives your Chrome (shared mode). %s", x.d.p.Name, msg))}
+	return &wire.Response{Notice: strings.TrimSpace(fmt.Sprintf("Session %s now drives your Chrome (shared mode). %s", x.d.p.Name, msg))}
 }
 
 // commandLine is req as the person typed it, for messages.
-func commandLine(req *Request) string {
+func commandLine(req *wire.Request) string {
 	parts := append([]string{req.Command}, req.Args...)
 	for i, p := range parts {
 		if p == "" || strings.ContainsAny(p, " \t\"'") {

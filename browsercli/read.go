@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/browseragent/browseragent/browser"
-	"github.com/browseragent/browseragent/tools"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/browseragent/browseragent/browser"
+	"github.com/browseragent/browseragent/browsercli/wire"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // cmdSnapshot is browser_snapshot for the command line: -i asks for the
 // controls and headings only, --max caps the lines printed.
-func cmdSnapshot(x *execution) *Response {
+func cmdSnapshot(x *execution) *wire.Response {
 	a := map[string]any{}
 	if s := x.req.Flag("selector"); s != "" {
 		a["selector"] = s
@@ -23,7 +25,7 @@ func cmdSnapshot(x *execution) *Response {
 	if m := x.req.Flag("max"); m != "" {
 		n, err := strconv.Atoi(m)
 		if err != nil || n <= 0 {
-			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("--max %q: give a number of lines", m)}
+			return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("--max %q: give a number of lines", m)}
 		}
 		max = n
 	}
@@ -40,7 +42,7 @@ func cmdSnapshot(x *execution) *Response {
 		lines = append(lines[:max], fmt.Sprintf("[cut at %d of %d lines: -s SELECTOR outlines one part]", max, n))
 	}
 	text := strings.Join(lines, "\n")
-	return &Response{Text: text, Data: map[string]any{"snapshot": text, "elements": elementsOf(res, lines), "tab": res.Tab}}
+	return &wire.Response{Text: text, Data: map[string]any{"snapshot": text, "elements": elementsOf(res, lines), "tab": res.Tab}}
 }
 
 // elementsOf is the snapshot's elements as the browser gives them as
@@ -100,16 +102,16 @@ func elements(lines []string) []Element {
 
 // cmdGet reads the page: its text (browser_extract), or its URL and title
 // from the tab list.
-func cmdGet(x *execution) *Response {
+func cmdGet(x *execution) *wire.Response {
 	what := x.req.Args[0]
 	if what == "attr" {
 		if len(x.req.Args) != 3 {
-			return &Response{Exit: ExitUsage, Error: "usage: browseragent browser get attr NAME REF"}
+			return &wire.Response{Exit: wire.ExitUsage, Error: "usage: browseragent browser get attr NAME REF"}
 		}
 		return getHTML(x, "attr", x.req.Args[2], x.req.Args[1])
 	}
 	if len(x.req.Args) > 2 {
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s takes at most one REF", what)}
+		return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("get %s takes at most one REF", what)}
 	}
 	if what == "html" {
 		ref := ""
@@ -128,7 +130,7 @@ func cmdGet(x *execution) *Response {
 			return fail
 		}
 		text := strings.TrimSpace(res.ForPerson())
-		return &Response{Text: text, Data: map[string]any{"text": text, "tab": res.Tab}}
+		return &wire.Response{Text: text, Data: map[string]any{"text": text, "tab": res.Tab}}
 	case "url", "title":
 		res, fail := x.call("browser_tabs", map[string]any{})
 		if fail != nil {
@@ -136,24 +138,24 @@ func cmdGet(x *execution) *Response {
 		}
 		id, title, url, ok := currentTab(res.Text)
 		if !ok {
-			return &Response{Exit: ExitNoTab, Error: "no current tab: browseragent browser open URL opens one"}
+			return &wire.Response{Exit: wire.ExitNoTab, Error: "no current tab: browseragent browser open URL opens one"}
 		}
 		v := url
 		if what == "title" {
 			v = title
 		}
-		return &Response{Text: v, Data: map[string]any{what: v, "tab": id}}
+		return &wire.Response{Text: v, Data: map[string]any{what: v, "tab": id}}
 	}
-	return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %q: say text, html, url, title, value or attr", what)}
+	return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("get %q: say text, html, url, title, value or attr", what)}
 }
 
 // getHTML is browser_html: the page's HTML, an element's (ref), or one of
 // its attributes (name).
-func getHTML(x *execution, what, arg, name string) *Response {
+func getHTML(x *execution, what, arg, name string) *wire.Response {
 	a := map[string]any{}
 	ref := ""
 	if arg != "" {
-		var fail *Response
+		var fail *wire.Response
 		if ref, fail = refArg(arg); fail != nil {
 			return fail
 		}
@@ -173,14 +175,14 @@ func getHTML(x *execution, what, arg, name string) *Response {
 	if name != "" {
 		data["name"] = name
 	}
-	return &Response{Text: res.ForPerson(), Data: data}
+	return &wire.Response{Text: res.ForPerson(), Data: data}
 }
 
 // getOfRef reads one element as the snapshot outlines it: its text (the
 // name the page gives it) or its value (secret fields show as ••••).
-func getOfRef(x *execution, what, arg string) *Response {
+func getOfRef(x *execution, what, arg string) *wire.Response {
 	if what != "text" && what != "value" {
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("get %s REF: say text, value or html (get attr NAME REF reads an attribute)", what)}
+		return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("get %s REF: say text, value or html (get attr NAME REF reads an attribute)", what)}
 	}
 	ref, fail := refArg(arg)
 	if fail != nil {
@@ -206,9 +208,9 @@ func getOfRef(x *execution, what, arg string) *Response {
 		if what == "value" {
 			v = e.Value
 		}
-		return &Response{Text: v, Data: map[string]any{what: v, "ref": ref, "role": e.Role, "tab": res.Tab}}
+		return &wire.Response{Text: v, Data: map[string]any{what: v, "ref": ref, "role": e.Role, "tab": res.Tab}}
 	}
-	return &Response{Exit: ExitStale, Error: fmt.Sprintf("ref %s is not on the page any more (the page changed or navigated): take a new snapshot (browseragent browser snapshot)", ref)}
+	return &wire.Response{Exit: wire.ExitStale, Error: fmt.Sprintf("ref %s is not on the page any more (the page changed or navigated): take a new snapshot (browseragent browser snapshot)", ref)}
 }
 
 // currentTab reads the current tab's line of browser_tabs:
@@ -232,7 +234,7 @@ func currentTab(list string) (id, title, url string, ok bool) {
 
 // cmdScreenshot is browser_screenshot; with FILE the command line saves
 // the image there (the daemon writes nothing of the person's).
-func cmdScreenshot(x *execution) *Response {
+func cmdScreenshot(x *execution) *wire.Response {
 	a := map[string]any{}
 	if x.req.On("full") {
 		a["full_page"] = true
@@ -249,7 +251,7 @@ func cmdScreenshot(x *execution) *Response {
 			a["format"] = "png"
 		case ".jpg", ".jpeg":
 		default:
-			return &Response{Exit: ExitUsage, Error: fmt.Sprintf("screenshot %s: name a .png or .jpg file", file)}
+			return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("screenshot %s: name a .png or .jpg file", file)}
 		}
 	}
 	res, fail := x.call("browser_screenshot", a)
@@ -263,10 +265,10 @@ func cmdScreenshot(x *execution) *Response {
 		_, legend, _ = strings.Cut(cliWords(res.ForPerson()), "\n")
 		data["refs"] = legend
 	}
-	r := &Response{Text: res.Path, Data: data}
+	r := &wire.Response{Text: res.Path, Data: data}
 	if file != "" && len(res.Images) > 0 {
 		data["path"] = file
-		r.Text, r.File = file, &File{Path: file, Data: res.Images[0].Data}
+		r.Text, r.File = file, &wire.File{Path: file, Data: res.Images[0].Data}
 	}
 	if legend != "" {
 		r.Text += "\n" + legend
@@ -277,14 +279,14 @@ func cmdScreenshot(x *execution) *Response {
 // cmdPDF is browser_pdf: the tool writes the file, judged as every file
 // a tool writes (refused in the places browseragent never writes; asks
 // outside the output folder, and inside it unless --yes or "always").
-func cmdPDF(x *execution) *Response {
+func cmdPDF(x *execution) *wire.Response {
 	file := x.req.Args[0]
 	if strings.ToLower(filepath.Ext(file)) != ".pdf" {
-		return &Response{Exit: ExitUsage, Error: fmt.Sprintf("pdf %s: name a .pdf file", file)}
+		return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("pdf %s: name a .pdf file", file)}
 	}
 	res, fail := x.call("browser_pdf", map[string]any{"path": file})
 	if fail != nil {
 		return fail
 	}
-	return &Response{Text: res.Path, Data: map[string]any{"path": res.Path, "tab": res.Tab, "result": cliWords(res.ForPerson())}}
+	return &wire.Response{Text: res.Path, Data: map[string]any{"path": res.Path, "tab": res.Tab, "result": cliWords(res.ForPerson())}}
 }

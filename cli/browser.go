@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/browseragent/browseragent/browser"
-	"github.com/browseragent/browseragent/browsercli"
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/render"
 )
@@ -174,7 +174,7 @@ first), attaches, lists and detaches: no tab is opened, changed or closed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !f.conn.on() {
-				c, _ := browsercli.Lookup("tabs")
+				c, _ := wire.Lookup("tabs")
 				return runBrowserCLI(cmd, s, f, c, args)
 			}
 			conn := f.conn

@@ -31,11 +31,11 @@ type browserCLIFlags struct {
 
 func (f *browserCLIFlags) add(cmd *cobra.Command) {
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&f.session, "session", "", "the session to use (default $"+browsercli.SessionEnv+", else \""+browsercli.DefaultSession+"\"): each has its own browser and daemon")
+	pf.StringVar(&f.session, "session", "", "the session to use (default $"+wire.SessionEnv+", else \""+wire.DefaultSession+"\"): each has its own browser and daemon")
 	pf.BoolVar(&f.json, "json", false, "print one JSON object (with \"ok\", \"exit\" and \"code\")")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve writes on ordinary pages, never on sensitive ones (as run --yes)")
 	pf.BoolVar(&f.headed, "headed", false, "when this command starts the session: show the browser window")
-	pf.DurationVar(&f.idle, "idle-timeout", browsercli.DefaultIdle, "when this command starts the session: end it after this long without a command")
+	pf.DurationVar(&f.idle, "idle-timeout", wire.DefaultIdle, "when this command starts the session: end it after this long without a command")
 	pf.StringVar(&f.sites, "sites", "", "when this command starts the session: extra sensitive-sites rules `FILE`")
 	f.conn.addFlags(pf)
 }
@@ -44,10 +44,10 @@ func (f *browserCLIFlags) name() string {
 	if f.session != "" {
 		return f.session
 	}
-	if env := os.Getenv(browsercli.SessionEnv); env != "" {
+	if env := os.Getenv(wire.SessionEnv); env != "" {
 		return env
 	}
-	return browsercli.DefaultSession
+	return wire.DefaultSession
 }
 
 // daemonArgv is how a command starts its session's daemon: this binary again.
@@ -56,8 +56,8 @@ func (f *browserCLIFlags) daemonArgv() ([]string, error) {
 }
 
 // request is the command as the daemon takes it.
-func (f *browserCLIFlags) request(cmd *cobra.Command, c browsercli.Command, args []string) *browsercli.Request {
-	req := &browsercli.Request{Command: c.Name, Args: args, Yes: f.yes, Flags: map[string]string{}, Version: buildVersion()}
+func (f *browserCLIFlags) request(cmd *cobra.Command, c wire.Command, args []string) *wire.Request {
+	req := &wire.Request{Command: c.Name, Args: args, Yes: f.yes, Flags: map[string]string{}, Version: buildVersion()}
 	for _, fl := range c.Flags {
 		if v := cmd.Flags().Lookup(fl.Name); v != nil && v.Changed {
 			req.Flags[fl.Name] = v.Value.String()
@@ -65,7 +65,7 @@ func (f *browserCLIFlags) request(cmd *cobra.Command, c browsercli.Command, args
 	}
 	if f.conn.on() {
 		t := f.conn.target()
-		req.Connect = &browsercli.Target{WSEndpoint: t.WSEndpoint, BrowserURL: t.BrowserURL, UserDataDir: t.UserDataDir}
+		req.Connect = &wire.Target{WSEndpoint: t.WSEndpoint, BrowserURL: t.BrowserURL, UserDataDir: t.UserDataDir}
 	}
 	return req
 }
@@ -73,7 +73,7 @@ func (f *browserCLIFlags) request(cmd *cobra.Command, c browsercli.Command, args
 // addBrowserCLI adds the session commands to `browser`.
 func addBrowserCLI(parent *cobra.Command, s *streams, f *browserCLIFlags) {
 	f.add(parent)
-	for _, c := range browsercli.Commands() {
+	for _, c := range wire.Commands() {
 		if c.Name == "tabs" {
 			continue // newBrowserTabsCmd: the session's tabs, or your Chrome's read-only
 		}
@@ -82,7 +82,7 @@ func addBrowserCLI(parent *cobra.Command, s *streams, f *browserCLIFlags) {
 	parent.AddCommand(newBrowserDaemonCmd(s, f))
 }
 
-func newBrowserCLICmd(s *streams, f *browserCLIFlags, c browsercli.Command) *cobra.Command {
+func newBrowserCLICmd(s *streams, f *browserCLIFlags, c wire.Command) *cobra.Command {
 	max := c.MaxArgs
 	cmd := &cobra.Command{Use: c.Use, Short: c.Short, Args: func(cmd *cobra.Command, args []string) error {
 		if len(args) < c.MinArgs || max >= 0 && len(args) > max {
@@ -103,12 +103,12 @@ func newBrowserCLICmd(s *streams, f *browserCLIFlags, c browsercli.Command) *cob
 	return cmd
 }
 
-func runBrowserCLI(cmd *cobra.Command, s *streams, f *browserCLIFlags, c browsercli.Command, args []string) error {
+func runBrowserCLI(cmd *cobra.Command, s *streams, f *browserCLIFlags, c wire.Command, args []string) error {
 	ctx := cmd.Context()
-	if err := browsercli.CheckName(f.name()); err != nil {
+	if err := wire.CheckName(f.name()); err != nil {
 		return browserErr(s, f, err)
 	}
-	var resp *browsercli.Response
+	var resp *wire.Response
 	var err error
 	switch {
 	case c.Name == "skill":
@@ -117,7 +117,7 @@ func runBrowserCLI(cmd *cobra.Command, s *streams, f *browserCLIFlags, c browser
 	case c.Name == "sessions":
 		resp, err = listSessions()
 	case c.Name == "close" && cmd.Flags().Changed("all"):
-		resp, err = browsercli.CloseAll(ctx)
+		resp, err = wire.CloseAll(ctx)
 	default:
 		resp, err = f.do(ctx, s, f.request(cmd, c, args))
 	}
@@ -128,21 +128,21 @@ func runBrowserCLI(cmd *cobra.Command, s *streams, f *browserCLIFlags, c browser
 }
 
 // do runs req in the session, asking at the terminal when stdin is one.
-func (f *browserCLIFlags) do(ctx context.Context, s *streams, req *browsercli.Request) (*browsercli.Response, error) {
+func (f *browserCLIFlags) do(ctx context.Context, s *streams, req *wire.Request) (*wire.Response, error) {
 	argv, err := f.daemonArgv()
 	if err != nil {
 		return nil, err
 	}
-	o := &browsercli.ClientOptions{Session: f.name(), Daemon: argv}
+	o := &wire.ClientOptions{Session: f.name(), Daemon: argv}
 	if inFile, ok := s.in.(*os.File); ok && isatty.IsTerminal(inFile.Fd()) {
-		o.Ask = func(ctx context.Context, q browsercli.Ask) (string, error) { return askAtTerminal(s, q) }
+		o.Ask = func(ctx context.Context, q wire.Ask) (string, error) { return askAtTerminal(s, q) }
 	}
-	return browsercli.Do(ctx, req, o)
+	return wire.Do(ctx, req, o)
 }
 
 // askAtTerminal asks the person as the shell's approval box does: what,
 // where, why, and the answers the guard accepts.
-func askAtTerminal(s *streams, q browsercli.Ask) (string, error) {
+func askAtTerminal(s *streams, q wire.Ask) (string, error) {
 	where := ""
 	if q.Page != "" {
 		where = " on " + q.Page
@@ -171,12 +171,12 @@ func askAtTerminal(s *streams, q browsercli.Ask) (string, error) {
 	return "deny", nil
 }
 
-func listSessions() (*browsercli.Response, error) {
-	list, err := browsercli.Sessions()
+func listSessions() (*wire.Response, error) {
+	list, err := wire.Sessions()
 	if err != nil {
 		return nil, err
 	}
-	resp := &browsercli.Response{Data: map[string]any{"sessions": list}}
+	resp := &wire.Response{Data: map[string]any{"sessions": list}}
 	if len(list) == 0 {
 		resp.Text = "No session is running."
 	}
@@ -195,27 +195,27 @@ func listSessions() (*browsercli.Response, error) {
 // browserErr prints a failure before or around the session (a bad session
 // name, no daemon to start) as printBrowserResponse prints the daemon's.
 func browserErr(s *streams, f *browserCLIFlags, err error) error {
-	code := browsercli.ExitFailed
-	var be *browsercli.Error
+	code := wire.ExitFailed
+	var be *wire.Error
 	if errors.As(err, &be) {
 		code = be.Code
 	}
-	return printBrowserResponse(s, f, "", &browsercli.Response{Exit: code, Error: err.Error()})
+	return printBrowserResponse(s, f, "", &wire.Response{Exit: code, Error: err.Error()})
 }
 
 // printBrowserResponse writes what the command did: its text on stdout,
 // its failure as one line on stderr, or one JSON object with --json; and
 // the file it returned (a screenshot) where the person named it.
-func printBrowserResponse(s *streams, f *browserCLIFlags, command string, resp *browsercli.Response) error {
+func printBrowserResponse(s *streams, f *browserCLIFlags, command string, resp *wire.Response) error {
 	if resp.File != nil {
 		if err := checkWritePlace(resp.File.Path, resp.File.Path); err != nil {
 			// where --out may not write, a screenshot may not either
-			resp = &browsercli.Response{Exit: browsercli.ExitUsage, Error: err.Error()}
+			resp = &wire.Response{Exit: wire.ExitUsage, Error: err.Error()}
 		} else if err := os.WriteFile(resp.File.Path, resp.File.Data, 0o644); err != nil {
-			resp = &browsercli.Response{Exit: browsercli.ExitFailed, Error: fmt.Sprintf("save %s: %v", resp.File.Path, err)}
+			resp = &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("save %s: %v", resp.File.Path, err)}
 		}
 	}
-	if code := wire.Print(s.out, s.err, f.json, command, resp); code != browsercli.ExitOK {
+	if code := wire.Print(s.out, s.err, f.json, command, resp); code != wire.ExitOK {
 		return exitCode(code, "")
 	}
 	return nil
