@@ -19,9 +19,9 @@ import (
 // Defaults for the LLM settings; each can be changed in config.yaml and the
 // step limit also with --max-steps.
 const (
-	DefaultContextWindow  = 128_000
+	defaultContextWindow  = 128_000
 	DefaultMaxSteps       = 30
-	DefaultMaxResultChars = 20_000
+	defaultMaxResultChars = 20_000
 	defaultOpenAIModel    = "gpt-4.1-mini"
 )
 
@@ -72,9 +72,9 @@ type FileConfig struct {
 	Providers      map[string]Provider `yaml:"providers"` // added to, or overriding, the built-in ones
 }
 
-// ParseConfig parses config.yaml. Unknown keys are allowed: the file is
+// parseConfig parses config.yaml. Unknown keys are allowed: the file is
 // shared with other parts of browseragent.
-func ParseConfig(data []byte) (*FileConfig, error) {
+func parseConfig(data []byte) (*FileConfig, error) {
 	var fc FileConfig
 	if err := yaml.Unmarshal(data, &fc); err != nil {
 		return nil, fmt.Errorf("parse config: %w", err)
@@ -102,7 +102,7 @@ func LoadConfig(path string) (*FileConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc, err := ParseConfig(data)
+	fc, err := parseConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -135,7 +135,7 @@ type Settings struct {
 	MaxResultChars int
 	Images         bool // send tool images to the model
 	DevTools       bool // offer developer-only MCP tools (performance, heap, lighthouse…)
-	// Note says, on one line, what Discover chose by itself (a local
+	// Note says, on one line, what discover chose by itself (a local
 	// server, a model); "" when everything was configured.
 	Note string
 
@@ -156,13 +156,13 @@ func (s Settings) Why() string {
 }
 
 // LoadSettings resolves settings from flags, the environment and the
-// config file, then lets Discover fill in a local server or a model.
+// config file, then lets discover fill in a local server or a model.
 func LoadSettings(o Overrides) (Settings, error) {
 	fc, err := LoadConfig(ConfigPath(os.Getenv))
 	if err != nil {
 		return Settings{why: "config file unreadable"}, err
 	}
-	return Discover(context.Background(), ResolveSettings(o, os.Getenv, fc)), nil
+	return discover(context.Background(), ResolveSettings(o, os.Getenv, fc)), nil
 }
 
 // ResolveSettings applies, in order of precedence, flags, then environment
@@ -173,9 +173,9 @@ func ResolveSettings(o Overrides, getenv func(string) string, fc *FileConfig) Se
 		fc = &FileConfig{}
 	}
 	s := Settings{
-		ContextWindow:  firstInt(fc.ContextWindow, DefaultContextWindow),
+		ContextWindow:  firstInt(fc.ContextWindow, defaultContextWindow),
 		MaxSteps:       firstInt(o.MaxSteps, fc.MaxSteps, DefaultMaxSteps),
-		MaxResultChars: firstInt(fc.MaxResultChars, DefaultMaxResultChars),
+		MaxResultChars: firstInt(fc.MaxResultChars, defaultMaxResultChars),
 		Images:         fc.Images == nil || *fc.Images,
 		DevTools:       fc.DevTools,
 	}

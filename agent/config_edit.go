@@ -18,11 +18,11 @@ type ConfigValue struct {
 	Key, Value string
 }
 
-// EditConfig returns data (config.yaml's text; empty is an empty file)
+// editConfig returns data (config.yaml's text; empty is an empty file)
 // with each value set, every other key, its comments and its order kept
 // (yaml.v3 drops blank lines between keys).
-// The result parses with ParseConfig, or EditConfig fails and says why.
-func EditConfig(data []byte, values ...ConfigValue) ([]byte, error) {
+// The result parses with parseConfig, or editConfig fails and says why.
+func editConfig(data []byte, values ...ConfigValue) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("parse config: %w", err)
@@ -52,7 +52,7 @@ func EditConfig(data []byte, values ...ConfigValue) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("write config: %w", err)
 	}
-	if _, err := ParseConfig(b.Bytes()); err != nil {
+	if _, err := parseConfig(b.Bytes()); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -89,11 +89,11 @@ func setKey(m *yaml.Node, path []string, value string) error {
 	return setKey(child, path[1:], value)
 }
 
-// SaveConfig writes values into the config file at path (made with its
-// folder when missing), keeping the rest of the file: it is EditConfig
+// saveConfig writes values into the config file at path (made with its
+// folder when missing), keeping the rest of the file: it is editConfig
 // applied to the file, written to a temporary file beside it and renamed
 // over it, so a failure leaves the old file whole. Errors name the file.
-func SaveConfig(path string, values ...ConfigValue) error {
+func saveConfig(path string, values ...ConfigValue) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // a config kept in a dotfiles repo stays a link to it
 	}
@@ -108,7 +108,7 @@ func SaveConfig(path string, values ...ConfigValue) error {
 			mode = fi.Mode().Perm()
 		}
 	}
-	out, err := EditConfig(data, values...)
+	out, err := editConfig(data, values...)
 	if err != nil {
 		return fmt.Errorf("save settings to %s: %w", path, err)
 	}
@@ -152,7 +152,7 @@ func SaveModel(path string, s Settings, model string, getenv func(string) string
 	if s.Provider != "" {
 		key = "providers." + s.Provider + ".model"
 	}
-	if err := SaveConfig(path, ConfigValue{key, model}); err != nil {
+	if err := saveConfig(path, ConfigValue{key, model}); err != nil {
 		return "", err
 	}
 	return overriddenBy(getenv, "BROWSERAGENT_MODEL"), nil
@@ -166,7 +166,7 @@ func SaveProvider(path, name, model string, getenv func(string) string) (string,
 	if model != "" {
 		values = append(values, ConfigValue{"providers." + name + ".model", model})
 	}
-	if err := SaveConfig(path, values...); err != nil {
+	if err := saveConfig(path, values...); err != nil {
 		return "", err
 	}
 	return overriddenBy(getenv, "BROWSERAGENT_PROVIDER", "OPENAI_BASE_URL", "BROWSERAGENT_MODEL"), nil

@@ -33,7 +33,7 @@ func TestEditConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := EditConfig([]byte(tt.in), tt.values...)
+			got, err := editConfig([]byte(tt.in), tt.values...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func TestEditConfig(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"- a list\n", "providers: 3\nmodel: x\n", "model: [unclosed\n"} {
-		if _, err := EditConfig([]byte(bad), ConfigValue{"providers.x.model", "m"}); err == nil {
+		if _, err := editConfig([]byte(bad), ConfigValue{"providers.x.model", "m"}); err == nil {
 			t.Errorf("EditConfig(%q) = nil error", bad)
 		}
 	}
@@ -59,14 +59,14 @@ func TestSaveConfigNamesTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(blocker, "config.yaml")
-	if err := SaveConfig(path, ConfigValue{"model", "m"}); err == nil || !strings.Contains(err.Error(), path) {
+	if err := saveConfig(path, ConfigValue{"model", "m"}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("SaveConfig under a file: %v, want an error naming %s", err, path)
 	}
 	broken := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(broken, []byte("model: [\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveConfig(broken, ConfigValue{"model", "m"}); err == nil || !strings.Contains(err.Error(), broken) {
+	if err := saveConfig(broken, ConfigValue{"model", "m"}); err == nil || !strings.Contains(err.Error(), broken) {
 		t.Errorf("SaveConfig of a broken file: %v, want an error naming %s", err, broken)
 	}
 	if b, _ := os.ReadFile(broken); string(b) != "model: [\n" {

@@ -32,7 +32,7 @@ mcpServers: {}   # other parts of the file are not ours
 `
 
 func TestResolveSettings(t *testing.T) {
-	fc, err := ParseConfig([]byte(testConfig))
+	fc, err := parseConfig([]byte(testConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,25 +51,25 @@ func TestResolveSettings(t *testing.T) {
 		want view
 	}{
 		{"nothing configured", Overrides{}, envOf(), nil,
-			view{Why: "set OPENAI_API_KEY", BaseURL: "https://api.openai.com/v1", Model: defaultOpenAIModel, Window: DefaultContextWindow, Steps: DefaultMaxSteps}},
+			view{Why: "set OPENAI_API_KEY", BaseURL: "https://api.openai.com/v1", Model: defaultOpenAIModel, Window: defaultContextWindow, Steps: DefaultMaxSteps}},
 		{"OpenAI key only", Overrides{}, envOf("OPENAI_API_KEY", "sk-1"), nil,
-			view{Enabled: true, BaseURL: "https://api.openai.com/v1", Model: defaultOpenAIModel, Key: "sk-1", Window: DefaultContextWindow, Steps: DefaultMaxSteps}},
+			view{Enabled: true, BaseURL: "https://api.openai.com/v1", Model: defaultOpenAIModel, Key: "sk-1", Window: defaultContextWindow, Steps: DefaultMaxSteps}},
 		{"local base URL needs no key but a model", Overrides{}, envOf("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"), nil,
-			view{BaseURL: "http://127.0.0.1:11434/v1", Why: "no model chosen", Window: DefaultContextWindow, Steps: DefaultMaxSteps}},
+			view{BaseURL: "http://127.0.0.1:11434/v1", Why: "no model chosen", Window: defaultContextWindow, Steps: DefaultMaxSteps}},
 		{"local base URL and model", Overrides{}, envOf("OPENAI_BASE_URL", "http://localhost:8080/v1", "BROWSERAGENT_MODEL", "qwen"), nil,
-			view{Enabled: true, BaseURL: "http://localhost:8080/v1", Model: "qwen", Window: DefaultContextWindow, Steps: DefaultMaxSteps}},
+			view{Enabled: true, BaseURL: "http://localhost:8080/v1", Model: "qwen", Window: defaultContextWindow, Steps: DefaultMaxSteps}},
 		{"remote base URL without key", Overrides{}, envOf("OPENAI_BASE_URL", "https://llm.example.com/v1", "BROWSERAGENT_MODEL", "m"), nil,
-			view{BaseURL: "https://llm.example.com/v1", Model: "m", Why: "no API key", Window: DefaultContextWindow, Steps: DefaultMaxSteps}},
+			view{BaseURL: "https://llm.example.com/v1", Model: "m", Why: "no API key", Window: defaultContextWindow, Steps: DefaultMaxSteps}},
 		{"config provider with its own key", Overrides{}, envOf("DEEPSEEK_API_KEY", "ds", "OPENAI_API_KEY", "sk-not-for-deepseek"), fc,
-			view{Enabled: true, Provider: "deepseek", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-reasoner", Key: "ds", Window: DefaultContextWindow, Steps: 12}},
+			view{Enabled: true, Provider: "deepseek", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-reasoner", Key: "ds", Window: defaultContextWindow, Steps: 12}},
 		{"OpenAI key is never sent to another provider", Overrides{}, envOf("OPENAI_API_KEY", "sk-1"), fc,
-			view{Provider: "deepseek", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-reasoner", Why: "set DEEPSEEK_API_KEY", Window: DefaultContextWindow, Steps: 12}},
+			view{Provider: "deepseek", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-reasoner", Why: "set DEEPSEEK_API_KEY", Window: defaultContextWindow, Steps: 12}},
 		{"flags win over env and file", Overrides{Provider: "mylocal", Model: "flag-model", MaxSteps: 5}, envOf("BROWSERAGENT_MODEL", "env-model"), fc,
 			view{Enabled: true, Provider: "mylocal", BaseURL: "http://10.0.0.5:8080/v1", Model: "flag-model", Window: 32768, Steps: 5}},
 		{"env model wins over file", Overrides{Provider: "ollama"}, envOf("BROWSERAGENT_MODEL", "llama3.2"), fc,
-			view{Enabled: true, Provider: "ollama", BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.2", Window: DefaultContextWindow, Steps: 12}},
+			view{Enabled: true, Provider: "ollama", BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3.2", Window: defaultContextWindow, Steps: 12}},
 		{"unknown provider", Overrides{Provider: "nope"}, envOf(), nil,
-			view{Provider: "nope", Why: `unknown provider "nope"`, Window: DefaultContextWindow, Steps: DefaultMaxSteps}},
+			view{Provider: "nope", Why: `unknown provider "nope"`, Window: defaultContextWindow, Steps: DefaultMaxSteps}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +97,7 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tt.yaml))
+			_, err := parseConfig([]byte(tt.yaml))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}

@@ -43,11 +43,11 @@ type ModelInfo struct {
 // a closed port at once.
 const probeTimeout = 1500 * time.Millisecond
 
-// ListModels asks base (an OpenAI-compatible URL ending in /v1) for its
+// listModels asks base (an OpenAI-compatible URL ending in /v1) for its
 // models. Servers that say which models call tools are read for it:
 // a "capabilities" list in the entry (LM Studio, llama.cpp), or Ollama's
 // /api/show.
-func ListModels(ctx context.Context, base, apiKey string) ([]ModelInfo, error) {
+func listModels(ctx context.Context, base, apiKey string) ([]ModelInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	var list struct {
@@ -135,9 +135,9 @@ func pickModel(models []ModelInfo) ModelInfo {
 	return models[0]
 }
 
-// FindLocal probes LocalServers in parallel and returns the first in
+// findLocal probes LocalServers in parallel and returns the first in
 // their order that lists at least one model, with its models.
-func FindLocal(ctx context.Context, servers []LocalServer) (LocalServer, []ModelInfo, bool) {
+func findLocal(ctx context.Context, servers []LocalServer) (LocalServer, []ModelInfo, bool) {
 	type found struct {
 		models []ModelInfo
 		err    error
@@ -146,7 +146,7 @@ func FindLocal(ctx context.Context, servers []LocalServer) (LocalServer, []Model
 	for i, srv := range servers {
 		res[i] = make(chan found, 1)
 		go func() {
-			m, err := ListModels(ctx, srv.BaseURL, "")
+			m, err := listModels(ctx, srv.BaseURL, "")
 			res[i] <- found{m, err}
 		}()
 	}
@@ -158,17 +158,17 @@ func FindLocal(ctx context.Context, servers []LocalServer) (LocalServer, []Model
 	return LocalServer{}, nil, false
 }
 
-// Discover fills in what ResolveSettings could not: with nothing
+// discover fills in what ResolveSettings could not: with nothing
 // configured, a local server found on loopback (LocalServers); with an
 // endpoint but no model, one of the endpoint's models. Note says what was
 // chosen, on one line, for the person; it is "" when nothing was.
 //
 // BROWSERAGENT_DISCOVER=0 turns the loopback probe off (a script that
 // wants "no LLM" to mean exit code 4 whatever runs on the machine).
-func Discover(ctx context.Context, s Settings) Settings {
+func discover(ctx context.Context, s Settings) Settings {
 	switch {
 	case s.unconfigured && os.Getenv("BROWSERAGENT_DISCOVER") != "0":
-		srv, models, ok := FindLocal(ctx, LocalServers)
+		srv, models, ok := findLocal(ctx, LocalServers)
 		if !ok {
 			return s
 		}
@@ -176,7 +176,7 @@ func Discover(ctx context.Context, s Settings) Settings {
 		s.BaseURL, s.Model, s.APIKey, s.why, s.unconfigured = srv.BaseURL, m.ID, "", "", false
 		s.Note = fmt.Sprintf("no LLM configured: using %s at %s, %s", srv.Name, srv.BaseURL, modelChoice(m, models))
 	case s.noModel:
-		models, err := ListModels(ctx, s.BaseURL, s.APIKey)
+		models, err := listModels(ctx, s.BaseURL, s.APIKey)
 		if err != nil || len(models) == 0 {
 			why := "the server lists no model"
 			if err != nil {

@@ -40,7 +40,7 @@ func TestDiscoverPicksModel(t *testing.T) {
 			if s.Enabled() {
 				t.Fatal("enabled before Discover without a model")
 			}
-			s = Discover(context.Background(), s)
+			s = discover(context.Background(), s)
 			if !s.Enabled() {
 				t.Fatalf("not enabled: %s", s.Why())
 			}
@@ -60,7 +60,7 @@ func TestDiscoverNoModelList(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing answers there now
-	s := Discover(context.Background(), ResolveSettings(Overrides{}, envOf("OPENAI_BASE_URL", "http://"+addr+"/v1"), nil))
+	s := discover(context.Background(), ResolveSettings(Overrides{}, envOf("OPENAI_BASE_URL", "http://"+addr+"/v1"), nil))
 	const want = "agent off: no model chosen and its model list is unavailable: nothing answers there; set BROWSERAGENT_MODEL or pass --model"
 	if diff := cmp.Diff(want, s.Why()); diff != "" {
 		t.Errorf("Why (-want +got):\n%s", diff)
@@ -79,7 +79,7 @@ func TestDiscoverNoModelList(t *testing.T) {
 func TestDiscoverOllamaPort(t *testing.T) {
 	srv := ollamaPort(t)
 	srv.SetModels(llmtest.Model{ID: "nomic-embed-text", ShowCapabilities: []string{"embedding"}}, llmtest.Model{ID: "qwen3:4b", ShowCapabilities: []string{"completion", "tools"}})
-	s := Discover(context.Background(), ResolveSettings(Overrides{}, envOf(), nil))
+	s := discover(context.Background(), ResolveSettings(Overrides{}, envOf(), nil))
 	got := []string{s.BaseURL, s.Model, s.Note}
 	want := []string{"http://127.0.0.1:11434/v1", "qwen3:4b",
 		"no LLM configured: using Ollama at http://127.0.0.1:11434/v1, model qwen3:4b (the first that can call tools of 2; choose with --model or BROWSERAGENT_MODEL, /model lists them)"}

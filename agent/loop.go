@@ -29,8 +29,8 @@ const maxImagesPerStep = 4
 // maxStreamRetries bounds retries of a stream that broke before any answer.
 const maxStreamRetries = 2
 
-// ErrDisabled is returned by New when no LLM is configured.
-var ErrDisabled = errors.New("agent off")
+// errDisabled is returned by New when no LLM is configured.
+var errDisabled = errors.New("agent off")
 
 // EventKind says what happened in a turn.
 type EventKind int
@@ -139,7 +139,7 @@ type Agent struct {
 // New returns an agent for settings s that calls tools through caller.
 func New(s Settings, caller tools.Caller, opts *Options) (*Agent, error) {
 	if !s.Enabled() {
-		return nil, fmt.Errorf("%w: %s", ErrDisabled, s.Why())
+		return nil, fmt.Errorf("%w: %s", errDisabled, s.Why())
 	}
 	if opts == nil {
 		opts = &Options{}
@@ -148,10 +148,10 @@ func New(s Settings, caller tools.Caller, opts *Options) (*Agent, error) {
 		s.MaxSteps = DefaultMaxSteps
 	}
 	if s.ContextWindow <= 0 {
-		s.ContextWindow = DefaultContextWindow
+		s.ContextWindow = defaultContextWindow
 	}
 	if s.MaxResultChars <= 0 {
-		s.MaxResultChars = DefaultMaxResultChars
+		s.MaxResultChars = defaultMaxResultChars
 	}
 	base := opts.Transport
 	if base == nil {
@@ -202,7 +202,7 @@ func (a *Agent) SetModel(model string) {
 // the other settings stay. It waits for a running turn to end.
 func (a *Agent) SetEndpoint(s Settings) error {
 	if !s.Enabled() {
-		return fmt.Errorf("%w: %s", ErrDisabled, s.Why())
+		return fmt.Errorf("%w: %s", errDisabled, s.Why())
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -222,7 +222,7 @@ func (a *Agent) SetEndpoint(s Settings) error {
 // answer for KnownModels.
 func (a *Agent) Models(ctx context.Context) ([]ModelInfo, error) {
 	st := a.Settings()
-	models, err := ListModels(ctx, st.BaseURL, st.APIKey)
+	models, err := listModels(ctx, st.BaseURL, st.APIKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s gives no model list: %s", st.BaseURL, plainNetError(err))
 	}

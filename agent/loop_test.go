@@ -554,7 +554,7 @@ func TestToolResultsForModel(t *testing.T) {
 			if tt.notWant != "" && len(c.Calls()) > 0 {
 				t.Errorf("tool was called with bad arguments: %q", c.Calls())
 			}
-			if len(msg.Content) > DefaultMaxResultChars+400 {
+			if len(msg.Content) > defaultMaxResultChars+400 {
 				t.Errorf("tool message is %d bytes", len(msg.Content))
 			}
 		})
@@ -614,7 +614,7 @@ func TestResetAndSetModel(t *testing.T) {
 func TestNewDisabled(t *testing.T) {
 	s := ResolveSettings(Overrides{}, func(string) string { return "" }, nil)
 	_, err := New(s, &testCaller{}, nil)
-	if !errors.Is(err, ErrDisabled) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+	if !errors.Is(err, errDisabled) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Errorf("err = %v", err)
 	}
 }

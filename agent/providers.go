@@ -57,7 +57,7 @@ func ProbeLocal(ctx context.Context, list []ProviderInfo) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			list[i].Models, list[i].Err = ListModels(ctx, list[i].BaseURL, "")
+			list[i].Models, list[i].Err = listModels(ctx, list[i].BaseURL, "")
 		}()
 	}
 	wg.Wait()
@@ -68,7 +68,7 @@ func ProbeLocal(ctx context.Context, list []ProviderInfo) {
 // and model, then the config file (its top-level model: only when the file
 // names this provider); OPENAI_BASE_URL, BROWSERAGENT_MODEL and
 // the start's flags do not apply, as the person chose this endpoint now.
-// With no model set, the endpoint is asked (Discover).
+// With no model set, the endpoint is asked (discover).
 func ProviderSettings(ctx context.Context, name string, getenv func(string) string, fc *FileConfig) Settings {
 	chosen := func(k string) string {
 		switch k {
@@ -82,5 +82,5 @@ func ProviderSettings(ctx context.Context, name string, getenv func(string) stri
 		own.Model, own.BaseURL = "", "" // the top-level ones go with the file's own provider
 		fc = &own
 	}
-	return Discover(ctx, ResolveSettings(Overrides{Provider: name}, chosen, fc))
+	return discover(ctx, ResolveSettings(Overrides{Provider: name}, chosen, fc))
 }

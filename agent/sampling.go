@@ -13,9 +13,9 @@ import (
 	"github.com/browseragent/browseragent/media"
 )
 
-// DefaultSampleMaxTokens caps a sampling answer when the server asks for
+// defaultSampleMaxTokens caps a sampling answer when the server asks for
 // no limit.
-const DefaultSampleMaxTokens = 1024
+const defaultSampleMaxTokens = 1024
 
 // Sample answers an MCP server's sampling/createMessage with one
 // non-streamed chat completion on the configured LLM (no tools). The
@@ -56,7 +56,7 @@ func Sample(ctx context.Context, s Settings, p *mcp.CreateMessageParams) (*mcp.C
 func sampleRequest(s Settings, p *mcp.CreateMessageParams) (openai.ChatCompletionRequest, error) {
 	req := openai.ChatCompletionRequest{Model: s.Model, MaxTokens: int(p.MaxTokens), Stop: p.StopSequences, Temperature: float32(p.Temperature)}
 	if req.MaxTokens <= 0 {
-		req.MaxTokens = DefaultSampleMaxTokens
+		req.MaxTokens = defaultSampleMaxTokens
 	}
 	if p.SystemPrompt != "" {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: p.SystemPrompt})

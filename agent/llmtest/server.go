@@ -134,11 +134,6 @@ func AfterCall(name string) Matcher {
 	}
 }
 
-// Last matches when the last message, of any role, contains s.
-func Last(s string) Matcher {
-	return func(r Request) bool { return strings.Contains(r.Last().Content, s) }
-}
-
 // Reply is what the server answers.
 type Reply struct {
 	Text  string
@@ -248,10 +243,10 @@ func New(t testing.TB, rules ...Rule) *Server {
 	return s
 }
 
-// NewAt is New on a given loopback address, such as a local model
+// newAt is New on a given loopback address, such as a local model
 // server's well-known port; it fails when the address is taken, so the
 // caller can skip with the reason.
-func NewAt(t testing.TB, addr string, rules ...Rule) (*Server, error) {
+func newAt(t testing.TB, addr string, rules ...Rule) (*Server, error) {
 	t.Helper()
 	s, err := Start(addr, t, rules...)
 	if err != nil {
@@ -261,7 +256,7 @@ func NewAt(t testing.TB, addr string, rules ...Rule) (*Server, error) {
 	return s, nil
 }
 
-// NewAtWait is NewAt that keeps trying for up to wait while addr is
+// NewAtWait is newAt that keeps trying for up to wait while addr is
 // taken: tests of several packages run at once, and two may want the same
 // well-known port (Ollama's 11434) for a moment each. The error says how
 // long it tried.
@@ -269,7 +264,7 @@ func NewAtWait(t testing.TB, addr string, wait time.Duration, rules ...Rule) (*S
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
-		s, err := NewAt(t, addr, rules...)
+		s, err := newAt(t, addr, rules...)
 		if err == nil || time.Now().After(deadline) {
 			if err != nil {
 				err = fmt.Errorf("%w (still after %s)", err, wait)
