@@ -59,10 +59,10 @@ func TestAuditAppendAndRead(t *testing.T) {
 		PageURL:  "https://user:redacted@www.paypal.com/signin?token=redacted&lang=en", // in the order written: nothing but the secret changes
 		Rule:     "paypal",
 		Decision: "ask", DecidedBy: ByRule, Reason: d.Reason,
-		Args: map[string]any{"ref": "e7", "text": Redacted, "password": Redacted,
-			"headers": map[string]any{"Authorization": Redacted, "Cookie": Redacted, "Accept": "text/html"}},
+		Args: map[string]any{"ref": "e7", "text": redacted, "password": redacted,
+			"headers": map[string]any{"Authorization": redacted, "Cookie": redacted, "Accept": "text/html"}},
 		Duration: 120 * time.Millisecond,
-		Error:    "upstream said: Authorization: " + Redacted,
+		Error:    "upstream said: Authorization: " + redacted,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("first entry (-want +got):\n%s", diff)
@@ -127,22 +127,22 @@ func TestRedactArgs(t *testing.T) {
 	}
 	want := map[string]any{
 		"url":          "https://api.example.com/x?api_key=redacted&q=go",
-		"api_key":      Redacted,
-		"newPassword":  Redacted,
-		"otp":          Redacted,
+		"api_key":      redacted,
+		"newPassword":  redacted,
+		"otp":          redacted,
 		"text":         "hello",
 		"author":       "ann",
 		"passenger":    "bob",
-		"script":       "fetch('/x', {headers: {Authorization: '" + Redacted + "'}})",
+		"script":       "fetch('/x', {headers: {Authorization: '" + redacted + "'}})",
 		"github_token": nil,
-		"list":         []any{Redacted, 1.0},
+		"list":         []any{redacted, 1.0},
 		"elements":     []any{map[string]any{"uid": "1", "value": "v"}},
 	}
 	if diff := cmp.Diff(want, RedactArgs(in, false)); diff != "" {
 		t.Errorf("RedactArgs (-want +got):\n%s", diff)
 	}
 	secret := RedactArgs(map[string]any{"text": "pw", "ref": "e1", "elements": []any{map[string]any{"uid": "1", "value": "v"}}}, true)
-	if diff := cmp.Diff(map[string]any{"text": Redacted, "ref": "e1", "elements": Redacted}, secret); diff != "" {
+	if diff := cmp.Diff(map[string]any{"text": redacted, "ref": "e1", "elements": redacted}, secret); diff != "" {
 		t.Errorf("RedactArgs secret (-want +got):\n%s", diff)
 	}
 }

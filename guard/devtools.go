@@ -24,11 +24,11 @@ import (
 // check` names them. browseragent's own connection to the browser, and
 // chrome-devtools-mcp's, are not tool calls: they never pass the guard.
 
-// DevToolsRule is the name of the fixed rule for loopback DevTools paths,
+// devToolsRuleName is the name of the fixed rule for loopback DevTools paths,
 // and endpointRule the one for the endpoint browseragent is attached to.
 const (
-	DevToolsRule = "browser-devtools"
-	endpointRule = "browser-endpoint"
+	devToolsRuleName = "browser-devtools"
+	endpointRule     = "browser-endpoint"
 	// FixedSource is the Source of the fixed rules.
 	FixedSource = "fixed"
 )
@@ -40,7 +40,7 @@ const devToolsNote = "the browser's DevTools endpoint lists, opens and closes ev
 // devToolsRule is the fixed rule every Rules holds.
 func devToolsRule() *Rule {
 	return &Rule{
-		Name: DevToolsRule, Category: devToolsCategory, Hosts: []string{loopbackKey},
+		Name: devToolsRuleName, Category: devToolsCategory, Hosts: []string{loopbackKey},
 		Paths: []string{"/json*", "/devtools*"}, patterns: []string{"/json*", "/devtools*"}, needles: []string{"/json", "/devtools"},
 		Schemes: defaultSchemes, Action: ActionDeny, Note: devToolsNote, Source: FixedSource,
 		order: -2, devtools: true,

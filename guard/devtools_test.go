@@ -23,16 +23,16 @@ func TestDevToolsEndpointDenied(t *testing.T) {
 		want            Verdict
 		rule            string
 	}{
-		{"list", "web_fetch", "http://127.0.0.1:9222/json/list", Deny, DevToolsRule},
-		{"bare /json", "web_fetch", "http://127.0.0.1:9222/json", Deny, DevToolsRule},
-		{"anything under the /json prefix", "web_fetch", "http://127.0.0.1:9222/json_list", Deny, DevToolsRule},
-		{"close a tab", "web_fetch", "http://localhost:9222/json/close/ABC", Deny, DevToolsRule},
-		{"another loopback spelling", "web_fetch", "http://2130706433:41000/json/version", Deny, DevToolsRule},
-		{"ipv6 loopback", "web_fetch", "http://[::1]:9222/JSON/new?about:blank", Deny, DevToolsRule},
-		{"percent-encoded", "web_fetch", "http://127.0.0.1:9222/%6Ason/list", Deny, DevToolsRule},
-		{"dot segments", "web_fetch", "http://127.0.0.1:9222/x/../json/list", Deny, DevToolsRule},
-		{"front end", "browser_open", "http://127.0.0.1:9222/devtools/inspector.html?ws=127.0.0.1:9222/devtools/page/A", Deny, DevToolsRule},
-		{"websocket", "browser_navigate", "ws://127.0.0.1:9222/devtools/browser/x", Deny, DevToolsRule},
+		{"list", "web_fetch", "http://127.0.0.1:9222/json/list", Deny, devToolsRuleName},
+		{"bare /json", "web_fetch", "http://127.0.0.1:9222/json", Deny, devToolsRuleName},
+		{"anything under the /json prefix", "web_fetch", "http://127.0.0.1:9222/json_list", Deny, devToolsRuleName},
+		{"close a tab", "web_fetch", "http://localhost:9222/json/close/ABC", Deny, devToolsRuleName},
+		{"another loopback spelling", "web_fetch", "http://2130706433:41000/json/version", Deny, devToolsRuleName},
+		{"ipv6 loopback", "web_fetch", "http://[::1]:9222/JSON/new?about:blank", Deny, devToolsRuleName},
+		{"percent-encoded", "web_fetch", "http://127.0.0.1:9222/%6Ason/list", Deny, devToolsRuleName},
+		{"dot segments", "web_fetch", "http://127.0.0.1:9222/x/../json/list", Deny, devToolsRuleName},
+		{"front end", "browser_open", "http://127.0.0.1:9222/devtools/inspector.html?ws=127.0.0.1:9222/devtools/page/A", Deny, devToolsRuleName},
+		{"websocket", "browser_navigate", "ws://127.0.0.1:9222/devtools/browser/x", Deny, devToolsRuleName},
 		{"other loopback paths", "web_fetch", "http://127.0.0.1:9222/index.html", Allow, ""},
 		{"not loopback", "web_fetch", "http://example.com/json/list", Allow, ""},
 	}

@@ -109,7 +109,7 @@ func TestFilesGrant(t *testing.T) {
 		}
 	}
 	up := call("upload_file", root+"/o/up.txt", false)
-	if err := p.Grant(up, ToolAlways); !errors.Is(err, ErrNotGrantable) {
+	if err := p.Grant(up, ToolAlways); !errors.Is(err, errNotGrantable) {
 		t.Errorf("always for a file read: %v, want ErrNotGrantable", err)
 	}
 	if err := p.Grant(up, Once); err != nil {

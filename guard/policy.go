@@ -111,33 +111,33 @@ var (
 	// a rule, declined by the person, or with nobody to ask (Decision.Err,
 	// and so tools.Registry.Call).
 	ErrDenied = errors.New("refused by the guard")
-	// ErrNeedsApproval is wrapped by Decision.Err for an unanswered ask.
-	ErrNeedsApproval = errors.New("needs the person's approval")
-	// ErrNotGrantable is returned by Grant for an approval the policy does
+	// errNeedsApproval is wrapped by Decision.Err for an unanswered ask.
+	errNeedsApproval = errors.New("needs the person's approval")
+	// errNotGrantable is returned by Grant for an approval the policy does
 	// not allow (a deny rule, or "always" on a sensitive page).
-	ErrNotGrantable = errors.New("cannot be approved that way")
+	errNotGrantable = errors.New("cannot be approved that way")
 )
 
 // Err returns nil for Allow, and otherwise an error wrapping ErrDenied or
-// ErrNeedsApproval whose text is the reason alone (it already says what
+// errNeedsApproval whose text is the reason alone (it already says what
 // was refused and why).
 func (d Decision) Err() error {
 	switch d.Verdict {
 	case Allow:
 		return nil
 	case Ask:
-		return &refusal{reason: d.Reason, kind: ErrNeedsApproval}
+		return &refusal{reason: d.Reason, kind: errNeedsApproval}
 	}
 	return &refusal{reason: d.Reason, kind: ErrDenied, person: d.ForPerson()}
 }
 
 // ForPerson is the decision's reason as a person reads it: Person, else
-// Reason said to the person (ToPerson).
+// Reason said to the person (reasonToPerson).
 func (d Decision) ForPerson() string {
 	if d.Person != "" {
 		return d.Person
 	}
-	return ToPerson(d.Reason)
+	return reasonToPerson(d.Reason)
 }
 
 // toPerson rewords what the guard says about the person, in the third
@@ -154,9 +154,9 @@ var toPerson = strings.NewReplacer(
 	"approved once by the person", "approved once by you",
 )
 
-// ToPerson is a reason of the guard's, worded for the model, said to the
+// reasonToPerson is a reason of the guard's, worded for the model, said to the
 // person ("needs the person's approval" is "needs your approval").
-func ToPerson(reason string) string { return toPerson.Replace(reason) }
+func reasonToPerson(reason string) string { return toPerson.Replace(reason) }
 
 // refusal is Decision.Err's error: the reason worded for the model (Error,
 // the reason alone: it says what was refused and why) and for the person
@@ -435,7 +435,7 @@ func strictness(d Decision) int {
 // for the next Check (the registry re-reads the page's live URL and checks
 // again, so a redirect after the question is judged anew). ToolAlways and
 // ServerAlways approve later calls on ordinary pages. Deny decisions and
-// "always" on sensitive pages return ErrNotGrantable.
+// "always" on sensitive pages return errNotGrantable.
 func (p *Policy) Grant(c Call, s Scope) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -445,9 +445,9 @@ func (p *Policy) Grant(c Call, s Scope) error {
 	case d.Verdict == Allow:
 		return nil
 	case d.Verdict == Deny:
-		return fmt.Errorf("%w: %s", ErrNotGrantable, d.Reason)
+		return fmt.Errorf("%w: %s", errNotGrantable, d.Reason)
 	case !slices.Contains(d.Scopes, s):
-		return fmt.Errorf("%w: %s needs a fresh approval every time (%s)", ErrNotGrantable, c.Tool, d.Reason)
+		return fmt.Errorf("%w: %s needs a fresh approval every time (%s)", errNotGrantable, c.Tool, d.Reason)
 	}
 	switch s {
 	case Once:

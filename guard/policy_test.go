@@ -176,7 +176,7 @@ func TestSensitiveAskNeedsFreshApproval(t *testing.T) {
 		t.Fatalf("first check = %v sensitive=%v scopes=%v, want ask, sensitive, [once]", d.Verdict, d.Sensitive, d.Scopes)
 	}
 	for _, s := range []Scope{ToolAlways, ServerAlways} {
-		if err := p.Grant(bank, s); !errors.Is(err, ErrNotGrantable) {
+		if err := p.Grant(bank, s); !errors.Is(err, errNotGrantable) {
 			t.Errorf("Grant(%v) on a sensitive page = %v, want ErrNotGrantable", s, err)
 		}
 	}
@@ -249,7 +249,7 @@ func TestDenyCannotBeApproved(t *testing.T) {
 	p := NewPolicy(defaultRules(t), &Options{Mode: Shared})
 	c := Call{Tool: "browser_open", Args: map[string]any{"url": "https://vault.bitwarden.com/"}}
 	for _, s := range []Scope{Once, ToolAlways} {
-		if err := p.Grant(c, s); !errors.Is(err, ErrNotGrantable) {
+		if err := p.Grant(c, s); !errors.Is(err, errNotGrantable) {
 			t.Errorf("Grant(%v) on deny = %v", s, err)
 		}
 	}
@@ -413,7 +413,7 @@ func TestPersonsTabAsksEveryTime(t *testing.T) {
 			server, name = "chrome-devtools", rest
 		}
 		c := Call{Tool: tool, Server: server, Name: name, PageURL: "https://example.com/inbox", TabID: "person", Args: map[string]any{}}
-		if err := p.Grant(c, ToolAlways); !errors.Is(err, ErrNotGrantable) {
+		if err := p.Grant(c, ToolAlways); !errors.Is(err, errNotGrantable) {
 			t.Errorf("%s: always in the person's tab: %v, want ErrNotGrantable", tool, err)
 		}
 		d := p.Check(c)
@@ -446,7 +446,7 @@ func TestUnknownToolAsksEveryTime(t *testing.T) {
 				t.Errorf("--yes covered a tool nothing is known about: %v", u.Verdict)
 			}
 			for _, s := range []Scope{ToolAlways, ServerAlways} {
-				if err := p.Grant(c, s); !errors.Is(err, ErrNotGrantable) {
+				if err := p.Grant(c, s); !errors.Is(err, errNotGrantable) {
 					t.Errorf("Grant(%v) = %v, want ErrNotGrantable", s, err)
 				}
 			}

@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// Redacted replaces every secret the audit log would otherwise keep.
-const Redacted = "[redacted]"
+// redacted replaces every secret the audit log would otherwise keep.
+const redacted = "[redacted]"
 
 // secretKey matches argument, header and query names whose values are
 // secrets: passwords, tokens, cookies, keys, one-time codes, card data.
@@ -58,7 +58,7 @@ func redactValue(key string, v any, secret bool, limit int) any {
 		if v == nil {
 			return nil
 		}
-		return Redacted
+		return redacted
 	}
 	switch t := v.(type) {
 	case string:
@@ -119,14 +119,14 @@ func RedactBody(text string) string {
 		if !secretKey().MatchString(name) || sub[3] == "" {
 			return m
 		}
-		return sub[1] + sub[2] + "=" + Redacted
+		return sub[1] + sub[2] + "=" + redacted
 	})
 	text = bodyJSON().ReplaceAllStringFunc(text, func(m string) string {
 		sub := bodyJSON().FindStringSubmatch(m)
 		if !secretKey().MatchString(sub[1]) {
 			return m
 		}
-		return `"` + sub[1] + `"` + sub[2] + `"` + Redacted + `"`
+		return `"` + sub[1] + `"` + sub[2] + `"` + redacted + `"`
 	})
 	return RedactText(text)
 }
@@ -136,7 +136,7 @@ func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
-	return secretText().ReplaceAllString(s, Redacted)
+	return secretText().ReplaceAllString(s, redacted)
 }
 
 // RedactURL masks the userinfo password and the values of secret-like query

@@ -483,15 +483,15 @@ func ruleFiles(extra string) []string {
 	return files
 }
 
-// RuleError is a problem in a sensitive-sites file.
-type RuleError struct {
+// ruleError is a problem in a sensitive-sites file.
+type ruleError struct {
 	Source string
 	Line   int
 	Rule   string // empty when the problem is outside a rule
 	Msg    string
 }
 
-func (e *RuleError) Error() string {
+func (e *ruleError) Error() string {
 	if e.Rule != "" {
 		return fmt.Sprintf("%s:%d: rule %q: %s", e.Source, e.Line, e.Rule, e.Msg)
 	}
@@ -502,7 +502,7 @@ func (e *RuleError) Error() string {
 // a file's content.
 var errBadRules = errors.New("invalid sensitive-sites rules")
 
-func (e *RuleError) Unwrap() error { return errBadRules }
+func (e *ruleError) Unwrap() error { return errBadRules }
 
 var ruleName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)

@@ -54,7 +54,7 @@ func TestParseRulesErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q\ndoes not contain %q", err, c.want)
 			}
-			var re *RuleError
+			var re *ruleError
 			if c.name != "bad yaml" && !errors.As(err, &re) || !errors.Is(err, errBadRules) {
 				t.Errorf("error %v is not a *RuleError wrapping errBadRules", err)
 			}

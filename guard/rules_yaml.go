@@ -38,7 +38,7 @@ func parseFile(data []byte, source string) ([]*Rule, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil // an empty file has no rules
 		}
-		return nil, &RuleError{Source: source, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
+		return nil, &ruleError{Source: source, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
 	}
 	if err := extraDocument(dec, source); err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func parseFile(data []byte, source string) ([]*Rule, error) {
 		return nil, nil // only comments
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, &RuleError{Source: source, Line: top.Line, Msg: "expected a mapping with version and rules"}
+		return nil, &ruleError{Source: source, Line: top.Line, Msg: "expected a mapping with version and rules"}
 	}
 	var rules []*Rule
 	version := 0
@@ -60,7 +60,7 @@ func parseFile(data []byte, source string) ([]*Rule, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if first, dup := seen[k.Value]; dup {
-			errs = append(errs, &RuleError{Source: source, Line: k.Line,
+			errs = append(errs, &ruleError{Source: source, Line: k.Line,
 				Msg: fmt.Sprintf("%q is given a second time (first at line %d); YAML would keep only one: put everything under one %q", k.Value, first, k.Value)})
 			continue
 		}
@@ -68,7 +68,7 @@ func parseFile(data []byte, source string) ([]*Rule, error) {
 		switch k.Value {
 		case "version":
 			if err := v.Decode(&version); err != nil || version != 1 {
-				errs = append(errs, &RuleError{Source: source, Line: v.Line, Msg: fmt.Sprintf("version %q is not supported: use version: 1", v.Value)})
+				errs = append(errs, &ruleError{Source: source, Line: v.Line, Msg: fmt.Sprintf("version %q is not supported: use version: 1", v.Value)})
 				version = -1
 			}
 		case "rules":
@@ -76,11 +76,11 @@ func parseFile(data []byte, source string) ([]*Rule, error) {
 			rules, err = parseRuleList(v, source)
 			errs = append(errs, err...)
 		default:
-			errs = append(errs, &RuleError{Source: source, Line: k.Line, Msg: fmt.Sprintf("unknown field %q (expected version, rules)", k.Value)})
+			errs = append(errs, &ruleError{Source: source, Line: k.Line, Msg: fmt.Sprintf("unknown field %q (expected version, rules)", k.Value)})
 		}
 	}
 	if version == 0 {
-		errs = append(errs, &RuleError{Source: source, Line: top.Line, Msg: "missing version: 1"})
+		errs = append(errs, &ruleError{Source: source, Line: top.Line, Msg: "missing version: 1"})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -99,12 +99,12 @@ func extraDocument(dec *yaml.Decoder, source string) error {
 			return nil
 		}
 		if err != nil {
-			return &RuleError{Source: source, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
+			return &ruleError{Source: source, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null" {
 			continue
 		}
-		return &RuleError{Source: source, Line: doc.Content[0].Line,
+		return &ruleError{Source: source, Line: doc.Content[0].Line,
 			Msg: "a second YAML document starts here (after ---); only one is read: put every rule in the first document"}
 	}
 }
@@ -114,7 +114,7 @@ func parseRuleList(n *yaml.Node, source string) ([]*Rule, []error) {
 		if n.Tag == "!!null" {
 			return nil, nil
 		}
-		return nil, []error{&RuleError{Source: source, Line: n.Line, Msg: "rules must be a list (each item starting with -)"}}
+		return nil, []error{&ruleError{Source: source, Line: n.Line, Msg: "rules must be a list (each item starting with -)"}}
 	}
 	var rules []*Rule
 	var errs []error
@@ -126,7 +126,7 @@ func parseRuleList(n *yaml.Node, source string) ([]*Rule, []error) {
 			continue
 		}
 		if line, dup := seen[r.Name]; dup {
-			errs = append(errs, &RuleError{Source: source, Line: r.Line, Rule: r.Name,
+			errs = append(errs, &ruleError{Source: source, Line: r.Line, Rule: r.Name,
 				Msg: fmt.Sprintf("name already used at line %d; names must be unique in a file", line)})
 			continue
 		}
@@ -142,11 +142,11 @@ var ruleFields = []string{"name", "category", "hosts", "paths", "schemes", "acti
 func parseRule(n *yaml.Node, source string) (*Rule, error) {
 	r := &Rule{Source: source, Line: n.Line}
 	if n.Kind != yaml.MappingNode {
-		return nil, &RuleError{Source: source, Line: n.Line, Msg: "each rule must be a mapping with name, hosts and action"}
+		return nil, &ruleError{Source: source, Line: n.Line, Msg: "each rule must be a mapping with name, hosts and action"}
 	}
 	r.Name = findName(n)
 	fail := func(line int, format string, a ...any) error {
-		return &RuleError{Source: source, Line: line, Rule: r.Name, Msg: fmt.Sprintf(format, a...)}
+		return &ruleError{Source: source, Line: line, Rule: r.Name, Msg: fmt.Sprintf(format, a...)}
 	}
 	var action string
 	disabled := false
@@ -287,11 +287,11 @@ func checkText(data []byte, source string) error {
 		r, n := utf8.DecodeRune(data[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			return &RuleError{Source: source, Line: line, Msg: fmt.Sprintf("byte 0x%02X at column %d is not UTF-8 text: save the file as UTF-8", data[i], col)}
+			return &ruleError{Source: source, Line: line, Msg: fmt.Sprintf("byte 0x%02X at column %d is not UTF-8 text: save the file as UTF-8", data[i], col)}
 		case r == '\n':
 			line, col = line+1, 0
 		case r < 0x20 && r != '\t' && r != '\r', r == 0x7f:
-			return &RuleError{Source: source, Line: line, Msg: fmt.Sprintf("control character 0x%02X at column %d: a rules file is plain text", r, col)}
+			return &ruleError{Source: source, Line: line, Msg: fmt.Sprintf("control character 0x%02X at column %d: a rules file is plain text", r, col)}
 		}
 		i += n
 		col++
