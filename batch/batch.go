@@ -24,9 +24,9 @@ import (
 // Defaults used when an Options field is zero.
 const (
 	DefaultRetries = 3
-	// DefaultRetryBase is the first backoff after a 429 or 5xx without
+	// defaultRetryBase is the first backoff after a 429 or 5xx without
 	// Retry-After; each further try doubles it (with jitter).
-	DefaultRetryBase = 500 * time.Millisecond
+	defaultRetryBase = 500 * time.Millisecond
 	// DefaultMaxRetryWait caps one backoff. A server whose Retry-After
 	// asks for longer is not made to wait on: its URLs are put off (no
 	// line) for a later --resume, so a host asking for an hour neither
@@ -34,8 +34,8 @@ const (
 	DefaultMaxRetryWait = 2 * time.Minute
 )
 
-// ErrRobots is the kind of the failure of a URL that robots.txt disallows.
-var ErrRobots = errors.New("disallowed by robots.txt")
+// errRobots is the kind of the failure of a URL that robots.txt disallows.
+var errRobots = errors.New("disallowed by robots.txt")
 
 // Job fetches (or renders) one URL of a batch. attempt counts from 0.
 // It returns the page, or an error and, when the server answered, the page
@@ -52,7 +52,7 @@ type Options struct {
 	RetryBase   time.Duration // first backoff (default DefaultRetryBase)
 	MaxWait     time.Duration // cap on one backoff; a longer Retry-After puts the host's URLs off (default DefaultMaxRetryWait)
 	// Robots, when set, fetches each host's robots.txt with it once and
-	// fails the URLs it disallows for RobotsAgent (ErrRobots). Its
+	// fails the URLs it disallows for RobotsAgent (errRobots). Its
 	// Crawl-delay raises Delay for that host.
 	Robots      Job
 	RobotsAgent string
@@ -81,7 +81,7 @@ type Summary struct {
 	Skipped     int            // already answered in the output (resume)
 	OtherShards int            // belong to other shards
 	Retried     int            // tries after a first one
-	// Unfinished counts, by FailureKind, the URLs put off with no line,
+	// Unfinished counts, by failureKind, the URLs put off with no line,
 	// for a resumed run to do: every browser of a pool was lost, or their
 	// host asked (Retry-After) to wait longer than MaxWait.
 	Unfinished map[string]int
@@ -147,11 +147,11 @@ func byKind(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// FailureKind names the kind of a batch failure for summaries and the
+// failureKind names the kind of a batch failure for summaries and the
 // error_kind field: "http-404", "timeout", "unreachable", "robots" ... An
 // error from another layer names its own kind with a FailureKind() string
 // method; any other is "error".
-func FailureKind(err error) string {
+func failureKind(err error) string {
 	var fe *fetch.Error
 	if errors.As(err, &fe) && fe.Kind == fetch.ErrHTTPStatus {
 		return "http-" + strconv.Itoa(fe.Status)
@@ -164,7 +164,7 @@ func FailureKind(err error) string {
 		err  error
 		name string
 	}{
-		{ErrRobots, "robots"}, // before ErrRedirectRefused: a redirect robots.txt disallows
+		{errRobots, "robots"}, // before ErrRedirectRefused: a redirect robots.txt disallows
 		{fetch.ErrBadURL, "bad-url"}, {fetch.ErrUnreachable, "unreachable"}, {fetch.ErrTLS, "tls"}, {fetch.ErrTimeout, "timeout"},
 		{fetch.ErrTooManyRedirects, "redirects"}, {fetch.ErrRedirectLoop, "redirects"}, {fetch.ErrRedirectRefused, "refused"},
 		{extract.ErrEmptyBody, "empty"}, {extract.ErrBadSelector, "bad-selector"}, {extract.ErrNoMatch, "no-match"}, {fetch.ErrBody, "body"},

@@ -82,7 +82,7 @@ func newBatch(in io.Reader, out io.Writer, job Job, o *Options) *batch {
 		b.o.Retries = 0
 	}
 	if b.o.RetryBase <= 0 {
-		b.o.RetryBase = DefaultRetryBase
+		b.o.RetryBase = defaultRetryBase
 	}
 	if b.o.MaxWait <= 0 {
 		b.o.MaxWait = DefaultMaxRetryWait
@@ -294,10 +294,10 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 	case r.cancelled || ctx.Err() != nil && r.err != nil:
 		// cut short: no line, so a resumed run tries it again
 	case r.putOff && r.retryAfter > 0:
-		b.sum.Unfinished[FailureKind(r.err)]++
-		b.putOffHost(r.t.host, h, FailureKind(r.err), time.Now().Add(r.retryAfter))
+		b.sum.Unfinished[failureKind(r.err)]++
+		b.putOffHost(r.t.host, h, failureKind(r.err), time.Now().Add(r.retryAfter))
 	case r.putOff:
-		b.sum.Unfinished[FailureKind(r.err)]++
+		b.sum.Unfinished[failureKind(r.err)]++
 	case r.retry && ctx.Err() == nil:
 		wait := backoff(r.t.attempt, r.retryAfter, b.o.RetryBase, b.o.MaxWait)
 		r.t.attempt++
@@ -307,7 +307,7 @@ func (b *batch) finished(ctx context.Context, r outcome) {
 		}
 		b.sum.Retried++
 		if b.hostPutOff(r.t.host) { // another of its URLs was told to wait long
-			b.sum.Unfinished[FailureKind(r.err)]++
+			b.sum.Unfinished[failureKind(r.err)]++
 			break
 		}
 		b.window = append([]*task{r.t}, b.window...)
@@ -345,7 +345,7 @@ func (b *batch) write(r outcome) {
 		return
 	}
 	if r.err != nil {
-		b.sum.Failed[FailureKind(r.err)]++
+		b.sum.Failed[failureKind(r.err)]++
 	} else {
 		b.sum.OK++
 	}
@@ -408,7 +408,7 @@ func batchLine(u string, res *extract.Result, err error, format extract.Format) 
 		res = &extract.Result{URL: u}
 	}
 	if err != nil {
-		res.Error, res.ErrorKind = err.Error(), FailureKind(err)
+		res.Error, res.ErrorKind = err.Error(), failureKind(err)
 	}
 	line, jerr := res.JSON(format)
 	if jerr != nil {

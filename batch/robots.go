@@ -149,8 +149,8 @@ func (c *Robots) load(ctx context.Context, e *robotsEntry, robotsURL string) {
 	e.group = data.FindGroup(c.agent)
 }
 
-// robotsError is a URL robots.txt keeps the batch from (ErrRobots), as a
+// robotsError is a URL robots.txt keeps the batch from (errRobots), as a
 // *fetch.Error so that it reads and wraps as the client's own failures do.
 func robotsError(url string, cause error, format string, args ...any) error {
-	return &fetch.Error{Kind: ErrRobots, URL: url, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return &fetch.Error{Kind: errRobots, URL: url, Msg: fmt.Sprintf(format, args...), Err: cause}
 }

@@ -44,7 +44,7 @@ func TestDevToolsEntriesMatchServer(t *testing.T) {
 		t.Fatalf("capture holds %d tools", len(tools))
 	}
 	for name, props := range tools {
-		e, ok := DevToolsTool(name)
+		e, ok := devToolsTool(name)
 		if !ok {
 			t.Errorf("chrome-devtools-mcp tool %q has no entry", name)
 			continue
@@ -130,7 +130,7 @@ func TestDevToolsEntriesCoverPackage(t *testing.T) {
 	}
 	var missing, extra []string
 	for n := range found {
-		if _, ok := DevToolsTool(n); !ok {
+		if _, ok := devToolsTool(n); !ok {
 			missing = append(missing, n)
 		}
 	}
@@ -200,7 +200,7 @@ func TestDescribe(t *testing.T) {
 		want         row
 	}{
 		"native":                      {"", "browser_eval", row{Native, Script, 0}},
-		"builtin":                     {"", WebFetch, row{Builtin, Read, 0}},
+		"builtin":                     {"", webFetch, row{Builtin, Read, 0}},
 		"native tool without entry":   {"", "browser_teleport", row{Unknown, Write, 0}},
 		"upload reads its files":      {"", "browser_upload", row{Native, Write, 1}},
 		"download writes its folder":  {"", "browser_download", row{Native, Write, 1}},
@@ -217,7 +217,7 @@ func TestDescribe(t *testing.T) {
 
 func TestIsHistoryMove(t *testing.T) {
 	nav, _ := NativeTool("browser_navigate")
-	dnav, _ := DevToolsTool("navigate_page")
+	dnav, _ := devToolsTool("navigate_page")
 	tests := []struct {
 		e    Entry
 		args map[string]any

@@ -12,8 +12,8 @@ const BrowserServer = "chrome-devtools"
 // drives browseragent's browser.
 func IsBrowserServer(name string) bool { return name == BrowserServer }
 
-// WebFetch is the name of the builtin HTTP tool.
-const WebFetch = "web_fetch"
+// webFetch is the name of the builtin HTTP tool.
+const webFetch = "web_fetch"
 
 // DefaultTimeout bounds a call of a tool whose entry sets none.
 const DefaultTimeout = 3 * time.Minute
@@ -25,7 +25,7 @@ var destroys = Annotations{Destructive: true, OpenWorld: true}
 // native are web_fetch and browseragent's own browser_* tools (browser/tools.go).
 var native = []Entry{
 	// web_fetch's limit is the one its client is configured with (tools.NewWebFetch)
-	{Name: WebFetch, Kind: Builtin, Effect: Read, URL: "url", Annotations: readOnly},
+	{Name: webFetch, Kind: Builtin, Effect: Read, URL: "url", Annotations: readOnly},
 	{Name: "browser_open", Effect: Open, URL: "url", Selects: true, Annotations: writes},
 	{Name: "browser_navigate", Effect: Navigate, Tab: "tab", OnPage: true, URL: "url",
 		History: []string{"back", "forward", "reload"}, Annotations: destroys},
@@ -196,7 +196,7 @@ func index(es []Entry, k Kind) map[string]Entry {
 		if e.Kind == Unknown {
 			e.Kind = k
 		}
-		if k != Builtin && e.Name != WebFetch {
+		if k != Builtin && e.Name != webFetch {
 			e.Browser = true
 		}
 		if e.Element == "-" {
@@ -233,8 +233,8 @@ func MustNative(name string) Entry {
 	return e
 }
 
-// DevToolsTool returns the entry of a chrome-devtools-mcp tool.
-func DevToolsTool(name string) (Entry, bool) {
+// devToolsTool returns the entry of a chrome-devtools-mcp tool.
+func devToolsTool(name string) (Entry, bool) {
 	e, ok := devtoolsByName[name]
 	return e, ok
 }
@@ -275,7 +275,7 @@ func Describe(server, name string, hints Hints, schema map[string]any) Entry {
 		return UnknownTool(name)
 	}
 	if IsBrowserServer(server) {
-		if e, ok := DevToolsTool(name); ok {
+		if e, ok := devToolsTool(name); ok {
 			return e
 		}
 	}

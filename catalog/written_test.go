@@ -6,9 +6,9 @@ import "testing"
 // own, so "./.mcp" and "./.mcp.txt" are written as ./.mcp.json; the guard
 // judges the name that is written.
 func TestWrittenName(t *testing.T) {
-	eval, _ := DevToolsTool("evaluate_script")
-	shot, _ := DevToolsTool("take_screenshot")
-	trace, _ := DevToolsTool("performance_stop_trace")
+	eval, _ := devToolsTool("evaluate_script")
+	shot, _ := devToolsTool("take_screenshot")
+	trace, _ := devToolsTool("performance_stop_trace")
 	ef, _ := eval.FileParam("filePath")
 	sf, _ := shot.FileParam("filePath")
 	tf, _ := trace.FileParam("filePath")

@@ -155,7 +155,7 @@ func EntryOf(def ToolDef) catalog.Entry {
 // resolved paths; it notes the client ctx carries.
 func prepare(ctx context.Context, def ToolDef, args json.RawMessage, origin Origin) (*ResolvedCall, error) {
 	if def.Source != SourceMCP && !def.Entry.Known() {
-		return nil, fmt.Errorf("%w: %s tool %s has no catalogue entry (catalog/tools.go)", ErrNoEntry, def.Source, def.Name)
+		return nil, fmt.Errorf("%w: %s tool %s has no catalogue entry (catalog/tools.go)", errNoEntry, def.Source, def.Name)
 	}
 	m, err := parseArgs(args)
 	if err != nil {

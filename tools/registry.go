@@ -19,10 +19,10 @@ import (
 // ErrUnknownTool is returned by Registry.Call for a name no provider offers.
 var ErrUnknownTool = errors.New("unknown tool")
 
-// ErrNoEntry is returned by Registry.Call for a builtin or browser tool
+// errNoEntry is returned by Registry.Call for a builtin or browser tool
 // offered without its catalogue entry: nothing says what it touches, so it
 // is not run.
-var ErrNoEntry = errors.New("no catalogue entry")
+var errNoEntry = errors.New("no catalogue entry")
 
 // ToolProvider is a source of tools: the web_fetch builtin, the browser, the MCP
 // manager. Tools is called on every lookup, so it must be cheap (a snapshot).
