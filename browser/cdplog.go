@@ -9,11 +9,11 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// CDPLogEnv names a file that gets one line per DevTools message the
+// cdpLogEnv names a file that gets one line per DevTools message the
 // browser connection sends (->) or receives (<-), with the time, so a
 // command's round trips can be counted (docs/troubleshooting.md). Unset,
 // nothing is logged and nothing is paid.
-const CDPLogEnv = "BROWSERAGENT_CDP_LOG"
+const cdpLogEnv = "BROWSERAGENT_CDP_LOG"
 
 // cdpLogLimit caps the bytes of one logged message (a snapshot's result
 // or a screenshot would fill the file).
@@ -22,7 +22,7 @@ const cdpLogLimit = 400
 // cdpLogOptions is the browser option that logs the DevTools traffic to
 // $BROWSERAGENT_CDP_LOG, or none when it is unset or cannot be opened.
 func cdpLogOptions() []chromedp.BrowserOption {
-	path := os.Getenv(CDPLogEnv)
+	path := os.Getenv(cdpLogEnv)
 	if path == "" {
 		return nil
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// SettleQuiet is how long a page must stay still to be settled: no DOM
+// settleQuiet is how long a page must stay still to be settled: no DOM
 // change and no request, as the page's own clock counts it.
-const SettleQuiet = 500 * time.Millisecond
+const settleQuiet = 500 * time.Millisecond
 
 // readyWorld is the isolated world the page's watch lives in: it shares
 // the DOM with the page's scripts, which can neither see nor change it.
@@ -146,7 +146,7 @@ const NotSettled = "the page did not settle within"
 func (c *call) waitSettled(ctx, pctx context.Context, timeout time.Duration) (*Result, error) {
 	sctx, cancel := context.WithTimeout(pctx, timeout)
 	defer cancel()
-	ok, err := c.settlePage(sctx, SettleQuiet)
+	ok, err := c.settlePage(sctx, settleQuiet)
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()

@@ -13,9 +13,9 @@ import (
 	"github.com/browseragent/browseragent/tools"
 )
 
-// PendingTTL is how long a parked call waits for `browser confirm` before
+// pendingTTL is how long a parked call waits for `browser confirm` before
 // it is dropped as unanswered.
-const PendingTTL = 10 * time.Minute
+const pendingTTL = 10 * time.Minute
 
 // client is the command being run, as the approver sees it.
 type client struct {
@@ -83,7 +83,7 @@ func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
 
 // park tells the client the call waits for approval under a new id, lets
 // other commands run meanwhile, and waits for `browser confirm` or `browser
-// deny` (PendingTTL at most).
+// deny` (pendingTTL at most).
 func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest) (tools.Answer, error) {
 	p := &parked{answer: make(chan tools.Answer, 1), done: make(chan *wire.Response, 1), info: wire.Pending{
 		ID: newID(), Command: commandLine(cl.req), Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args,
@@ -95,7 +95,7 @@ func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest
 	_ = cl.w.Send(wire.Message{Type: "pending", Pending: &p.info})
 	d.busy.Unlock()
 	defer d.busy.Lock()
-	timer := time.NewTimer(PendingTTL)
+	timer := time.NewTimer(pendingTTL)
 	defer timer.Stop()
 	select {
 	case a := <-p.answer:
@@ -121,7 +121,7 @@ func (d *daemon) resolve(ctx context.Context, req *wire.Request) *wire.Response 
 	delete(d.pending, id)
 	d.mu.Unlock()
 	if p == nil {
-		return &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, PendingTTL)}
+		return &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, pendingTTL)}
 	}
 	if req.Command == "deny" {
 		p.answer <- tools.AnswerDeny

@@ -66,7 +66,7 @@ func TestSnapshotElements(t *testing.T) {
 		`    - button "Pay now" [ref=f1e2]`,
 		`  - text: Signed in`,
 	}
-	want := []Element{
+	want := []element{
 		{Ref: "e4", Role: "textbox", Name: "User", Value: "ada"},
 		{Ref: "e5", Role: "checkbox", Name: "Gift wrap", Checked: true},
 		{Ref: "e6", Role: "link", Name: `Cart "now"`, URL: "/cart"},

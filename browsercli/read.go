@@ -54,8 +54,8 @@ func elementsOf(res *tools.ToolResult, lines []string) any {
 	return elements(lines)
 }
 
-// Element is one element of a snapshot with a ref, for --json.
-type Element struct {
+// element is one element of a snapshot with a ref, for --json.
+type element struct {
 	Ref string `json:"ref"`
 	// Frame is the frame the element is in (f1, as its ref f1e3 says);
 	// "" for the page itself.
@@ -75,8 +75,8 @@ var (
 )
 
 // elements reads the elements with refs out of the snapshot's lines.
-func elements(lines []string) []Element {
-	out := []Element{}
+func elements(lines []string) []element {
+	out := []element{}
 	for _, l := range lines {
 		m := lineRE().FindStringSubmatch(l)
 		if m == nil {
@@ -86,7 +86,7 @@ func elements(lines []string) []Element {
 		if r == nil {
 			continue
 		}
-		e := Element{Ref: r[1], Role: m[1], URL: m[4]}
+		e := element{Ref: r[1], Role: m[1], URL: m[4]}
 		if f, _, ok := strings.Cut(e.Ref, "e"); ok && f != "" {
 			e.Frame = f
 		}
@@ -192,10 +192,10 @@ func getOfRef(x *execution, what, arg string) *wire.Response {
 	if fail != nil {
 		return fail
 	}
-	var list []Element
+	var list []element
 	if s, ok := res.Data.(*browser.Snapshot); ok && s != nil {
 		for _, e := range s.Elements {
-			list = append(list, Element{Ref: e.Ref, Role: e.Role, Name: e.Name, Value: e.Value})
+			list = append(list, element{Ref: e.Ref, Role: e.Role, Name: e.Name, Value: e.Value})
 		}
 	} else {
 		list = elements(strings.Split(res.Text, "\n"))

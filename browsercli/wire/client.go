@@ -86,7 +86,7 @@ func dead(p Paths) bool {
 
 func diedMessage(p Paths) string {
 	pid := "?"
-	if st, err := ReadState(p); err == nil {
+	if st, err := readState(p); err == nil {
 		pid = fmt.Sprint(st.PID)
 	}
 	return fmt.Sprintf("session %s had ended unexpectedly (its daemon, pid %s, died): started a fresh one; run the command again (its tabs and refs are gone)", p.Name, pid)
@@ -114,7 +114,7 @@ func connect(ctx context.Context, p Paths, o *ClientOptions, command string) (co
 		c, err := waitDial(ctx, p, startTimeout)
 		return c, "", err
 	}
-	if _, err := ReadState(p); err == nil {
+	if _, err := readState(p); err == nil {
 		lost = diedMessage(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", err
@@ -285,7 +285,7 @@ func CloseAll(ctx context.Context) (*Response, error) {
 
 func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	for Alive(pid) {
+	for alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}

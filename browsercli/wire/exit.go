@@ -17,8 +17,8 @@ const (
 	ExitLost    = 8 // the session's daemon or browser died: reported once, and a fresh one is started
 )
 
-// ExitNames are the codes' names in --json output ("code").
-var ExitNames = map[int]string{
+// exitNames are the codes' names in --json output ("code").
+var exitNames = map[int]string{
 	ExitOK: "ok", ExitFailed: "failed", ExitUsage: "usage", ExitDenied: "denied", ExitPending: "pending",
 	ExitBusy: "busy", ExitStale: "stale_ref", ExitNoTab: "no_tab", ExitLost: "session_lost",
 }
@@ -32,7 +32,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// UsageErrorf is an Error of bad usage (ExitUsage).
-func UsageErrorf(format string, a ...any) error {
+// usageErrorf is an Error of bad usage (ExitUsage).
+func usageErrorf(format string, a ...any) error {
 	return &Error{Code: ExitUsage, Msg: fmt.Sprintf(format, a...)}
 }

@@ -39,16 +39,16 @@ func plainName(name string) bool {
 // socket and a state file, so "/" or ".." would reach outside their folder.
 func CheckName(name string) error {
 	if !plainName(name) || strings.Contains(name, "..") {
-		return UsageErrorf("bad session name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit (no '/' or '..')", name)
+		return usageErrorf("bad session name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit (no '/' or '..')", name)
 	}
 	return nil
 }
 
-// Dir is the folder of the sessions' sockets and state files:
+// sessionsDir is the folder of the sessions' sockets and state files:
 // $XDG_RUNTIME_DIR/browseragent, else browseragent-UID in the temporary
 // folder. It is made with mode 0700 and refused when another user owns it
 // or others may enter it.
-func Dir() (string, error) {
+func sessionsDir() (string, error) {
 	dir := joinPath(os.TempDir(), fmt.Sprintf("browseragent-%d", os.Getuid()))
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && isAbsPath(rt) {
 		dir = joinPath(rt, "browseragent")
@@ -79,7 +79,7 @@ func PathsOf(name string) (Paths, error) {
 	if err := CheckName(name); err != nil {
 		return Paths{}, err
 	}
-	dir, err := Dir()
+	dir, err := sessionsDir()
 	if err != nil {
 		return Paths{}, err
 	}
@@ -116,9 +116,9 @@ func WriteState(p Paths, st State) error {
 	return os.Rename(tmp, p.State)
 }
 
-// ReadState reads a session's state file; Alive says whether its daemon
+// readState reads a session's state file; Alive says whether its daemon
 // still runs.
-func ReadState(p Paths) (State, error) {
+func readState(p Paths) (State, error) {
 	b, err := os.ReadFile(p.State)
 	if err != nil {
 		return State{}, err
@@ -127,7 +127,7 @@ func ReadState(p Paths) (State, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return State{}, fmt.Errorf("session state %s: %w", p.State, err)
 	}
-	st.Alive = Alive(st.PID)
+	st.Alive = alive(st.PID)
 	return st, nil
 }
 
@@ -158,8 +158,8 @@ func (p Paths) Running() bool {
 	return !ok && err == nil
 }
 
-// Alive reports whether process pid exists.
-func Alive(pid int) bool {
+// alive reports whether process pid exists.
+func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -187,7 +187,7 @@ func (p Paths) RemoveFiles() {
 // Sessions lists the sessions that have a state file, by name; a daemon
 // that died is listed with Alive false.
 func Sessions() ([]State, error) {
-	dir, err := Dir()
+	dir, err := sessionsDir()
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func Sessions() ([]State, error) {
 		if err != nil {
 			continue
 		}
-		st, err := ReadState(p)
+		st, err := readState(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -39,7 +39,7 @@ func writeJSON(w io.Writer, command string, resp *Response) {
 	}
 	out["ok"] = resp.Exit == ExitOK
 	out["exit"] = resp.Exit
-	out["code"] = ExitNames[resp.Exit]
+	out["code"] = exitNames[resp.Exit]
 	if command != "" {
 		out["command"] = command
 	}

@@ -26,7 +26,7 @@ func TestCheckName(t *testing.T) {
 func TestDirRefusesOthersFolder(t *testing.T) {
 	rt := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", rt)
-	dir, err := Dir()
+	dir, err := sessionsDir()
 	if err != nil || dir != filepath.Join(rt, "browseragent") {
 		t.Fatalf("Dir() = %q, %v", dir, err)
 	}
@@ -35,7 +35,7 @@ func TestDirRefusesOthersFolder(t *testing.T) {
 		t.Errorf("sessions folder mode %v, want 0700", fi.Mode().Perm())
 	}
 	os.Chmod(dir, 0o755)
-	if _, err := Dir(); err == nil {
+	if _, err := sessionsDir(); err == nil {
 		t.Error("Dir() accepted a folder others may enter")
 	}
 }
