@@ -61,7 +61,7 @@ type ServerConfig struct {
 	// Source is the file this entry came from ("built-in" for the default).
 	Source string `json:"-"`
 	// Scope is ScopeLocal when the entry came from the projects part of
-	// its file (ParseLocal), else "".
+	// its file (parseLocal), else "".
 	Scope string `json:"-"`
 	// Toggled says `mcp enable/disable` decided Disabled (Config.Toggles).
 	Toggled bool `json:"-"`
@@ -197,7 +197,7 @@ type ConfigFile struct {
 	// skips the file (ProjectGate.Allow).
 	Gate func(ProjectFile) bool
 	// Local, when set, is the working directory (absolute) whose
-	// projects[Local] part of the file is read (ParseLocal) instead of its
+	// projects[Local] part of the file is read (parseLocal) instead of its
 	// top level: the local scope.
 	Local string
 	// Foreign marks another client's own file (Claude Code's
@@ -266,7 +266,7 @@ func LoadFiles(files []ConfigFile) (*Config, error) {
 		}
 		var c *Config
 		if f.Local != "" {
-			c, err = ParseLocal(data, f.Path, f.Local, os.LookupEnv)
+			c, err = parseLocal(data, f.Path, f.Local, os.LookupEnv)
 		} else {
 			c, err = Parse(data, f.Path, os.LookupEnv)
 		}
@@ -317,17 +317,17 @@ var knownFields = map[string]bool{
 // Parse reads one configuration file's bytes, in the dialect of the client
 // that wrote it (see Dialect: the name and top level tell): its top-level
 // servers (the user scope of ~/.claude.json and of browseragent's own
-// mcp.json; their "projects" are read by ParseLocal). file names it in
+// mcp.json; their "projects" are read by parseLocal). file names it in
 // messages; lookup resolves ${VAR} (os.LookupEnv in production).
 func Parse(data []byte, file string, lookup func(string) (string, bool)) (*Config, error) {
 	return parse(data, file, "", lookup)
 }
 
-// ParseLocal reads the servers file keeps for the project directory dir
+// parseLocal reads the servers file keeps for the project directory dir
 // (absolute): the object projects[dir] of ~/.claude.json's shape, Claude
 // Code's local scope, which browseragent's own mcp.json shares. A file
 // without that entry has no servers.
-func ParseLocal(data []byte, file, dir string, lookup func(string) (string, bool)) (*Config, error) {
+func parseLocal(data []byte, file, dir string, lookup func(string) (string, bool)) (*Config, error) {
 	return parse(data, file, dir, lookup)
 }
 
@@ -540,9 +540,9 @@ var varRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 })
 
-// Expand replaces ${VAR} and ${VAR:-default}. An unset VAR without a
+// expand replaces ${VAR} and ${VAR:-default}. An unset VAR without a
 // default is an error naming it.
-func Expand(s string, lookup func(string) (string, bool)) (string, error) {
+func expand(s string, lookup func(string) (string, bool)) (string, error) {
 	var missing []string
 	out := varRE().ReplaceAllStringFunc(s, func(m string) string {
 		sub := varRE().FindStringSubmatch(m)
@@ -564,7 +564,7 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 func expandServer(sc *ServerConfig, lookup func(string) (string, bool)) error {
 	var first error
 	sc.eachExpandable(func(field string, s *string) {
-		v, err := Expand(*s, lookup)
+		v, err := expand(*s, lookup)
 		if err != nil && first == nil {
 			first = fmt.Errorf("field %s: %w", field, err)
 		}

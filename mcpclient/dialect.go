@@ -131,7 +131,7 @@ var bareVarRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`)
 })
 
-// expandBare turns Gemini CLI's $VAR into ${VAR} so Expand handles both.
+// expandBare turns Gemini CLI's $VAR into ${VAR} so expand handles both.
 func expandBare(s string) string {
 	if !strings.Contains(s, "$") {
 		return s

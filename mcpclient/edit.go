@@ -101,10 +101,10 @@ func RemoveServer(scope, workDir, name string) (untrusted string, err error) {
 	})
 }
 
-// ScopesHaving lists the scopes whose files define name, in Scopes order.
+// ScopesHaving lists the scopes whose files define name, in scopeNames order.
 func ScopesHaving(name, workDir string) ([]string, error) {
 	var has []string
-	for _, scope := range Scopes {
+	for _, scope := range scopeNames {
 		servers, err := scopeServers(ScopeFile(scope, workDir), scope, workDir)
 		if err != nil {
 			return nil, err
@@ -233,7 +233,7 @@ func asWritten(sc *ServerConfig, workDir string) *ServerConfig {
 	verbatim := func(k string) (string, bool) { return "${" + k + "}", true }
 	var c *Config
 	if sc.Scope == ScopeLocal {
-		c, err = ParseLocal(data, sc.Source, absPath(workDir), verbatim)
+		c, err = parseLocal(data, sc.Source, absPath(workDir), verbatim)
 	} else {
 		c, err = Parse(data, sc.Source, verbatim)
 	}

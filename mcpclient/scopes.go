@@ -11,7 +11,7 @@ import (
 	"strconv"
 )
 
-// Scopes of `mcp add`, `mcp remove` and `mcp enable/disable`, as Claude
+// scopeNames of `mcp add`, `mcp remove` and `mcp enable/disable`, as Claude
 // Code means them. browseragent keeps user and local servers in its own
 // file (UserConfigPath), in the shape of Claude Code's ~/.claude.json, and
 // never writes another client's files except the project's .mcp.json,
@@ -28,8 +28,8 @@ const (
 	ScopeProject = "project"
 )
 
-// Scopes are the scopes in the order `mcp remove` and `mcp get` look.
-var Scopes = []string{ScopeLocal, ScopeProject, ScopeUser}
+// scopeNames are the scopes in the order `mcp remove` and `mcp get` look.
+var scopeNames = []string{ScopeLocal, ScopeProject, ScopeUser}
 
 // ScopeOf returns the scope of a merged entry found in workDir: local,
 // project (the .mcp.json of workDir), user (the user file), or "" for the
@@ -57,7 +57,7 @@ func ScopeFile(scope, workDir string) string {
 // CheckScope returns an error naming the flag when scope is not one of
 // local, user or project.
 func CheckScope(scope string) error {
-	if !slices.Contains(Scopes, scope) {
+	if !slices.Contains(scopeNames, scope) {
 		return fmt.Errorf("--scope %q: want local, user or project", scope)
 	}
 	return nil

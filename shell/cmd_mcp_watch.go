@@ -7,17 +7,17 @@ import (
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
-// MCPHost is the optional part of MCP behind /mcp watch, unwatch and
+// mcpHost is the optional part of MCP behind /mcp watch, unwatch and
 // log-level (mcpclient.Manager has it).
-type MCPHost interface {
+type mcpHost interface {
 	Subscribe(ctx context.Context, name, uri string) error
 	Unsubscribe(ctx context.Context, name, uri string) error
 	Watched(name string) []string
 	SetLogLevel(ctx context.Context, name, level string) error
 }
 
-func (s *Shell) mcpHost() (MCPHost, error) {
-	h, ok := s.opts.MCP.(MCPHost)
+func (s *Shell) mcpHost() (mcpHost, error) {
+	h, ok := s.opts.MCP.(mcpHost)
 	if !ok {
 		return nil, &hintError{msg: "this session's MCP host cannot watch resources or set log levels"}
 	}

@@ -184,7 +184,7 @@ func (s *Shell) saveImage(file string, img media.Image) (string, error) {
 		}
 		dir := s.opts.ScreenshotDir
 		if dir == "" {
-			dir = DefaultScreenshotDir()
+			dir = defaultScreenshotDir()
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return "", fmt.Errorf("save image: %w", err)
@@ -201,9 +201,9 @@ func (s *Shell) saveImage(file string, img media.Image) (string, error) {
 	return abs, nil
 }
 
-// DefaultScreenshotDir is $TMPDIR/browseragent-screenshots, where the
+// defaultScreenshotDir is $TMPDIR/browseragent-screenshots, where the
 // browser saves screenshots too.
-func DefaultScreenshotDir() string {
+func defaultScreenshotDir() string {
 	return filepath.Join(os.TempDir(), "browseragent-screenshots")
 }
 
@@ -430,7 +430,7 @@ func (s *Shell) toolNames() []string {
 // (and those it deferred behind tool_search), or without an agent every
 // registered tool.
 func (s *Shell) listedTools() []tools.ToolDef {
-	o, ok := s.opts.Agent.(ToolOfferer)
+	o, ok := s.opts.Agent.(toolOfferer)
 	if !ok {
 		return s.opts.Tools.Tools()
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/browseragent/browseragent/mcpclient"
 )
 
-// MCPCompleter is the optional part of MCP behind completion of prompt
+// mcpCompleter is the optional part of MCP behind completion of prompt
 // arguments and URI-template variables (completion/complete);
 // mcpclient.Manager has it.
-type MCPCompleter interface {
+type mcpCompleter interface {
 	Complete(ctx context.Context, name string, ref *mcp.CompleteReference, arg, value string, resolved map[string]string) ([]string, error)
 }
 
@@ -29,7 +29,7 @@ var completeCache sync.Map // string → []string
 
 // serverComplete asks server for values of arg, or nil.
 func (s *Shell) serverComplete(server string, ref *mcp.CompleteReference, arg, value string, resolved map[string]string) []string {
-	c, ok := s.opts.MCP.(MCPCompleter)
+	c, ok := s.opts.MCP.(mcpCompleter)
 	if !ok {
 		return nil
 	}

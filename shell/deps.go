@@ -50,9 +50,9 @@ type EndpointSwitcher interface {
 	SetEndpoint(s agent.Settings) error
 }
 
-// ToolOfferer is an Agent that says which tools its next request offers
+// toolOfferer is an Agent that says which tools its next request offers
 // the model; /tools lists exactly those. *agent.Agent fits.
-type ToolOfferer interface {
+type toolOfferer interface {
 	Offered() []tools.ToolDef
 }
 

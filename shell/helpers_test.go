@@ -102,10 +102,10 @@ func scriptIO(opts *Options, script string) (stdout, stderr *syncBuffer) {
 }
 
 // failures is how many commands failed by Run's error: 0 for nil, the
-// count of a *ScriptError; any other error fails the test.
+// count of a *scriptError; any other error fails the test.
 func failures(t *testing.T, err error) int {
 	t.Helper()
-	var se *ScriptError
+	var se *scriptError
 	switch {
 	case err == nil:
 		return 0

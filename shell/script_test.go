@@ -313,7 +313,7 @@ func TestScriptInterrupt(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	sh.interrupt()
-	if diff := cmp.Diff(&ScriptError{Failed: 1, Ran: 2}, <-res); diff != "" {
+	if diff := cmp.Diff(&scriptError{Failed: 1, Ran: 2}, <-res); diff != "" {
 		t.Errorf("Run: the cancelled command failed (-want +got)\n%s", diff)
 	}
 	pw.Close()
@@ -398,7 +398,7 @@ func TestScriptApprovalKeepsCommands(t *testing.T) {
 }
 
 // TestScriptResult: off a terminal Run runs the whole script and returns a
-// *ScriptError counting the commands that failed (unknown, error result,
+// *scriptError counting the commands that failed (unknown, error result,
 // refused, text without an LLM); blank lines are not commands.
 func TestScriptResult(t *testing.T) {
 	tests := []struct {
@@ -407,10 +407,10 @@ func TestScriptResult(t *testing.T) {
 		want   error
 	}{
 		{"all ran", "/tabs\n\n/help fetch\n/clear\n", nil},
-		{"unknown command", "/tabs\n/nope\n/tabs\n", &ScriptError{Failed: 1, Ran: 3}},
-		{"error result and text without LLM", "/click e99\nhello\n/tabs\n", &ScriptError{Failed: 2, Ran: 3}},
-		{"refused call", "/open https://bank.test/\n", &ScriptError{Failed: 1, Ran: 1}},
-		{"exit stops counting", "/nope\n/exit\n/nope\n", &ScriptError{Failed: 1, Ran: 2}},
+		{"unknown command", "/tabs\n/nope\n/tabs\n", &scriptError{Failed: 1, Ran: 3}},
+		{"error result and text without LLM", "/click e99\nhello\n/tabs\n", &scriptError{Failed: 2, Ran: 3}},
+		{"refused call", "/open https://bank.test/\n", &scriptError{Failed: 1, Ran: 1}},
+		{"exit stops counting", "/nope\n/exit\n/nope\n", &scriptError{Failed: 1, Ran: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -422,13 +422,13 @@ func TestScriptResult(t *testing.T) {
 				return &tools.ToolResult{Text: "bank.test is a sensitive site: denied", Outcome: tools.Failed, Failure: tools.ToolError}, nil
 			}
 			opts := &Options{Tools: toolList, HistoryFile: "-", Stdin: strings.NewReader(tt.script), Stdout: io.Discard, Stderr: io.Discard}
-			err := Run(context.Background(), opts)
+			err := New(opts).Run(context.Background())
 			if diff := cmp.Diff(tt.want, err); diff != "" {
 				t.Errorf("Run (-want +got)\n%s", diff)
 			}
 		})
 	}
-	if got := (&ScriptError{Failed: 2, Ran: 14}).Error(); got != "2 of 14 commands failed" {
+	if got := (&scriptError{Failed: 2, Ran: 14}).Error(); got != "2 of 14 commands failed" {
 		t.Errorf("message = %q", got)
 	}
 }

@@ -79,7 +79,7 @@ type Options struct {
 	MCPWait time.Duration
 
 	// ScreenshotDir is where images of tool results (/call, /screenshot
-	// without FILE) are saved; "" means DefaultScreenshotDir().
+	// without FILE) are saved; "" means defaultScreenshotDir().
 	ScreenshotDir string
 
 	// Hooks are the ones the session was built with (its approver, MCP
@@ -134,13 +134,8 @@ func New(opts *Options) *Shell {
 }
 
 // Run runs the shell until /exit, Ctrl-D, end of input or ctx is done. The
-// terminal is left as it was found, whatever happens.
-func Run(ctx context.Context, opts *Options) error {
-	return New(opts).Run(ctx)
-}
-
-// Run runs s; see the package function Run. Its hooks deliver while it
-// runs.
+// terminal is left as it was found, whatever happens. Its hooks deliver
+// while it runs.
 func (s *Shell) Run(ctx context.Context) error {
 	defer s.hooks.end()
 	o := s.opts
@@ -178,15 +173,15 @@ func terminalFD(in io.Reader, out io.Writer) (int, bool) {
 	return int(fi.Fd()), true
 }
 
-// ScriptError is what Run returns off a terminal when commands of the
+// scriptError is what Run returns off a terminal when commands of the
 // script failed (an unknown command, an error result, a refused or
 // cancelled call). The script still ran to its end, like sh without -e;
 // the caller exits non-zero. A terminal session never returns it.
-type ScriptError struct {
+type scriptError struct {
 	Failed, Ran int
 }
 
-func (e *ScriptError) Error() string {
+func (e *scriptError) Error() string {
 	return fmt.Sprintf("%d of %s failed", e.Failed, plural(e.Ran, "command"))
 }
 
@@ -223,7 +218,7 @@ func (s *Shell) runLines(ctx context.Context) error {
 		s.execute(ctx, line)
 	}
 	if s.failed > 0 {
-		return &ScriptError{Failed: s.failed, Ran: s.ran}
+		return &scriptError{Failed: s.failed, Ran: s.ran}
 	}
 	return nil
 }
