@@ -152,7 +152,7 @@ func byKind(counts map[string]int) string {
 // error from another layer names its own kind with a FailureKind() string
 // method; any other is "error".
 func failureKind(err error) string {
-	var fe *fetch.Error
+	var fe *extract.Error
 	if errors.As(err, &fe) && fe.Kind == fetch.ErrHTTPStatus {
 		return "http-" + strconv.Itoa(fe.Status)
 	}
@@ -177,7 +177,7 @@ func failureKind(err error) string {
 }
 
 // retryable reports whether a failure may pass if tried again; an error
-// says so with a Retryable() bool method (as *fetch.Error does).
+// says so with a Retryable() bool method (as *extract.Error does).
 func retryable(err error) bool {
 	var r interface{ Retryable() bool }
 	return errors.As(err, &r) && r.Retryable()

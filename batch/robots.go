@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/temoto/robotstxt"
@@ -119,7 +120,7 @@ func (c *Robots) load(ctx context.Context, e *robotsEntry, robotsURL string) {
 	defer close(e.ready)
 	res, err := c.get(ctx, robotsURL, 0)
 	status := 0
-	var fe *fetch.Error
+	var fe *extract.Error
 	switch {
 	case ctx.Err() != nil:
 		e.err = ctx.Err()
@@ -150,7 +151,7 @@ func (c *Robots) load(ctx context.Context, e *robotsEntry, robotsURL string) {
 }
 
 // robotsError is a URL robots.txt keeps the batch from (errRobots), as a
-// *fetch.Error so that it reads and wraps as the client's own failures do.
+// *extract.Error so that it reads and wraps as the client's own failures do.
 func robotsError(url string, cause error, format string, args ...any) error {
-	return &fetch.Error{Kind: errRobots, URL: url, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return &extract.Error{Kind: errRobots, URL: url, Msg: fmt.Sprintf(format, args...), Err: cause}
 }

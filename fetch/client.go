@@ -210,10 +210,6 @@ func (c *Client) FetchWith(ctx context.Context, rawURL string, ex *extract.Optio
 		ContentLength: resp.ContentLength, RetryAfter: resp.Header.Get("Retry-After"),
 		Body: body, Truncated: truncated, MaxBytes: c.opts.MaxBytes,
 	}, ex)
-	var xe *extract.Error
-	if errors.As(err, &xe) { // one error type for every failure of Fetch
-		return nil, &Error{Kind: xe.Kind, URL: xe.URL, Msg: xe.Msg, Err: xe.Err}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +356,7 @@ func effectiveLimit(ctx context.Context, own time.Duration) time.Duration {
 // classify turns a transport error into one sentence with its kind; limit
 // is the time the fetch had.
 func (c *Client) classify(err error, u *url.URL, limit time.Duration) error {
-	var fe *Error
+	var fe *extract.Error
 	if errors.As(err, &fe) {
 		return fe
 	}
@@ -400,7 +396,7 @@ func (c *Client) classify(err error, u *url.URL, limit time.Duration) error {
 }
 
 func (c *Client) classifyBody(err error, u *url.URL, limit time.Duration) error {
-	var fe *Error
+	var fe *extract.Error
 	if errors.As(err, &fe) {
 		return fe
 	}
@@ -520,5 +516,5 @@ func StatusError(res *extract.Result) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%s answered %d %s", res.FinalURL, res.Status, http.StatusText(res.Status))
-	return &Error{Kind: ErrHTTPStatus, URL: res.URL, Status: res.Status, Msg: msg}
+	return &extract.Error{Kind: ErrHTTPStatus, URL: res.URL, Status: res.Status, Msg: msg, Transient: transient(ErrHTTPStatus, res.Status, nil)}
 }

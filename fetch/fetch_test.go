@@ -21,8 +21,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/andybalholm/brotli"
-	"github.com/browseragent/browseragent/extract"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/browseragent/browseragent/extract"
 )
 
 const articleHTML = `<!doctype html><html lang="en"><head><title>Test Article</title>
@@ -161,7 +162,9 @@ func closedPort(t *testing.T) string {
 }
 
 // TestFetchBadInput covers every failure a person can hit: each must be an
-// *Error of the right kind whose message is one sentence naming the cause.
+// *extract.Error (the one error type of a page, also for the extractor's
+// failures) of the right kind whose message is one sentence naming the
+// cause, retryable only when the server failed or the body was cut.
 func TestFetchBadInput(t *testing.T) {
 	srv := testServer(t)
 	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
@@ -211,13 +214,16 @@ func TestFetchBadInput(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Fetch(%q) error = %v, want kind %v", tc.url, err, tc.wantErr)
 			}
-			var fe *Error
+			var fe *extract.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %T is not *fetch.Error", err)
+				t.Fatalf("error %T is not *extract.Error", err)
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, tc.wantMsg) || strings.Contains(msg, "\n") {
 				t.Errorf("message = %q, want one line containing %q", msg, tc.wantMsg)
+			}
+			if want := tc.wantErr == ErrBody || tc.status >= 500; fe.Retryable() != want {
+				t.Errorf("Retryable() = %v, want %v", fe.Retryable(), want)
 			}
 			if tc.status != 0 {
 				if res == nil || res.Status != tc.status || fe.Status != tc.status {

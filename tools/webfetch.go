@@ -93,7 +93,7 @@ func (w *WebFetch) Call(ctx context.Context, c *ResolvedCall) (*ToolResult, erro
 	res, err := w.client.FetchWith(ctx, a.URL, &extract.Options{Select: a.Select, Links: a.Links})
 	data := &Fetched{Result: res, Err: err}
 	if err != nil {
-		var fe *fetch.Error
+		var fe *extract.Error
 		if errors.As(err, &fe) || ctx.Err() == nil {
 			out := &ToolResult{Outcome: Failed, Failure: ToolError, Text: err.Error(), Data: data}
 			if errors.Is(err, fetch.ErrTimeout) {
