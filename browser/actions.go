@@ -35,7 +35,7 @@ func init() {
 		addTool("browser_select", "Choose an option of a <select> by ref, by value or visible label.", toolSelect),
 		addTool("browser_press", "Press a key in the page: Enter, Tab, Escape, Backspace, ArrowDown, PageDown, a letter; modifiers like Control+a. text: type into the focused element.", toolPress),
 		addTool("browser_scroll", "Scroll the page (down, up, top, bottom) or scroll an element into view by ref.", toolScroll),
-		addTool("browser_wait", "Wait until text appears or a CSS selector matches a visible element; load: until loaded and the network is quiet; with none, until the page settled (no request, no DOM change for 0.5 s).", toolWait),
+		addTool("browser_wait", "Wait until text or a visible CSS selector match appears, in the page or its frames; load: until loaded and the network is quiet; none: until the page settled (no request, no DOM change for 0.5 s).", toolWait),
 		addTool("browser_screenshot", "Screenshot of the current page, saved to a file and returned as an image. Prefer browser_snapshot for reading.", toolScreenshot),
 		addTool("browser_extract", "Main content of the rendered current page as markdown; select=CSS selector to extract only matching parts.", toolExtract),
 		addTool("browser_download", "Save what a link (ref) or url downloads; says the file saved.", toolDownload),
@@ -675,11 +675,22 @@ func toolScroll(ctx context.Context, c *call, a scrollArgs) (*Result, error) {
 	return c.withChanges(pctx, &Result{Text: msg}), nil
 }
 
+// waitJS answers, of one document, whether text or a visible element
+// matching sel is in it (ok), or why sel cannot be asked (bad), and the
+// document's address, which the guard judges a frame's answer by.
 const waitJS = `(function(text, sel){
-if (sel) { let e; try { e = document.querySelector(sel); } catch (x) { return 'bad selector: ' + x.message; }
-  return e && (!e.checkVisibility || e.checkVisibility()) ? 'ok' : ''; }
-return document.body && document.body.innerText.includes(text) ? 'ok' : '';
+const url = location.href;
+if (sel) { let e; try { e = document.querySelector(sel); } catch (x) { return {bad: 'bad selector: ' + x.message, url}; }
+  return {ok: !!e && (!e.checkVisibility || e.checkVisibility()), url}; }
+return {ok: !!document.body && document.body.innerText.includes(text), url};
 })(%s, %s)`
+
+// waitHit is one document's answer to waitJS.
+type waitHit struct {
+	OK  bool   `json:"ok"`
+	Bad string `json:"bad"`
+	URL string `json:"url"`
+}
 
 type waitArgs struct {
 	Text     string `json:"text,omitempty" jsonschema:"text to wait for"`
@@ -721,7 +732,7 @@ func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
 			return c.pageLine(pctx, "Finished loading (network quiet) in"), nil
 		}
 	}
-	found, err := waitFor(pctx, a.Text, a.Selector, timeout)
+	found, in, err := c.waitFor(ctx, pctx, a.Text, a.Selector, timeout)
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err() // cancelled by the caller: no "did not appear"
 	}
@@ -731,31 +742,81 @@ func toolWait(ctx context.Context, c *call, a waitArgs) (*Result, error) {
 	if !found {
 		return failf("%s did not appear within %s", what, timeout), nil
 	}
+	if in != nil {
+		return &Result{Text: fmt.Sprintf("Found %s in frame %s (%s).", what, in.key, in.url)}, nil
+	}
 	return &Result{Text: "Found " + what + "."}, nil
 }
 
-// waitFor polls the page until text or selector shows up or timeout ends.
-func waitFor(ctx context.Context, text, selector string, timeout time.Duration) (bool, error) {
+// waitFor polls the tab until text or selector shows up in its top
+// document, or in one of its frames (same-origin or not, nested too) that
+// the guard lets the model see, as the snapshot outlines them, or until
+// timeout ends. A frame's answer is a fact about its content, so it counts
+// only when its snapshot would show it: a frame a rule withholds never
+// answers. in is the frame it was found in, nil for the top document.
+func (c *call) waitFor(ctx, pctx context.Context, text, selector string, timeout time.Duration) (found bool, in *docFrame, err error) {
 	deadline := time.Now().Add(timeout)
 	expr := fmt.Sprintf(waitJS, jsArg(text), jsArg(selector))
 	for {
-		ectx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		got, err := eval[string](ectx, expr)
+		ectx, cancel := context.WithTimeout(pctx, 3*time.Second)
+		top, err := eval[waitHit](ectx, expr)
 		cancel()
-		if err == nil && got == "ok" {
-			return true, nil
+		switch {
+		case top.Bad != "":
+			return false, nil, errors.New(top.Bad)
+		case err == nil && top.OK:
+			return true, nil, nil
+		case err == nil:
+			if f := c.waitInFrames(ctx, expr, top.URL); f != nil {
+				return true, f, nil
+			}
 		}
-		if strings.HasPrefix(got, "bad selector") {
-			return false, errors.New(got)
-		}
-		if ctx.Err() != nil {
-			return false, ctx.Err()
+		if pctx.Err() != nil {
+			return false, nil, pctx.Err()
 		}
 		if time.Now().After(deadline) {
-			return false, nil
+			return false, nil, nil
 		}
 		time.Sleep(150 * time.Millisecond)
 	}
+}
+
+// waitInFrames asks every frame of the tab waitJS's expr and returns the
+// first that has it and may be shown (framesWithheld, judged as a
+// snapshot of the page at topURL would judge it), nil when none.
+func (c *call) waitInFrames(ctx context.Context, expr, topURL string) *docFrame {
+	frames, release, err := c.s.listFrames(ctx, c.ctx, c.t)
+	defer release()
+	if err != nil || len(frames) == 0 {
+		return nil
+	}
+	var hits []*docFrame
+	var urls []string
+	for _, f := range frames {
+		d, done, err := c.s.frameDoc(ctx, c.ctx, c.t, f)
+		if err != nil {
+			continue
+		}
+		ectx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+		d.ctx = ectx
+		h, err := evalDoc[waitHit](d, expr)
+		cancel()
+		done()
+		if err == nil && h.OK {
+			hits, urls = append(hits, f), append(urls, h.URL)
+		}
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	for i, why := range c.framesWithheld(topURL, hits, urls) {
+		if why == "" {
+			f := *hits[i]
+			f.url = urls[i]
+			return &f
+		}
+	}
+	return nil
 }
 
 type noArgs struct{}

@@ -141,3 +141,32 @@ func TestFrameURLsPDF(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitInFrames: browser_wait finds text and selectors in a page's
+// frames as the snapshot outlines them — same-site, cross-site (another
+// renderer process) and nested — and says which frame; what no document
+// has still does not appear.
+func TestWaitInFrames(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	outer, cross := frameSite(t)
+	mustCall(t, b, "browser_open", map[string]any{"url": outer})
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"text": "Outer"}, `Found text "Outer".`},
+		{map[string]any{"text": "same site"}, "/same)."},
+		{map[string]any{"text": "cross site"}, cross + "/cross)."},
+		{map[string]any{"text": "nested"}, cross + "/nested)."},
+		{map[string]any{"selector": "iframe[src='/nested']"}, cross + "/cross)."},
+	} {
+		r := mustCall(t, b, "browser_wait", tc.args)
+		if !strings.Contains(r.Text, tc.want) || tc.want[0] == '/' && !strings.Contains(r.Text, " in frame f") {
+			t.Errorf("browser_wait %v: %q, want it to say %q", tc.args, r.Text, tc.want)
+		}
+	}
+	if r := tryCall(t, b, "browser_wait", map[string]any{"text": "in no document", "timeout": 1}); !r.IsError || !strings.Contains(r.Text, "did not appear") {
+		t.Errorf("text in no frame: %+v", r)
+	}
+}

@@ -39,11 +39,13 @@ func TestWithheldWrapsPageChosenURL(t *testing.T) {
 	}
 }
 
-// TestWithheldScreenshotIsRemoved: a screenshot of a page holding a frame
-// a deny rule names is withheld, and the file browser_screenshot saved is
-// removed too (round three found it left on disk, the denied frame in its
-// pixels).
-func TestWithheldScreenshotIsRemoved(t *testing.T) {
+// secretFrameSession opens, in an attached browser (which loads what the
+// isolated one's proxy would refuse), a page whose iframe shows a page a
+// deny rule names, and another whose page moves itself to such an
+// address once loaded (history.replaceState). It returns the session and the folder its screenshots
+// go to.
+func secretFrameSession(t *testing.T) (*Session, string) {
+	t.Helper()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +53,11 @@ func TestWithheldScreenshotIsRemoved(t *testing.T) {
 			fmt.Fprint(w, `<title>Secret</title><h1>Balance: 1 000 000</h1>`)
 			return
 		}
-		fmt.Fprint(w, `<!doctype html><title>Page</title><h1>Hello</h1><iframe src="/secret/frame"></iframe>`)
+		if r.URL.Path == "/inner" { // loaded, then moved to a denied address
+			fmt.Fprint(w, `<title>Inner</title><p>Balance: 2 000 000</p><script>history.replaceState(null, "", "/secret/moved")</script>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Page</title><h1>Hello</h1><iframe src="/secret/frame"></iframe><iframe src="/inner"></iframe>`)
 	}))
 	t.Cleanup(ts.Close)
 	rules, err := guard.ParseRules([]byte("version: 1\nrules:\n  - name: local-secret\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/secret\"]\n    action: deny\n"), "test.yaml")
@@ -72,11 +78,34 @@ func TestWithheldScreenshotIsRemoved(t *testing.T) {
 	if res := call(t, s, "browser_open", map[string]any{"url": ts.URL + "/page"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
+	return s, shots
+}
+
+// TestWithheldScreenshotIsRemoved: a screenshot of a page holding a frame
+// a deny rule names is withheld, and the file browser_screenshot saved is
+// removed too (round three found it left on disk, the denied frame in its
+// pixels).
+func TestWithheldScreenshotIsRemoved(t *testing.T) {
+	s, shots := secretFrameSession(t)
 	res := call(t, s, "browser_screenshot", map[string]any{})
 	if !res.IsError() || !strings.Contains(res.Text, "withheld") || len(res.Images) != 0 {
 		t.Fatalf("want the screenshot withheld, got %q (%d images)", res.Text, len(res.Images))
 	}
 	if left, _ := os.ReadDir(shots); len(left) != 0 {
 		t.Errorf("the withheld screenshot is still on disk: %v", left)
+	}
+}
+
+// TestWaitSkipsWithheldFrame: browser_wait looks into a page's frames, but
+// a frame the snapshot withholds answers no wait: "found" would tell the
+// model what the denied page says, one guess at a time. The page's own
+// words are still found.
+func TestWaitSkipsWithheldFrame(t *testing.T) {
+	s, _ := secretFrameSession(t)
+	if res := call(t, s, "browser_wait", map[string]any{"text": "Hello"}); res.IsError() {
+		t.Errorf("browser_wait for the page's own words: %+v", res)
+	}
+	if res := call(t, s, "browser_wait", map[string]any{"text": "Balance: 2 000 000", "timeout": 2}); !res.IsError() || !strings.Contains(res.Text, "did not appear") {
+		t.Errorf("browser_wait for the denied frame's words: want \"did not appear\", got %+v", res)
 	}
 }
