@@ -3,6 +3,7 @@ package browsercli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -114,6 +115,26 @@ func TestDaemonOfAnotherBuildEnds(t *testing.T) {
 	resp, err := wire.Do(context.Background(), &wire.Request{Command: "pending", Version: "v1"}, &wire.ClientOptions{Session: "up"})
 	if err != nil || resp.Exit != wire.ExitOK {
 		t.Fatalf("same build: %+v %v", resp, err)
+	}
+	// A command that names only its program file (as Quick does) is served
+	// by a daemon of that same file; another file is asked its version,
+	// with nothing run, and the daemon goes on.
+	resp, err = wire.Do(context.Background(), &wire.Request{Command: "pending", Binary: wire.Binary()}, &wire.ClientOptions{Session: "up"})
+	if err != nil || resp.Exit != wire.ExitOK {
+		t.Fatalf("same program file: %+v %v", resp, err)
+	}
+	// A file of another build, or a copy of this one, is asked its version;
+	copied := &wire.Request{Command: "pending", Binary: "/elsewhere/browseragent 1 2"}
+	if _, err := wire.Do(context.Background(), copied, &wire.ClientOptions{Session: "up"}); !errors.Is(err, wire.ErrNeedVersion) {
+		t.Fatalf("another program file: %v, want wire.ErrNeedVersion", err)
+	}
+	// one that says it is of this build is served, and known by its file.
+	resp, err = wire.Do(context.Background(), &wire.Request{Command: "pending", Binary: copied.Binary, Version: "v1"}, &wire.ClientOptions{Session: "up"})
+	if err != nil || resp.Exit != wire.ExitOK {
+		t.Fatalf("another program file of this build: %+v %v", resp, err)
+	}
+	if resp, err = wire.Do(context.Background(), copied, &wire.ClientOptions{Session: "up"}); err != nil || resp.Exit != wire.ExitOK {
+		t.Fatalf("a program file known to be of this build: %+v %v", resp, err)
 	}
 	resp, err = wire.Do(context.Background(), &wire.Request{Command: "pending", Version: "v2"}, &wire.ClientOptions{Session: "up"})
 	if err != nil || resp.Exit != wire.ExitLost || !strings.Contains(resp.Error, "ran browseragent v1, this is v2") {

@@ -46,6 +46,10 @@ type daemon struct {
 	since   time.Time // when it began
 	pending map[string]*parked
 	last    time.Time // the last command's end, for the idle timeout
+	// binaries are the program files (wire.Binary) whose commands run
+	// here without saying their Version: the daemon's own, and each one
+	// that said it was of this build.
+	binaries map[string]bool
 }
 
 // Serve runs a session's daemon until its idle timeout, `close --all`, a
@@ -79,7 +83,7 @@ func Serve(ctx context.Context, o ServeOptions) (err error) {
 	defer ln.Close()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	d := &daemon{p: p, idle: o.Idle, stop: stop, version: o.Version, pending: map[string]*parked{}, last: time.Now()}
+	d := &daemon{p: p, idle: o.Idle, stop: stop, version: o.Version, pending: map[string]*parked{}, last: time.Now(), binaries: map[string]bool{wire.Binary(): true}}
 	if d.idle <= 0 {
 		d.idle = wire.DefaultIdle
 	}
@@ -180,6 +184,12 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	d.touch()
 	defer d.touch()
 	req := m.Request
+	if !d.knownBinary(req) && req.Command != "shutdown" {
+		// Another program file (rebuilt, upgraded, or a copy): only its
+		// Version says whether it is another build. Nothing is run.
+		_ = w.Send(wire.Message{Type: "version"})
+		return
+	}
 	if req.Version != "" && d.version != "" && req.Version != d.version && req.Command != "shutdown" {
 		// An upgrade: the old daemon would run the new command with old code.
 		_ = w.Send(wire.Message{Type: "done", Done: &wire.Response{Exit: wire.ExitLost, Error: fmt.Sprintf("session %s ran browseragent %s, this is %s: it ended; run the command again for a fresh one (its tabs and refs are gone)", d.p.Name, d.version, req.Version)}})
@@ -203,6 +213,21 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	if resp != nil {
 		_ = w.Send(wire.Message{Type: "done", Done: resp})
 	}
+}
+
+// knownBinary reports whether req may run without its Version: it says
+// it (and is judged by it), or it comes from a program file of this
+// build. A file that says it is of this build is remembered as one.
+func (d *daemon) knownBinary(req *wire.Request) bool {
+	if req.Binary == "" || d.version == "" {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if req.Version == d.version {
+		d.binaries[req.Binary] = true
+	}
+	return req.Version != "" || d.binaries[req.Binary]
 }
 
 func (d *daemon) touch() {

@@ -57,7 +57,7 @@ func (f *browserCLIFlags) daemonArgv() ([]string, error) {
 
 // request is the command as the daemon takes it.
 func (f *browserCLIFlags) request(cmd *cobra.Command, c wire.Command, args []string) *wire.Request {
-	req := &wire.Request{Command: c.Name, Args: args, Yes: f.yes, Flags: map[string]string{}, Version: buildVersion()}
+	req := &wire.Request{Command: c.Name, Args: args, Yes: f.yes, Flags: map[string]string{}, Version: buildVersion(), Binary: wire.Binary()}
 	for _, fl := range c.Flags {
 		if v := cmd.Flags().Lookup(fl.Name); v != nil && v.Changed {
 			req.Flags[fl.Name] = v.Value.String()

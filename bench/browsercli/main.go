@@ -10,7 +10,11 @@
 // falls on all of them alike. It prints medians and the ratios to
 // agent-browser's. Run it with:
 //
-//	go run ./bench/browsercli [-n 15] [-cold 5]
+//	go run ./bench/browsercli [-n 15] [-cold 5] [-before OLD-BINARY]
+//
+// -before adds another build of browseragent to the turns (its own
+// session), so a change is measured against the build before it in the
+// same run: its medians and its ratios to agent-browser print beside ours.
 //
 // agent-browser 0.41.2 and @playwright/cli 0.1.22 come from npm; by
 // default from the npm cache folders .ci/run warms
@@ -51,8 +55,9 @@ func main() {
 	pw := flag.String("playwright-cli", filepath.Join(cache, "_playwright_cli_0.1.22/node_modules/.bin/playwright-cli"), "playwright-cli 0.1.22 (npm i @playwright/cli@0.1.22)")
 	ba := flag.String("browseragent", "", "browseragent binary (default: go build ./cmd/browseragent)")
 	chrome := flag.String("chrome", "/usr/bin/chromium", "the Chromium every tool drives")
+	before := flag.String("before", "", "another browseragent binary to time beside this one (the build before a change)")
 	flag.Parse()
-	if err := run(*n, *cold, *ab, *pw, *ba, *chrome); err != nil {
+	if err := run(*n, *cold, *ab, *pw, *ba, *before, *chrome); err != nil {
 		fmt.Fprintln(os.Stderr, "browsercli-bench:", err)
 		os.Exit(1)
 	}
@@ -74,7 +79,7 @@ type tool struct {
 	close []string
 }
 
-func run(n, cold int, ab, pw, ba, chrome string) error {
+func run(n, cold int, ab, pw, ba, before, chrome string) error {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(page)) }))
 	defer srv.Close()
 	work, err := os.MkdirTemp("", "browsercli-bench-")
@@ -87,7 +92,7 @@ func run(n, cold int, ab, pw, ba, chrome string) error {
 			return err
 		}
 	}
-	tools, err := setup(work, ab, pw, ba, chrome)
+	tools, err := setup(work, ab, pw, ba, before, chrome)
 	if err != nil {
 		return err
 	}
@@ -205,7 +210,7 @@ func (t tool) time(args ...string) (time.Duration, string, error) {
 	return d, out.String(), nil
 }
 
-func setup(work, ab, pw, ba, chrome string) ([]tool, error) {
+func setup(work, ab, pw, ba, before, chrome string) ([]tool, error) {
 	for _, p := range []string{ab, pw, ba, chrome} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%s: %w (see the flags)", p, err)
@@ -253,7 +258,16 @@ func setup(work, ab, pw, ba, chrome string) ([]tool, error) {
 		fill:  func(r, s string) []string { return []string{"fill", r, s} },
 		text:  []string{"eval", "document.body.innerText"}, // it has no get text
 		close: []string{"close"}}
-	return []tool{ours, agent, playwright}, nil
+	all := []tool{ours, agent, playwright}
+	if before != "" {
+		if _, err := os.Stat(before); err != nil {
+			return nil, fmt.Errorf("%s: %w (see -before)", before, err)
+		}
+		old := ours
+		old.name, old.base = "before", []string{before, "browser", "--session", "bench-before"}
+		all = append(all, old)
+	}
+	return all, nil
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -272,7 +286,11 @@ func report(tools []tool, times map[string]map[string][]time.Duration, n, cold i
 	for _, t := range tools {
 		fmt.Printf(" %14s", t.name)
 	}
-	fmt.Printf(" %12s %12s\n", "ours/agent", "ours/pw")
+	fmt.Printf(" %12s %12s", "ours/agent", "ours/pw")
+	if len(tools) > 3 {
+		fmt.Printf(" %12s", "before/agent")
+	}
+	fmt.Println()
 	for _, what := range []string{"cold start", "open", "snapshot -i", "click", "fill", "get text"} {
 		fmt.Printf("%-12s", what)
 		var m []time.Duration
@@ -281,7 +299,11 @@ func report(tools []tool, times map[string]map[string][]time.Duration, n, cold i
 			m = append(m, d)
 			fmt.Printf(" %14s", d.Round(100*time.Microsecond))
 		}
-		fmt.Printf(" %11.2fx %11.2fx\n", float64(m[0])/float64(m[1]), float64(m[0])/float64(m[2]))
+		fmt.Printf(" %11.2fx %11.2fx", float64(m[0])/float64(m[1]), float64(m[0])/float64(m[2]))
+		if len(m) > 3 {
+			fmt.Printf(" %11.2fx", float64(m[3])/float64(m[1]))
+		}
+		fmt.Println()
 	}
 }
 

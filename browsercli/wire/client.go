@@ -240,6 +240,8 @@ func exchange(ctx context.Context, w *Wire, req *Request, o *ClientOptions) (*Re
 			return &Response{Exit: ExitPending, Pending: pd, Error: DescribePending(*pd) +
 				fmt.Sprintf(". Approve with `browseragent browser confirm %s`, or drop it with `browseragent browser deny %s`", pd.ID, pd.ID),
 				Data: map[string]any{"pending": pd}}, nil
+		case "version":
+			return nil, ErrNeedVersion
 		case "done":
 			if m.Done == nil {
 				return nil, errors.New("session: empty answer")

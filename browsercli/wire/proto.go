@@ -3,8 +3,10 @@ package wire
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Request is one command as the client sends it to the daemon.
@@ -24,6 +26,11 @@ type Request struct {
 	// Version is the command's browseragent build: a daemon of another
 	// build ends rather than serve it with other code.
 	Version string `json:"version,omitempty"`
+	// Binary is the program file the command runs as (Binary): a daemon
+	// started from that same file serves it without its Version, which
+	// Quick does not know; any other daemon asks for it (a "version"
+	// message) before it runs anything.
+	Binary string `json:"binary,omitempty"`
 }
 
 // Target is the person's browser, as browser.Target.
@@ -87,13 +94,33 @@ type Ask struct {
 
 // Message is one line on the socket.
 type Message struct {
-	Type    string    `json:"type"` // request, ask, answer, pending, done
+	Type    string    `json:"type"` // request, ask, answer, pending, version, done
 	Request *Request  `json:"request,omitempty"`
 	Ask     *Ask      `json:"ask,omitempty"`
 	Answer  string    `json:"answer,omitempty"` // once, always, deny
 	Pending *Pending  `json:"pending,omitempty"`
 	Done    *Response `json:"done,omitempty"`
 }
+
+// Binary names the program file this process runs: its path, size and
+// modification time. Two processes of one file run the same code; a
+// rebuilt or upgraded file is another. "" when the system does not say.
+func Binary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+}
+
+// ErrNeedVersion is Do's error when the session's daemon runs from
+// another program file and the request did not say its Version: the
+// command was not run (the full command line says it and runs it).
+var ErrNeedVersion = errors.New("the session's daemon asks which build of browseragent this is")
 
 // Wire is one connection's framing: a JSON object per line.
 type Wire struct {

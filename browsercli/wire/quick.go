@@ -2,13 +2,12 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/browseragent/browseragent/internal/buildinfo"
 )
 
 // Quick runs `browseragent browser COMMAND …` (args: the program's
@@ -40,6 +39,9 @@ func Quick(args []string, stdin, stdout, stderr *os.File) (code int, ok bool) {
 	var resp *Response
 	if err == nil {
 		resp, err = Do(ctx, req, &ClientOptions{Session: session, Daemon: argv})
+	}
+	if errors.Is(err, ErrNeedVersion) {
+		return 0, false // nothing ran: the full command line says its Version
 	}
 	command := req.Command
 	if err != nil {
@@ -121,7 +123,10 @@ func quickRequest(args []string) (req *Request, session string, asJSON, ok bool)
 	if CheckName(session) != nil {
 		return nil, "", false, false
 	}
-	req.Version = buildinfo.Version()
+	// Not buildinfo.Version: it needs runtime/debug, which initialises
+	// only after every package that sorts before it, the heavy ones among
+	// them; the program's file tells the daemon as much (Request.Binary).
+	req.Binary = Binary()
 	return req, session, asJSON, true
 }
 

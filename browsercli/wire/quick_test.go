@@ -57,7 +57,7 @@ func TestQuickRequest(t *testing.T) {
 			if tc.want.Flags == nil {
 				tc.want.Flags = map[string]string{}
 			}
-			tc.want.Version = req.Version
+			tc.want.Binary = req.Binary
 			if diff := cmp.Diff(tc.want, req); diff != "" || session != tc.session || asJSON != tc.json {
 				t.Errorf("(-want +got)\n%s session %q json %v", diff, session, asJSON)
 			}
