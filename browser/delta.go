@@ -70,7 +70,11 @@ func lineChanges(lastLines, lines []string) (model, person string) {
 		return none, none
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Changes since the last snapshot (%d lines added, %d gone):", len(added), len(gone))
+	noun := "lines"
+	if len(added) == 1 {
+		noun = "line"
+	}
+	fmt.Fprintf(&b, "Changes since the last snapshot (%d %s added, %d gone):", len(added), noun, len(gone))
 	shown := 0
 	for _, group := range []struct {
 		mark  string

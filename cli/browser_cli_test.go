@@ -329,7 +329,7 @@ func TestBrowserCLIBadInput(t *testing.T) {
 		}
 	}
 	t.Run("unknown ref", func(t *testing.T) {
-		oneLine(t, e.step(t, 6, "click", "e999"), "take a new snapshot")
+		oneLine(t, e.step(t, 6, "click", "e999"), "is not in the last snapshot of this page: use a ref it lists, or take a new snapshot")
 		usable(t)
 	})
 	t.Run("not a ref", func(t *testing.T) {
@@ -338,7 +338,7 @@ func TestBrowserCLIBadInput(t *testing.T) {
 	})
 	t.Run("stale ref", func(t *testing.T) {
 		e.step(t, 0, "reload")
-		oneLine(t, e.step(t, 6, "fill", user, "ada"), "take a new snapshot")
+		oneLine(t, e.step(t, 6, "fill", user, "ada"), "is not on the page any more (the page changed or navigated): take a new snapshot")
 		usable(t)
 	})
 	t.Run("closed tab", func(t *testing.T) {
