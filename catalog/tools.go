@@ -51,8 +51,9 @@ var native = []Entry{
 	{Name: "browser_screenshot", Effect: Read, Tab: "tab", OnPage: true, Foreign: ForeignFrames, Annotations: readOnly},
 	{Name: "browser_extract", Effect: Read, Tab: "tab", OnPage: true, Annotations: readOnly},
 	{Name: "browser_html", Effect: Read, Tab: "tab", OnPage: true, Element: "ref", Annotations: readOnly},
-	// writes the page, printed, into path (forced to .pdf)
-	{Name: "browser_pdf", Effect: Read, Tab: "tab", OnPage: true, Files: []File{{Param: "path", Write: true, Ext: ".pdf"}}, Annotations: writes},
+	// writes the page, printed, into path (forced to .pdf): its frames are
+	// printed too
+	{Name: "browser_pdf", Effect: Read, Tab: "tab", OnPage: true, Files: []File{{Param: "path", Write: true, Ext: ".pdf"}}, Foreign: ForeignFrames, Annotations: writes},
 	{Name: "browser_tabs", Effect: Read, Annotations: Annotations{ReadOnly: true, Idempotent: true}},
 	{Name: "browser_select_tab", Effect: Read, Tab: "tab", OnPage: true, Selects: true, Annotations: Annotations{Idempotent: true}},
 	{Name: "browser_close", Effect: Close, Tab: "tab", OnPage: true, Annotations: Annotations{Destructive: true}},

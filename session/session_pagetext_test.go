@@ -42,15 +42,19 @@ func TestWithheldWrapsPageChosenURL(t *testing.T) {
 // secretFrameSession opens, in an attached browser (which loads what the
 // isolated one's proxy would refuse), a page whose iframe shows a page a
 // deny rule names, and another whose page moves itself to such an
-// address once loaded (history.replaceState). It returns the session and the folder its screenshots
+// address once loaded (history.replaceState); yes is --yes. It returns the session and the folder its screenshots
 // go to.
-func secretFrameSession(t *testing.T) (*Session, string) {
+func secretFrameSession(t *testing.T, yes bool) (*Session, string) {
 	t.Helper()
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/secret/") {
 			fmt.Fprint(w, `<title>Secret</title><h1>Balance: 1 000 000</h1>`)
+			return
+		}
+		if r.URL.Path == "/plain" {
+			fmt.Fprint(w, `<title>Plain</title><h1>Nothing framed</h1>`)
 			return
 		}
 		if r.URL.Path == "/inner" { // loaded, then moved to a denied address
@@ -65,7 +69,7 @@ func secretFrameSession(t *testing.T) (*Session, string) {
 		t.Fatal(err)
 	}
 	shots := t.TempDir()
-	opts := &SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
+	opts := &SessionOptions{Rules: rules, Yes: yes, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")}
 	opts.Browser.Launch.Host = shared.Endpoint(t)
 	opts.Browser.ScreenshotDir = shots
 	ownBrowser(t, opts)
@@ -86,7 +90,7 @@ func secretFrameSession(t *testing.T) (*Session, string) {
 // removed too (round three found it left on disk, the denied frame in its
 // pixels).
 func TestWithheldScreenshotIsRemoved(t *testing.T) {
-	s, shots := secretFrameSession(t)
+	s, shots := secretFrameSession(t, false)
 	res := call(t, s, "browser_screenshot", map[string]any{})
 	if !res.IsError() || !strings.Contains(res.Text, "withheld") || len(res.Images) != 0 {
 		t.Fatalf("want the screenshot withheld, got %q (%d images)", res.Text, len(res.Images))
@@ -101,11 +105,39 @@ func TestWithheldScreenshotIsRemoved(t *testing.T) {
 // model what the denied page says, one guess at a time. The page's own
 // words are still found.
 func TestWaitSkipsWithheldFrame(t *testing.T) {
-	s, _ := secretFrameSession(t)
+	s, _ := secretFrameSession(t, false)
 	if res := call(t, s, "browser_wait", map[string]any{"text": "Hello"}); res.IsError() {
 		t.Errorf("browser_wait for the page's own words: %+v", res)
 	}
 	if res := call(t, s, "browser_wait", map[string]any{"text": "Balance: 2 000 000", "timeout": 2}); !res.IsError() || !strings.Contains(res.Text, "did not appear") {
 		t.Errorf("browser_wait for the denied frame's words: want \"did not appear\", got %+v", res)
+	}
+}
+
+// TestWithheldPDFIsRemoved: a PDF of a page prints its frames, so one of a
+// page framing a denied page held that page's words on disk ("Balance: 2
+// 000 000", read back with pdftotext), where the next call could open it.
+// It is withheld and removed, as a screenshot is.
+func TestWithheldPDFIsRemoved(t *testing.T) {
+	out := t.TempDir()
+	t.Setenv("BROWSERAGENT_OUTPUT_DIR", out)
+	s, _ := secretFrameSession(t, true) // --yes: the PDF's file write is approved
+	pdf := filepath.Join(out, "page.pdf")
+	res := call(t, s, "browser_pdf", map[string]any{"path": pdf})
+	if !res.IsError() || !strings.Contains(res.Text, "withheld") || !strings.Contains(res.Text, "local-secret") {
+		t.Errorf("want the PDF withheld, naming the rule; got %+v", res)
+	}
+	if _, err := os.Stat(pdf); err == nil {
+		t.Errorf("the withheld PDF is still on disk: %s", pdf)
+	}
+	// A page that frames nothing denied prints as before.
+	plain := strings.Replace(s.Browser.Tabs()[0].URL, "/page", "/plain", 1)
+	if res := call(t, s, "browser_open", map[string]any{"url": plain}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	if res := call(t, s, "browser_pdf", map[string]any{"path": pdf}); res.IsError() {
+		t.Errorf("a PDF of a plain page: %+v", res)
+	} else if fi, err := os.Stat(pdf); err != nil || fi.Size() == 0 {
+		t.Errorf("the plain page's PDF is not on disk: %v", err)
 	}
 }
