@@ -92,6 +92,15 @@ type Options struct {
 	// (tools.ResolvedCall.ScreenResult; call is nil for a tool run
 	// directly). Nil shows every frame.
 	FrameWithheld func(call *tools.ResolvedCall, top FrameSource, frames []FrameSource) []string
+	// DownloadRefused says why browser_download must not take a file from
+	// url ("" where it may): a page a deny rule names. It is asked of the
+	// link the call clicks, before the click, and of the address each
+	// download comes from (after redirects) as it begins, as part of the
+	// result screen's one question about call (nil for a tool run
+	// directly). An attached browser judges no request itself, so this is
+	// what keeps a link on an ordinary page from saving a denied page's
+	// file with the person's cookies. Nil refuses nothing.
+	DownloadRefused func(call *tools.ResolvedCall, url string) string
 	// DownloadDir is the folder browser_download saves into when a call
 	// names none (default defaultDownloadDir), and DownloadLimit the
 	// largest file it keeps (default 100 MiB).

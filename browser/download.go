@@ -68,6 +68,9 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 	}
 	var p point
 	if a.Ref != "" {
+		if r := c.linkRefused(pctx, a.Ref); r != nil {
+			return r, nil
+		}
 		if p, r, err = c.pointAt(ctx, pctx, a.Ref); r != nil || err != nil {
 			return r, err
 		}
@@ -79,7 +82,7 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 	if err != nil {
 		return failf("cannot save into %s: %v", dir, err), nil
 	}
-	defer os.RemoveAll(staging)
+	defer removeStaging(staging)
 	events, stop := c.s.events.watch(func(ev any) bool {
 		return is[*cdpbrowser.EventDownloadWillBegin](ev) || is[*cdpbrowser.EventDownloadProgress](ev)
 	})
@@ -166,6 +169,11 @@ func (c *call) takeDownload(ctx context.Context, events <-chan any, what string)
 				c.s.cancelDownload(e.GUID) // nobody asked for it
 				continue
 			}
+			if why := c.downloadRefused(e.URL); why != "" {
+				c.s.cancelDownload(e.GUID)
+				c.waitCancelled(ctx, events, e.GUID)
+				return d, failf("%s", why)
+			}
 			d = download{guid: e.GUID, name: e.SuggestedFilename, url: e.URL}
 		case *cdpbrowser.EventDownloadProgress:
 			if e.GUID != d.guid {
@@ -183,6 +191,71 @@ func (c *call) takeDownload(ctx context.Context, events <-chan any, what string)
 			}
 		}
 	}
+}
+
+// removeStaging removes a call's staging folder, and again a few times
+// in the next seconds: a download cancelled as it began (refused, too
+// big) may still be written by the browser for a moment, which makes the
+// folder again.
+func removeStaging(dir string) {
+	os.RemoveAll(dir)
+	go func() {
+		for range 10 {
+			time.Sleep(300 * time.Millisecond)
+			os.RemoveAll(dir)
+		}
+	}()
+}
+
+// waitCancelled waits (bounded) until the browser says the download guid
+// was cancelled: until then it may still write its part into the staging
+// folder, which the call removes as it returns.
+func (c *call) waitCancelled(ctx context.Context, events <-chan any, guid string) {
+	wait := time.NewTimer(2 * time.Second)
+	defer wait.Stop()
+	for {
+		select {
+		case ev := <-events:
+			if e, ok := ev.(*cdpbrowser.EventDownloadProgress); ok && e.GUID == guid && e.State != cdpbrowser.DownloadProgressStateInProgress {
+				return
+			}
+		case <-wait.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// downloadRefused is Options.DownloadRefused about url, "" without one.
+func (c *call) downloadRefused(url string) string {
+	if c.b.opts.DownloadRefused == nil || url == "" {
+		return ""
+	}
+	return c.b.opts.DownloadRefused(c.rc, url)
+}
+
+// linkRefused refuses, before the click, a download by a link (or an
+// area) whose target a deny rule names: the click would ask that page
+// for the file. The page answers what the link's target is, so this only
+// spares the request; every download is judged by its own address as it
+// begins (takeDownload), a button's too.
+func (c *call) linkRefused(ctx context.Context, ref string) *Result {
+	if c.b.opts.DownloadRefused == nil {
+		return nil
+	}
+	d, r := c.refDoc(ctx, ref)
+	if r != nil {
+		return nil // pointAt says what is wrong with the ref
+	}
+	href, err := onRef[string](d, ref, `return (el.closest && el.closest('a[href], area[href]') || {}).href || ''`)
+	if err != nil || !strings.HasPrefix(href, "http") {
+		return nil
+	}
+	if why := c.downloadRefused(href); why != "" {
+		return failf("%s", why)
+	}
+	return nil
 }
 
 // ownsFrame reports whether frame is the call's tab or one of its frames.

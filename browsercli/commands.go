@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/browsercli/wire"
 )
 
@@ -133,14 +134,27 @@ func history(move string) func(x *execution) *wire.Response {
 	return tool("browser_navigate", func(x *execution, a map[string]any) { a["url"] = move })
 }
 
-// cmdOpen loads the URL in the current tab, or in a new one when there is
-// none (the session's first open) or --new-tab says so.
+// cmdOpen loads the URL in the current tab when the session opened it,
+// else in a new one: when there is none (the session's first open), when
+// the current tab is one of the person's (with --connect: loading a page
+// there would leave theirs behind, which asks every time) or when
+// --new-tab says so.
 func cmdOpen(x *execution) *wire.Response {
 	url := x.req.Args[0]
-	if x.req.On("new-tab") || x.d.s.Browser.CurrentTab() == "" {
+	if x.req.On("new-tab") || !currentIsOurs(x.d.s.Browser.Tabs()) {
 		return x.do("browser_open", map[string]any{"url": url})
 	}
 	return x.do("browser_navigate", map[string]any{"url": url})
+}
+
+// currentIsOurs reports whether the current tab is one the session opened.
+func currentIsOurs(tabs []browser.Tab) bool {
+	for _, t := range tabs {
+		if t.Current {
+			return t.Owned
+		}
+	}
+	return false
 }
 
 func cmdFill(x *execution) *wire.Response {

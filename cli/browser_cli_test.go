@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -437,9 +438,15 @@ func TestBrowserCLIConnect(t *testing.T) {
 	e := browserEnv(t)
 	sites := checkoutRules(t)
 
-	out := e.step(t, 0, "--user-data-dir", person.Dir, "--sites", sites, "open", "--new-tab", srv.URL+"/")
+	// The first open, with the person's tab current, loads the shop in a
+	// tab of the session's own (navigating theirs would ask), and later
+	// opens load in that tab.
+	out := e.step(t, 0, "--user-data-dir", person.Dir, "--sites", sites, "open", srv.URL+"/")
 	if !strings.Contains(out, "Tea Shop") {
 		t.Fatalf("open in the person's Chrome: %s", out)
+	}
+	if got := person.PageURLs(); !slices.Contains(got, mine) {
+		t.Fatalf("the person's tab was navigated away by open: %v", got)
 	}
 	snap := e.step(t, 0, "snapshot", "-i")
 	// Shared mode: every write asks; with no terminal it would wait, so

@@ -134,6 +134,7 @@ func NewSession(opts *SessionOptions) (*Session, error) {
 	}
 	bo.OnLaunch = s.browserLaunching
 	bo.FrameWithheld = s.framesWithheld
+	bo.DownloadRefused = s.downloadRefused
 	if bo.Launch.DialControl == nil {
 		// The isolated browser's connections are judged at the resolved
 		// address, as web_fetch's are: a name resolving to a metadata
@@ -443,6 +444,21 @@ func (s *Session) framesWithheld(call *tools.ResolvedCall, top browser.FrameSour
 		}
 	}
 	return why
+}
+
+// downloadRefused says why a download must not come from u (""
+// where it may): a page a deny rule names, as the result screen would
+// withhold it (browser.Options.DownloadRefused).
+func (s *Session) downloadRefused(call *tools.ResolvedCall, u string) string {
+	ask := s.judge.Screen
+	if call != nil {
+		ask = call.ScreenResult
+	}
+	d := ask([]guard.Frame{{URL: u}})[0]
+	if d == nil {
+		return ""
+	}
+	return fmt.Sprintf("Refused: browser_download would save a file from %s, which matches the deny rule %q (%s): browseragent never acts there, and nobody can approve it; nothing was kept. Do this step yourself, in your own browser.", guard.RedactURL(u), d.Rule, d.Category)
 }
 
 // adjustServer points chrome-devtools-mcp at our browser (the isolated one,

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/tools"
 )
 
 // TestSessionIsolatedBrowserDownloadsNothing: a page the agent opens in its
@@ -80,5 +82,60 @@ func TestSessionIsolatedBrowserDownloadsNothing(t *testing.T) {
 	})
 	if len(written) > 0 {
 		t.Errorf("the page's downloads were written to disk: %q", written)
+	}
+}
+
+// TestSessionSharedDownloadFromDeniedPage: in the person's Chrome no proxy
+// judges the page's requests, and browser_download was judged by the page
+// its link is on. A link on an ordinary page to a file of a page a deny rule
+// names — directly, or through a redirect — saved that file with the
+// person's cookies, once the person approved "a download on the files
+// page". Now the link's target is judged before the click and every
+// download's own address as it begins: both are refused naming the rule,
+// nothing is kept, and the ordinary file downloads.
+func TestSessionSharedDownloadFromDeniedPage(t *testing.T) {
+	testutil.Parallel(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
+	site := sharedSite(t)
+	person := startPersonsBrowser(t, site.URL)
+	s, answers := newSharedSession(t, false, `version: 1
+rules:
+  - name: local-vault
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/vault/*"]
+    action: deny
+`)
+	connect(t, s, person.Dir)
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ link, want string }{
+		{"Statement", "local-vault"},
+		{"Latest statement", "local-vault"},
+		{"Price list", "Downloaded"},
+	} {
+		answers.will(tools.AnswerOnce) // the person approves the download the agent asks for
+		res := call(t, s, "browser_download", map[string]any{"ref": pressRefNamed(t, s, tc.link), "dir": dir})
+		if !strings.Contains(res.Text, tc.want) || res.IsError() != (tc.want != "Downloaded") {
+			t.Errorf("download %q: want %q, got %+v", tc.link, tc.want, res)
+		}
+	}
+	// A download cancelled as it began may be written for a moment more;
+	// its staging folder goes with it.
+	var names []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		names = names[:0]
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if len(names) == 1 && names[0] == "prices.csv" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(names) != 1 || names[0] != "prices.csv" {
+		t.Errorf("the folder holds %q, want the price list only", names)
 	}
 }

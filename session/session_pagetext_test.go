@@ -53,6 +53,7 @@ func secretFrameSession(t *testing.T, yes bool) (*Session, string) {
 			fmt.Fprint(w, `<title>Secret</title><h1>Balance: 1 000 000</h1>`)
 			return
 		}
+
 		if r.URL.Path == "/plain" {
 			fmt.Fprint(w, `<title>Plain</title><h1>Nothing framed</h1>`)
 			return

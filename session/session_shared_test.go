@@ -61,8 +61,8 @@ func (p *personAtTerminal) questions() []tools.ApprovalRequest {
 }
 
 // sharedSite is the person's local web site: a cookie login, an article, a
-// shop with a click counter and a vault page that a sensitive-site rule
-// names.
+// shop with a click counter, a vault page that a sensitive-site rule
+// names, and a page of download links, two of them to the vault's file.
 func sharedSite(t *testing.T) *httptest.Server {
 	t.Helper()
 	const counter = `<button onclick="n=(window.n||0)+1;document.getElementById('c').textContent='clicked '+n">Press me</button><p id="c">not clicked</p>`
@@ -87,6 +87,17 @@ func sharedSite(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/vault/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<title>Vault</title><h1>Vault</h1>"+counter)
 	})
+	mux.HandleFunc("/files", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Files</title><a href="/vault/statement.csv" download>Statement</a>
+<a href="/to-vault" download>Latest statement</a> <a href="/prices.csv" download>Price list</a>`)
+	})
+	mux.HandleFunc("/vault/statement.csv", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "balance,1000000\n")
+	})
+	mux.HandleFunc("/to-vault", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/vault/statement.csv", http.StatusFound)
+	})
+	mux.HandleFunc("/prices.csv", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "tea,4\n") })
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<title>MCP tab</title><h1>Opened through MCP</h1>")
 	})
