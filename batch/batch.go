@@ -211,11 +211,11 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{ki, ni}, nil
 }
 
-// Has reports whether url is in the shard. The partition is FNV-1a 64 of
+// has reports whether url is in the shard. The partition is FNV-1a 64 of
 // the URL as written (surrounding space trimmed) modulo N: stable across
 // runs, machines and versions, so N processes split one list with no
 // coordinator.
-func (s Shard) Has(url string) bool {
+func (s Shard) has(url string) bool {
 	if s.N <= 1 {
 		return true
 	}
@@ -232,8 +232,8 @@ func urlHash(u string) uint64 {
 // sorted 64-bit hashes: 8 bytes a URL, so a million take 8 MB.
 type DoneSet []uint64
 
-// Has reports whether url was answered.
-func (d DoneSet) Has(url string) bool {
+// has reports whether url was answered.
+func (d DoneSet) has(url string) bool {
 	h := urlHash(url)
 	i := sort.Search(len(d), func(i int) bool { return d[i] >= h })
 	return i < len(d) && d[i] == h
@@ -329,7 +329,7 @@ func Count(in io.Reader, o *Options) (int, error) {
 		if !ok {
 			return n, sc.err
 		}
-		if opts.Shard.Has(u) && !opts.Done.Has(u) {
+		if opts.Shard.has(u) && !opts.Done.has(u) {
 			n++
 		}
 	}

@@ -47,7 +47,7 @@ func TestReadDoneKeepsLines(t *testing.T) {
 			}
 			var done []string
 			for _, n := range []string{"1", "2", "3"} {
-				if set.Has("http://a/" + n) {
+				if set.has("http://a/" + n) {
 					done = append(done, n)
 				}
 			}
@@ -73,7 +73,7 @@ func TestReadDone(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, u := range []string{"http://a/1", `http://a/"q"`, "http://a/2", "http://a/3", "http://a/4"} {
-		got[u] = set.Has(u)
+		got[u] = set.has(u)
 	}
 	want := map[string]bool{"http://a/1": true, `http://a/"q"`: true, "http://a/2": true, "http://a/3": false, "http://a/4": false}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -104,7 +104,7 @@ func TestShard(t *testing.T) {
 		u := fmt.Sprintf("https://example.org/%d", i)
 		n := 0
 		for k := range 4 {
-			if (Shard{k, 4}).Has(u) {
+			if (Shard{k, 4}).has(u) {
 				count[k]++
 				n++
 			}

@@ -198,9 +198,9 @@ func (b *batch) admit(u string, ok bool) {
 	}
 	host := hostOf(u)
 	switch {
-	case !b.o.Shard.Has(u):
+	case !b.o.Shard.has(u):
 		b.sum.OtherShards++
-	case b.o.Done.Has(u):
+	case b.o.Done.has(u):
 		b.sum.Skipped++
 	case b.hostPutOff(host):
 		b.sum.Unfinished[b.hosts[host].putOffKind]++
@@ -370,7 +370,7 @@ func (b *batch) do(ctx context.Context, t *task) outcome {
 	var err error
 	if b.robots != nil {
 		var allowed bool
-		allowed, r.crawlDelay, err = b.robots.Allowed(ctx, t.url)
+		allowed, r.crawlDelay, err = b.robots.allowed(ctx, t.url)
 		if err == nil && !allowed {
 			err = robotsError(t.url, nil, "robots.txt of %s disallows %s", t.host, t.url)
 		}

@@ -51,7 +51,7 @@ func NewRobots(get Job, agent string) *Robots {
 // a URL its host's robots.txt disallows, so a listed URL cannot carry the
 // batch to a page it may not fetch. ctx bounds the fetch of a robots.txt.
 func (c *Robots) CheckRedirect(ctx context.Context, to string) error {
-	ok, _, err := c.Allowed(ctx, to)
+	ok, _, err := c.allowed(ctx, to)
 	if err == nil && !ok {
 		u, _ := url.Parse(to)
 		err = robotsError(to, nil, "robots.txt of %s disallows %s", u.Host, to)
@@ -59,11 +59,11 @@ func (c *Robots) CheckRedirect(ctx context.Context, to string) error {
 	return err
 }
 
-// Allowed reports whether robots.txt lets the agent fetch raw, and the
+// allowed reports whether robots.txt lets the agent fetch raw, and the
 // host's Crawl-delay. A robots.txt that cannot be read for a server error
 // or a failed connection disallows the whole host (RFC 9309, 2.3.1.4); a
 // missing one (4xx) allows it.
-func (c *Robots) Allowed(ctx context.Context, raw string) (bool, time.Duration, error) {
+func (c *Robots) allowed(ctx context.Context, raw string) (bool, time.Duration, error) {
 	u, err := fetch.ParseURL(raw)
 	if err != nil {
 		return true, 0, nil // the fetch reports it

@@ -285,8 +285,8 @@ type Entry struct {
 // own description, rather than from nothing.
 func (e Entry) Known() bool { return e.Kind != Unknown }
 
-// FileParam returns the file parameter named p.
-func (e Entry) FileParam(p string) (File, bool) {
+// fileParam returns the file parameter named p.
+func (e Entry) fileParam(p string) (File, bool) {
 	for _, f := range e.Files {
 		if f.Param == p {
 			return f, true

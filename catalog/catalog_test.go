@@ -57,7 +57,7 @@ func TestDevToolsEntriesMatchServer(t *testing.T) {
 		for p, schema := range props {
 			desc, _ := schema.(map[string]any)["description"].(string)
 			if looksLikeFile(p, desc) {
-				if _, ok := e.FileParam(p); !ok {
+				if _, ok := e.fileParam(p); !ok {
 					t.Errorf("%s: parameter %q (%q) names a file but the entry does not say so", name, p, desc)
 				}
 			}

@@ -9,9 +9,9 @@ func TestWrittenName(t *testing.T) {
 	eval, _ := devToolsTool("evaluate_script")
 	shot, _ := devToolsTool("take_screenshot")
 	trace, _ := devToolsTool("performance_stop_trace")
-	ef, _ := eval.FileParam("filePath")
-	sf, _ := shot.FileParam("filePath")
-	tf, _ := trace.FileParam("filePath")
+	ef, _ := eval.fileParam("filePath")
+	sf, _ := shot.fileParam("filePath")
+	tf, _ := trace.fileParam("filePath")
 	tests := []struct {
 		f    File
 		path string

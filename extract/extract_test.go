@@ -173,7 +173,7 @@ func TestTextKeepsBareMath(t *testing.T) {
 	if diff := cmp.Diff("Let a≠0 and $b^2$.", res.Text()); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
-	if html := res.HTML(); !strings.Contains(html, "<math><mi>a</mi>") {
+	if html := res.html(); !strings.Contains(html, "<math><mi>a</mi>") {
 		t.Errorf("HTML after Text lost the <math> element: %s", html)
 	}
 }

@@ -65,7 +65,7 @@ func (r *Result) Render(f Format) ([]byte, error) {
 	case FormatText:
 		return withNewline(r.Text()), nil
 	case FormatHTML:
-		return withNewline(r.HTML()), nil
+		return withNewline(r.html()), nil
 	}
 	return withNewline(r.Markdown()), nil
 }
@@ -137,8 +137,8 @@ func (r *Result) Text() string {
 	return txt
 }
 
-// HTML is the outer HTML of the content nodes, one after another.
-func (r *Result) HTML() string {
+// html is the outer HTML of the content nodes, one after another.
+func (r *Result) html() string {
 	if r.Kind != KindHTML {
 		return r.body
 	}
@@ -220,7 +220,7 @@ func (r *Result) JSON(content Format) ([]byte, error) {
 		case FormatText:
 			j.Content = r.Text()
 		case FormatHTML:
-			j.Content = r.HTML()
+			j.Content = r.html()
 		default:
 			j.Format = FormatMarkdown
 			j.Content = r.Markdown()

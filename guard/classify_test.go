@@ -61,13 +61,13 @@ func TestEffect(t *testing.T) {
 	}
 	for _, c := range cases {
 		server, name := SplitToolName(c.tool)
-		got := p.Effect(Call{Tool: c.tool, Server: server, Name: name, Args: c.args, ReadOnlyHint: c.ro})
+		got := p.effect(Call{Tool: c.tool, Server: server, Name: name, Args: c.args, ReadOnlyHint: c.ro})
 		if got != c.want {
 			t.Errorf("Effect(%s %v ro=%v) = %v, want %v", c.tool, c.args, c.ro, got, c.want)
 		}
 	}
 	destructiveRead := Call{Tool: "mcp__x__y", Server: "x", Name: "y", ReadOnlyHint: ptr(true), DestructiveHint: ptr(true)}
-	if p.Effect(destructiveRead) != catalog.Write {
+	if p.effect(destructiveRead) != catalog.Write {
 		t.Errorf("a tool marked both read-only and destructive must count as a write")
 	}
 }

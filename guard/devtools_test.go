@@ -63,7 +63,7 @@ func TestDevToolsEndpointDenied(t *testing.T) {
 			}
 		})
 	}
-	if err := p.Rules().CheckAddress("127.0.0.1:9222"); !errors.Is(err, errAddressDenied) {
+	if err := p.Rules().checkAddress("127.0.0.1:9222"); !errors.Is(err, errAddressDenied) {
 		t.Errorf("a connection to the attached endpoint: %v, want it refused", err)
 	}
 	if err := p.Rules().CheckRequest("127.0.0.1:41000", "http", "/json/close/x"); !errors.Is(err, errAddressDenied) {

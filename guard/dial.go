@@ -20,15 +20,15 @@ var errAddressDenied = errors.New("address denied by a sensitive-site rule")
 // the name itself matches no rule, on the first request and on every
 // redirect.
 func (p *Policy) DialControl(_ context.Context, _, address string, _ syscall.RawConn) error {
-	return p.Rules().CheckAddress(address)
+	return p.Rules().checkAddress(address)
 }
 
-// CheckAddress judges a resolved "ip:port" by the deny rules that name that
+// checkAddress judges a resolved "ip:port" by the deny rules that name that
 // address (every spelling of loopback is one address, as in Match). Rules
 // with paths are not applied: a connection has no path yet; rules for names
 // and wildcards are judged on the URL before the connection. An address
 // that does not parse is refused.
-func (rs *Rules) CheckAddress(address string) error {
+func (rs *Rules) checkAddress(address string) error {
 	r, err := rs.addressRule(address)
 	if r != nil {
 		return addressRefused(address, r)

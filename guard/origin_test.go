@@ -61,7 +61,7 @@ rules:
 				Yes    bool
 			}
 			want := got{tc.want.String(), tc.rule, tc.scopes, tc.want == Allow}
-			if diff := cmp.Diff(want, got{d.Verdict.String(), d.Rule, d.Scopes, d.AutoApprovable(true)}); diff != "" {
+			if diff := cmp.Diff(want, got{d.Verdict.String(), d.Rule, d.Scopes, d.autoApprovable(true)}); diff != "" {
 				t.Errorf("(-want +got)\n%s\nreason: %s", diff, d.Reason)
 			}
 		})

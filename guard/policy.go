@@ -177,10 +177,10 @@ func (e *refusal) ForPerson() string {
 	return e.reason
 }
 
-// AutoApprovable reports whether the call may run with nobody at a
+// autoApprovable reports whether the call may run with nobody at a
 // terminal: allowed calls, and asks on ordinary pages when yes (--yes) is
 // set. A sensitive page always needs a person.
-func (d Decision) AutoApprovable(yes bool) bool {
+func (d Decision) autoApprovable(yes bool) bool {
 	return d.Verdict == Allow || d.Verdict == Ask && yes && !d.Sensitive
 }
 
@@ -192,7 +192,7 @@ func (d Decision) Unattended(yes bool) Decision {
 		return d
 	}
 	d.Scopes = nil
-	if d.AutoApprovable(yes) {
+	if d.autoApprovable(yes) {
 		d.Verdict, d.DecidedBy = Allow, ByFlag
 		d.Reason = "approved by --yes: " + d.Reason
 		return d
@@ -317,9 +317,9 @@ func (p *Policy) OwnTab(id string) {
 	}
 }
 
-// Effect returns what c does (read, write, navigate, open, close, script)
+// effect returns what c does (read, write, navigate, open, close, script)
 // before its URLs are looked at.
-func (p *Policy) Effect(c Call) catalog.Effect {
+func (p *Policy) effect(c Call) catalog.Effect {
 	return classify(c, entry(c))
 }
 
@@ -331,7 +331,7 @@ func (p *Policy) Effect(c Call) catalog.Effect {
 func (p *Policy) SiteCall(tool, url, page string, personTab bool) Call {
 	server, name := SplitToolName(tool)
 	c := Call{Tool: tool, Server: server, Name: name, TabID: "checked-tab"}
-	switch p.Effect(c) {
+	switch p.effect(c) {
 	case catalog.Navigate, catalog.Open:
 		c.TargetURL, c.PageURL = url, page
 	default:

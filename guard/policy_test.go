@@ -72,7 +72,7 @@ func loadDecisionFile(t *testing.T, path string) []tc {
 		if err != nil {
 			t.Fatalf("%s:%d: %v", path, i+1, err)
 		}
-		e := p.Effect(c.call())
+		e := p.effect(c.call())
 		if e == catalog.Navigate || e == catalog.Open || c.tool == "web_fetch" {
 			c.target = c.url
 		} else {
@@ -274,7 +274,7 @@ func TestUnattended(t *testing.T) {
 	for _, d := range []Decision{ordinary, bank, read, persons} {
 		for _, yes := range []bool{false, true} {
 			u := d.Unattended(yes)
-			got = append(got, row{u.Verdict.String(), u.DecidedBy, d.AutoApprovable(yes)})
+			got = append(got, row{u.Verdict.String(), u.DecidedBy, d.autoApprovable(yes)})
 		}
 	}
 	want := []row{
@@ -442,7 +442,7 @@ func TestUnknownToolAsksEveryTime(t *testing.T) {
 			if d.Verdict != Ask || !d.Sensitive || !cmp.Equal(d.Scopes, []Scope{Once}) {
 				t.Fatalf("check = %v sensitive=%v scopes=%v, want ask, sensitive, [once]", d.Verdict, d.Sensitive, d.Scopes)
 			}
-			if u := d.Unattended(true); u.Verdict != Deny || d.AutoApprovable(true) {
+			if u := d.Unattended(true); u.Verdict != Deny || d.autoApprovable(true) {
 				t.Errorf("--yes covered a tool nothing is known about: %v", u.Verdict)
 			}
 			for _, s := range []Scope{ToolAlways, ServerAlways} {

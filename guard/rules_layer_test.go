@@ -152,7 +152,7 @@ func TestCheckAddress(t *testing.T) {
 		{rs, "not-an-address", "not an ip:port"},
 	}
 	for _, c := range cases {
-		err := c.rules.CheckAddress(c.addr)
+		err := c.rules.checkAddress(c.addr)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("CheckAddress(%s) = %v, want allowed", c.addr, err)

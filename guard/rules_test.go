@@ -255,7 +255,7 @@ func FuzzParseRules(f *testing.F) {
 		rs.originRule(URL{Scheme: "https", Host: "a.b", Path: "/"})
 		_ = rs.CheckRequest("127.0.0.1:9222", "http", "/json/list")
 		rs.Match(URL{Scheme: "http", Host: "0.0.0.0", Port: "8765", Path: "/"})
-		_ = rs.CheckAddress("[::1]:8765")
+		_ = rs.checkAddress("[::1]:8765")
 	})
 }
 

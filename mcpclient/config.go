@@ -82,8 +82,8 @@ func (sc *ServerConfig) Transport() string {
 	return TypeStdio
 }
 
-// Clone returns a deep copy, so hooks may edit it freely.
-func (sc *ServerConfig) Clone() *ServerConfig {
+// clone returns a deep copy, so hooks may edit it freely.
+func (sc *ServerConfig) clone() *ServerConfig {
 	c := *sc
 	c.Args = slices.Clone(sc.Args)
 	c.Env = cloneMap(sc.Env)

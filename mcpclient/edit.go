@@ -61,7 +61,7 @@ func editServers(scope, workDir string, edit func(servers map[string]json.RawMes
 	before, err := os.ReadFile(abs)
 	keep := errors.Is(err, fs.ErrNotExist)
 	if err == nil {
-		st, _ := store.State(abs, before)
+		st, _ := store.state(abs, before)
 		keep = st == Trusted
 	}
 	if err := editUserConfig(abs, edit); err != nil {

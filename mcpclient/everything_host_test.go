@@ -175,7 +175,7 @@ func exerciseHost(t *testing.T, m *Manager, h *hostHooks) {
 			t.Errorf("roots: %q lacks %q", r.Text, want)
 		}
 		other := t.TempDir()
-		if err := m.SetRoots([]string{h.root, other}); err != nil {
+		if err := m.setRoots([]string{h.root, other}); err != nil {
 			t.Fatal(err)
 		}
 		otherURI := must(RootsFor([]string{other}))[0].URI

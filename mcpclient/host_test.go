@@ -351,7 +351,7 @@ func TestRoots(t *testing.T) {
 	if got := callText(t, m, "roots", nil).Text; got != uri(a) {
 		t.Errorf("roots = %q, want %q", got, uri(a))
 	}
-	if err := m.SetRoots([]string{a, b}); err != nil {
+	if err := m.setRoots([]string{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -362,7 +362,7 @@ func TestRoots(t *testing.T) {
 	if got := callText(t, m, "roots", nil).Text; got != uri(a)+" "+uri(b) {
 		t.Errorf("roots after SetRoots = %q", got)
 	}
-	if err := m.SetRoots([]string{a, "/no/such/dir"}); err == nil || !strings.Contains(err.Error(), "/no/such/dir") {
+	if err := m.setRoots([]string{a, "/no/such/dir"}); err == nil || !strings.Contains(err.Error(), "/no/such/dir") {
 		t.Errorf("SetRoots with a missing dir: %v", err)
 	}
 	if !strings.HasPrefix(uri(a), "file:///") {

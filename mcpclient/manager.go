@@ -79,7 +79,7 @@ type Options struct {
 	// An error refuses the request; the reason goes back to the server.
 	Sample func(ctx context.Context, r *SampleRequest) (*mcp.CreateMessageResult, error)
 	// Roots are directories offered as file:// roots; nil means the
-	// working directory. Manager.SetRoots changes them later.
+	// working directory. setRoots changes them later.
 	Roots []string
 	// OnProgress receives progress of every tool call in flight; OnLog
 	// every log message and host notice. Both run on
@@ -162,7 +162,7 @@ func NewManager(cfg *Config, opts *Options) *Manager {
 	}
 	if cfg != nil {
 		for name, sc := range cfg.Servers {
-			sc = sc.Clone()
+			sc = sc.clone()
 			sc.Name = name
 			m.servers[name] = newServer(m, sc)
 		}
@@ -213,9 +213,9 @@ func (m *Manager) Idle(ctx context.Context, name string) error {
 	return nil
 }
 
-// Replace swaps a server's configuration (adding it when new) and
+// replace swaps a server's configuration (adding it when new) and
 // restarts it; for example to point chrome-devtools-mcp at another browser.
-func (m *Manager) Replace(ctx context.Context, sc *ServerConfig) error {
+func (m *Manager) replace(ctx context.Context, sc *ServerConfig) error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -223,13 +223,13 @@ func (m *Manager) Replace(ctx context.Context, sc *ServerConfig) error {
 	}
 	s, ok := m.servers[sc.Name]
 	if !ok {
-		s = newServer(m, sc.Clone())
+		s = newServer(m, sc.clone())
 		m.servers[sc.Name] = s
 	}
 	m.mu.Unlock()
 	if ok {
 		s.stop(ctx)
-		s.setBase(sc.Clone())
+		s.setBase(sc.clone())
 	}
 	s.start()
 	return nil
@@ -244,7 +244,7 @@ func (m *Manager) Disable(ctx context.Context, name string) error {
 	}
 	s.stop(ctx)
 	s.mu.Lock()
-	s.base = s.base.Clone()
+	s.base = s.base.clone()
 	s.base.Disabled = true
 	s.mu.Unlock()
 	s.start()
@@ -258,7 +258,7 @@ func (m *Manager) Enable(ctx context.Context, name string) error {
 		return err
 	}
 	s.mu.Lock()
-	s.base = s.base.Clone()
+	s.base = s.base.clone()
 	s.base.Disabled = false
 	s.mu.Unlock()
 	return m.Restart(ctx, name)

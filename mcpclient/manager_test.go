@@ -151,11 +151,11 @@ func TestToolsAndResults(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	echo, _ := m.Lookup("mcp__fx__echo")
+	echo, _ := m.lookup("mcp__fx__echo")
 	if echo.ReadOnlyHint == nil || !*echo.ReadOnlyHint || echo.DestructiveHint != nil {
 		t.Errorf("echo hints = %v %v, want readOnly true, destructive unset", echo.ReadOnlyHint, echo.DestructiveHint)
 	}
-	del, _ := m.Lookup("mcp__fx__delete_all")
+	del, _ := m.lookup("mcp__fx__delete_all")
 	if del.DestructiveHint == nil || !*del.DestructiveHint {
 		t.Errorf("delete_all destructive hint = %v", del.DestructiveHint)
 	}
@@ -228,7 +228,7 @@ func TestListChangedReentrant(t *testing.T) {
 		if ev.Kind != EventToolsChanged {
 			return
 		}
-		if _, ok := m.Lookup("mcp__fx__added"); !ok {
+		if _, ok := m.lookup("mcp__fx__added"); !ok {
 			return
 		}
 		once.Do(func() {
@@ -398,7 +398,7 @@ func TestStatesFiltersAndAdjust(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "filtered")
-	if err := m.Replace(context.Background(), &ServerConfig{Name: "off", Command: "y"}); err != nil {
+	if err := m.replace(context.Background(), &ServerConfig{Name: "off", Command: "y"}); err != nil {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "off")

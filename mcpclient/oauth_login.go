@@ -165,7 +165,7 @@ func (m *Manager) Login(ctx context.Context, name string) error {
 		return err
 	}
 	s.mu.Lock()
-	cfg := s.base.Clone()
+	cfg := s.base.clone()
 	s.mu.Unlock()
 	var o OAuthOptions
 	if m.opts.OAuth != nil {

@@ -35,7 +35,7 @@ func TestOAuthLoginOpenInitialize(t *testing.T) {
 	if got := as.Counts().Authorizations; got != 1 {
 		t.Fatalf("authorizations = %d, want 1", got)
 	}
-	m := oaManager(t, oaOptions(dir, false, nil), sc.Clone())
+	m := oaManager(t, oaOptions(dir, false, nil), sc.clone())
 	oaEcho(t, m, "prot")
 	_, err := m.CallServerTool(t.Context(), "prot", "admin", json.RawMessage(`{}`))
 	if !errors.Is(err, errLoginRequired) || !strings.Contains(err.Error(), "asks for more OAuth scopes (mcp admin); run 'browseragent mcp login prot'") {
@@ -55,7 +55,7 @@ func TestOAuthLoginOpenInitialize(t *testing.T) {
 	if diff := cmp.Diff([]string{"admin", "mcp", "offline_access"}, scopes); diff != "" {
 		t.Errorf("second login's scopes (-want +got):\n%s", diff)
 	}
-	m2 := oaManager(t, oaOptions(dir, false, nil), sc.Clone())
+	m2 := oaManager(t, oaOptions(dir, false, nil), sc.clone())
 	if err := m2.WaitReady(t.Context(), "prot"); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestOAuthLegacyDiscovery(t *testing.T) {
 			if got := as.Counts(); got.Authorizations != 1 || got.Exchanges != 1 || got.Registrations != 1 {
 				t.Errorf("authorization server counts = %+v, want one registration, authorization and exchange", got)
 			}
-			oaEcho(t, oaManager(t, oaOptions(dir, false, nil), sc.Clone()), "old")
+			oaEcho(t, oaManager(t, oaOptions(dir, false, nil), sc.clone()), "old")
 		})
 	}
 }

@@ -180,7 +180,7 @@ func TestOAuthLogin(t *testing.T) {
 				as.AddClient("pre", "s3cret-value", "http://127.0.0.1:"+strconv.Itoa(port)+"/callback")
 			}
 			var prompts oaPrompts
-			m := oaManager(t, oaOptions(dir, true, &prompts), sc.Clone())
+			m := oaManager(t, oaOptions(dir, true, &prompts), sc.clone())
 			oaEcho(t, m, "prot")
 			m.Close()
 
@@ -195,7 +195,7 @@ func TestOAuthLogin(t *testing.T) {
 			}
 			oaCheckFile(t, dir, "prot")
 
-			m2 := oaManager(t, oaOptions(dir, false, nil), sc.Clone())
+			m2 := oaManager(t, oaOptions(dir, false, nil), sc.clone())
 			oaEcho(t, m2, "prot")
 			if got := as.Counts(); got.Authorizations != 1 || got.Refreshes != 0 {
 				t.Errorf("after restart: %+v, want the stored token reused", got)
@@ -532,7 +532,7 @@ func TestParseOAuthConfig(t *testing.T) {
 			if diff := cmp.Diff(tc.want, sc.OAuth); diff != "" {
 				t.Errorf("OAuth (-want +got):\n%s", diff)
 			}
-			if sc.OAuth != nil && sc.Clone().OAuth == sc.OAuth {
+			if sc.OAuth != nil && sc.clone().OAuth == sc.OAuth {
 				t.Error("Clone shares the OAuth config")
 			}
 		})

@@ -63,12 +63,12 @@ func (m *Manager) currentRoots() []*mcp.Root {
 	return slices.Clone(h.roots)
 }
 
-// Roots returns the file:// roots offered to every server.
-func (m *Manager) Roots() []*mcp.Root { return m.currentRoots() }
+// roots returns the file:// roots offered to every server.
+func (m *Manager) roots() []*mcp.Root { return m.currentRoots() }
 
-// SetRoots replaces the roots with dirs; every connected server gets
+// setRoots replaces the roots with dirs; every connected server gets
 // notifications/roots/list_changed when the set changed.
-func (m *Manager) SetRoots(dirs []string) error {
+func (m *Manager) setRoots(dirs []string) error {
 	roots, err := RootsFor(dirs)
 	if err != nil {
 		return err

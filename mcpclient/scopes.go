@@ -97,7 +97,7 @@ func readToggles(c *Config, obj map[string]json.RawMessage, data []byte, file st
 func (c *Config) applyToggles() {
 	for n, on := range c.Toggles {
 		if sc, ok := c.Servers[n]; ok && sc.Disabled == on {
-			sc = sc.Clone()
+			sc = sc.clone()
 			sc.Disabled, sc.Toggled = !on, true
 			c.Servers[n] = sc
 		}

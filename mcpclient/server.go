@@ -146,7 +146,7 @@ func (s *server) start() {
 	s.mu.Lock()
 	base := s.base
 	s.mu.Unlock()
-	cfg := base.Clone()
+	cfg := base.clone()
 	if s.m.opts.Adjust != nil && base.Err == nil && !base.Disabled {
 		s.m.opts.Adjust(s.name, cfg)
 	}

@@ -140,11 +140,11 @@ func (s *server) tools() []Tool {
 	return out
 }
 
-// Lookup finds a tool by its LLM-facing name. It runs on every call, so it
+// lookup finds a tool by its LLM-facing name. It runs on every call, so it
 // scans in place instead of building the full list.
 //
 // A name two servers share (see Tools) is found only by its suffixed form.
-func (m *Manager) Lookup(fullName string) (Tool, bool) {
+func (m *Manager) lookup(fullName string) (Tool, bool) {
 	m.mu.Lock()
 	servers := make([]*server, 0, len(m.servers))
 	for _, s := range m.servers {
@@ -199,9 +199,9 @@ func (s *server) lookup(fullName string) (Tool, bool) {
 // A tool that fails reports it in Result.IsError; the error is for calls
 // that could not be made or got no answer.
 func (m *Manager) CallTool(ctx context.Context, fullName string, args json.RawMessage) (*Result, error) {
-	t, ok := m.Lookup(fullName)
+	t, ok := m.lookup(fullName)
 	if !ok && m.startIdleFor(ctx, fullName) {
-		t, ok = m.Lookup(fullName)
+		t, ok = m.lookup(fullName)
 	}
 	if !ok {
 		if err := m.notReadyFor(fullName); err != nil {

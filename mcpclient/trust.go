@@ -35,8 +35,8 @@ type ProjectFile struct {
 	Servers []*ServerConfig
 }
 
-// Starting returns the servers that would start (not disabled).
-func (p ProjectFile) Starting() []*ServerConfig {
+// starting returns the servers that would start (not disabled).
+func (p ProjectFile) starting() []*ServerConfig {
 	var out []*ServerConfig
 	for _, sc := range p.Servers {
 		if !sc.Disabled {
@@ -46,10 +46,10 @@ func (p ProjectFile) Starting() []*ServerConfig {
 	return out
 }
 
-// Names returns the names of the servers that would start.
-func (p ProjectFile) Names() []string {
+// names returns the names of the servers that would start.
+func (p ProjectFile) names() []string {
 	var out []string
-	for _, sc := range p.Starting() {
+	for _, sc := range p.starting() {
 		out = append(out, sc.Name)
 	}
 	return out
@@ -60,7 +60,7 @@ func (p ProjectFile) Names() []string {
 // what approving the file runs.
 func (p ProjectFile) Commands() []string {
 	var out []string
-	for _, sc := range p.Starting() {
+	for _, sc := range p.starting() {
 		what := sc.URL
 		if sc.Transport() == TypeStdio {
 			words := append([]string{sc.Command}, sc.Args...)
@@ -188,9 +188,9 @@ func (t *TrustStore) write(d *trustDoc) error {
 	return nil
 }
 
-// State reports whether the file at path (absolute) with content data was
+// state reports whether the file at path (absolute) with content data was
 // approved. A damaged store is an error, and the file counts as untrusted.
-func (t *TrustStore) State(path string, data []byte) (TrustState, error) {
+func (t *TrustStore) state(path string, data []byte) (TrustState, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d, err := t.read()
@@ -217,7 +217,7 @@ func (t *TrustStore) Trust(p ProjectFile) error {
 		return err
 	}
 	d.Projects = slices.DeleteFunc(d.Projects, func(r TrustRecord) bool { return r.File == p.Path })
-	d.Projects = append(d.Projects, TrustRecord{File: p.Path, SHA256: contentHash(p.Data), Servers: p.Names(), Time: time.Now().UTC()})
+	d.Projects = append(d.Projects, TrustRecord{File: p.Path, SHA256: contentHash(p.Data), Servers: p.names(), Time: time.Now().UTC()})
 	return t.write(d)
 }
 
@@ -304,7 +304,7 @@ type ProjectGate struct {
 
 // Allow is the LoadFiles hook (ConfigFile.Gate).
 func (g *ProjectGate) Allow(p ProjectFile) bool {
-	if len(p.Starting()) == 0 {
+	if len(p.starting()) == 0 {
 		return true // it starts nothing
 	}
 	note := func(format string, a ...any) {
@@ -312,7 +312,7 @@ func (g *ProjectGate) Allow(p ProjectFile) bool {
 			g.Note(fmt.Sprintf(format, a...))
 		}
 	}
-	state, err := g.Store.State(p.Path, p.Data)
+	state, err := g.Store.state(p.Path, p.Data)
 	if err != nil {
 		note("%v", err)
 	}
@@ -328,7 +328,7 @@ func (g *ProjectGate) Allow(p ProjectFile) bool {
 			return false
 		}
 		if !ok {
-			note("project MCP servers in %s not started (%s); trust the file later with `browseragent mcp trust`", p.Path, strings.Join(p.Names(), ", "))
+			note("project MCP servers in %s not started (%s); trust the file later with `browseragent mcp trust`", p.Path, strings.Join(p.names(), ", "))
 			return false
 		}
 		if err := g.Store.Trust(p); err != nil {
@@ -341,6 +341,6 @@ func (g *ProjectGate) Allow(p ProjectFile) bool {
 		why = "changed since you trusted it"
 	}
 	note("project MCP servers in %s not started (%s): the file %s. Start them with %s, or trust the file with `browseragent mcp trust` (`browseragent mcp untrust` to undo)",
-		p.Path, strings.Join(p.Names(), ", "), why, TrustFlag)
+		p.Path, strings.Join(p.names(), ", "), why, TrustFlag)
 	return false
 }

@@ -61,7 +61,7 @@ func TestProjectGate(t *testing.T) {
 		if len(notes) != s.notes || !cmp.Equal(asked, s.asked) {
 			t.Errorf("%s: notes %q, asked %v; want %d notes, asked %v", s.name, notes, asked, s.notes, s.asked)
 		}
-		if st, _ := store.State(p.Path, p.Data); st != s.trusted {
+		if st, _ := store.state(p.Path, p.Data); st != s.trusted {
 			t.Errorf("%s: state %v, want %v", s.name, st, s.trusted)
 		}
 	}
@@ -80,7 +80,7 @@ func TestProjectGate(t *testing.T) {
 	if had, err := store.Untrust(p.Path); !had || err != nil {
 		t.Errorf("Untrust = %v, %v", had, err)
 	}
-	if st, _ := store.State(p.Path, p.Data); st != Untrusted {
+	if st, _ := store.state(p.Path, p.Data); st != Untrusted {
 		t.Errorf("after Untrust: %v", st)
 	}
 	// A file that starts nothing needs no trust.

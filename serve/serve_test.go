@@ -285,8 +285,8 @@ func TestToolDefinitions(t *testing.T) {
 	}
 	raw, _ := json.Marshal(res.Tools)
 	t.Logf("%d tools, %d bytes of definitions", len(res.Tools), len(raw))
-	if len(raw) >= 13<<10 || f.srv.ToolDefBytes() >= 13<<10 {
-		t.Errorf("tool definitions take %d bytes (ToolDefBytes %d), want < 13 KB", len(raw), f.srv.ToolDefBytes())
+	if len(raw) >= 13<<10 || f.srv.toolDefBytes() >= 13<<10 {
+		t.Errorf("tool definitions take %d bytes (ToolDefBytes %d), want < 13 KB", len(raw), f.srv.toolDefBytes())
 	}
 	hints := map[string]string{}
 	for _, tl := range res.Tools {

@@ -359,9 +359,9 @@ func (s *Server) Notice(ctx context.Context, msg string) {
 	}
 }
 
-// ToolDefBytes is the size of the tools/list answer's tools, as a client
+// toolDefBytes is the size of the tools/list answer's tools, as a client
 // receives them: what every request of its model carries.
-func (s *Server) ToolDefBytes() int {
+func (s *Server) toolDefBytes() int {
 	var toolList []*mcp.Tool
 	for _, d := range s.defs {
 		toolList = append(toolList, s.tool(d))

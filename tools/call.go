@@ -123,9 +123,9 @@ func (c *ResolvedCall) GuardCall() guard.Call {
 	return gc
 }
 
-// JudgedURL is the address the call was judged by: the frame the guard
+// judgedURL is the address the call was judged by: the frame the guard
 // was strictest about (FrameURL), else the page's.
-func (c *ResolvedCall) JudgedURL() string { return cmp.Or(c.FrameURL, c.Page.URL) }
+func (c *ResolvedCall) judgedURL() string { return cmp.Or(c.FrameURL, c.Page.URL) }
 
 // EntryOf is the catalogue's description of def: the entry it carries
 // (with the limit its source declares, if any), else derived from an MCP

@@ -219,7 +219,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		if origin == OriginAgent || origin == OriginMCP {
 			// The page chose its own address: in the model's words it is
 			// page text.
-			d.Reason, d.Person = d.ModelReason(call.JudgedURL()), person
+			d.Reason, d.Person = d.ModelReason(call.judgedURL()), person
 			res.Text = d.Reason
 		}
 		d.Verdict = guard.Deny // what is not allowed now is refused
@@ -257,7 +257,7 @@ func markUntrusted(res *ToolResult, c *ResolvedCall) {
 		res.Display = res.Full() // the person reads what the tool said, unwrapped
 	}
 	source := c.Def.Name
-	if u := c.JudgedURL(); u != "" {
+	if u := c.judgedURL(); u != "" {
 		source += " " + u
 	}
 	if res.IsError() {
@@ -335,7 +335,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 		return d, fmt.Errorf("%s: approval: %w", call.Def.Name, err)
 	}
 	what := call.Def.Name // for the person, who saw the question
-	if u := call.JudgedURL(); u != "" {
+	if u := call.judgedURL(); u != "" {
 		what += " on " + u
 	}
 	if answer == AnswerNone {
@@ -362,7 +362,7 @@ func (r *Registry) decide(ctx context.Context, call *ResolvedCall) (guard.Decisi
 	d = r.check(call, guardCall(call))
 	if d.Verdict == guard.Ask {
 		d.Verdict = guard.Deny
-		d.Reason = "The page changed after the person approved (now " + call.JudgedURL() + "); the approval does not carry over. " + d.Reason
+		d.Reason = "The page changed after the person approved (now " + call.judgedURL() + "); the approval does not carry over. " + d.Reason
 	}
 	if d.Verdict == guard.Allow {
 		d.DecidedBy = answeredBy(call.Client)
@@ -480,7 +480,7 @@ func (r *Registry) record(c *ResolvedCall, d guard.Decision, start time.Time, re
 		return
 	}
 	call, secret := c.GuardCall(), c.Page.Secret
-	call.PageURL = c.JudgedURL()
+	call.PageURL = c.judgedURL()
 	e := guard.FromDecision(call, d)
 	if c := c.Client; c != nil {
 		e.Client, e.Session = c.Name, c.Session
@@ -510,7 +510,7 @@ func maskValues(s string, args map[string]any) string {
 
 func approvalRequest(c *ResolvedCall, d guard.Decision) ApprovalRequest {
 	req := ApprovalRequest{
-		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.JudgedURL(), Rule: d.Rule,
+		Tool: c.Def.Name, Server: c.Def.Server, PageURL: c.judgedURL(), Rule: d.Rule,
 		Reason: d.ForPerson(), Args: summarizeArgs(c), Sensitive: d.Sensitive,
 	}
 	for _, sc := range d.Scopes { // only what the guard will accept

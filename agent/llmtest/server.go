@@ -287,7 +287,7 @@ func Start(addr string, rep Reporter, rules ...Rule) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{rep: rep, closing: make(chan struct{}), used: map[*Rule]int{}}
-	s.Add(rules...)
+	s.add(rules...)
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
 	s.ts.Listener.Close()
 	s.ts.Listener = l
@@ -319,8 +319,8 @@ func (s *Server) Paths() []string {
 	return append([]string(nil), s.paths...)
 }
 
-// Add appends rules.
-func (s *Server) Add(rules ...Rule) {
+// add appends rules.
+func (s *Server) add(rules ...Rule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range rules {

@@ -135,8 +135,8 @@ func (a *AuthServer) SetFail(mode string) {
 	a.mu.Unlock()
 }
 
-// SetAccessTTL sets the lifetime of access tokens issued from now on.
-func (a *AuthServer) SetAccessTTL(d time.Duration) {
+// setAccessTTL sets the lifetime of access tokens issued from now on.
+func (a *AuthServer) setAccessTTL(d time.Duration) {
 	a.mu.Lock()
 	a.accessTTL = d
 	a.mu.Unlock()
@@ -170,8 +170,8 @@ func (a *AuthServer) RevokeAll() {
 	a.mu.Unlock()
 }
 
-// Verify is an auth.TokenVerifier for the protected MCP server.
-func (a *AuthServer) Verify(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+// verify is an auth.TokenVerifier for the protected MCP server.
+func (a *AuthServer) verify(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t, ok := a.access[tok]
@@ -421,7 +421,7 @@ func NewResourceWith(t testing.TB, as *AuthServer, o ResourceOptions) *Resource 
 		mux.Handle(prmURL[len(hs.URL):], auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource: hs.URL + path, AuthorizationServers: []string{as.URL}, ScopesSupported: []string{"mcp"},
 		}))
-		require := auth.RequireBearerToken(as.Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"mcp"}})
+		require := auth.RequireBearerToken(as.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: []string{"mcp"}})
 		protected := require(stepUp(prmURL, h))
 		if o.OpenInitialize {
 			protected = openInitialize(h, protected)
@@ -454,7 +454,7 @@ func NewLegacyServer(t testing.TB, prefix string, metadata bool) (*AuthServer, *
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
 	})
 	res := &Resource{URL: hs.URL + "/mcp"}
-	require := auth.RequireBearerToken(a.Verify, nil)
+	require := auth.RequireBearerToken(a.verify, nil)
 	mux.Handle("/mcp", res.record(require(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))))
 	return a, res
 }
