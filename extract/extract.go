@@ -80,12 +80,16 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 		declared = false // an article about a product, beside its offer
 	}
 	// Every page is read broadly too, from a copy made before readability
-	// changes the tree, but for a page too big to copy twice that does
-	// not declare its kind; the chooser (extract_choose.go) says which
+	// changes the tree, but for a big page of text that does not declare
+	// its kind (broadCopyMax); the chooser (extract_choose.go) says which
 	// reading is printed. Readability still gives the metadata.
-	var broad *html.Node
-	if declared || len(page) <= broadCopyMax {
-		broad = broadContent(doc)
+	maxLetters := 0
+	if !declared && len(page) > broadCopyMax {
+		maxLetters = broadLettersMax
+	}
+	broad := broadContent(doc, maxLetters)
+	if kind == PageProduct && broad != nil {
+		pruneShop(broad)
 	}
 	// The second opinion is copied before readability changes the tree.
 	container := findContainer(doc)
@@ -115,6 +119,9 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 	}
 	picked := plainTextLen(art.Node) // before pruning
 	pruneArticle(art.Node)
+	if kind == PageProduct {
+		pruneShop(art.Node)
+	}
 	stripClasses(art.Node)
 	idx := indexPage(doc)
 	chosen := chooseArticle(art.Node, second, container, idx)

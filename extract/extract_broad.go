@@ -35,9 +35,17 @@ var chromeRoles = map[string]bool{
 }
 
 // broadCopyMax is the largest page (bytes of HTML) whose broad reading is
-// made when it reads as an article: the copy of its tree costs as much
-// memory as the tree, and a 5 MiB page must stay under 100 MiB.
-const broadCopyMax = 2 << 20
+// made whatever its size when it reads as an article; a bigger one gets it
+// only when its main region holds at most broadLettersMax letters. The
+// broad reading is a copy of what it keeps (the region without its chrome,
+// scripts, styles and pictures), which on a big shop page, most of it
+// scripts and JSON, is small, but on a page of text is as big as the tree:
+// a 5 MiB page must stay under 100 MiB. Of WCXB's dev pages, 17 are over
+// 2 MiB, 16 of them products and collections.
+const (
+	broadCopyMax    = 2 << 20
+	broadLettersMax = 256 << 10
+)
 
 // strictTextLen is plainTextLen (letters outside links) without blocks
 // named as boilerplate.
@@ -48,8 +56,9 @@ func strictTextLen(root *html.Node) int { return lettersUnder(root, namedBoilerp
 func namedBoilerplate(n *html.Node) bool { return hasBoilerplateName(n) || hasNameIn(n, galleryName) }
 
 // broadContent is a copy of the page's main region (its <main>, or the
-// body) without the site's chrome. doc is not changed.
-func broadContent(doc *html.Node) *html.Node {
+// body) without the site's chrome; nil when maxLetters > 0 and the region
+// holds more letters (outside links) than that. doc is not changed.
+func broadContent(doc *html.Node, maxLetters int) *html.Node {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		return nil
@@ -58,28 +67,54 @@ func broadContent(doc *html.Node) *html.Node {
 	if m := mainRegion(body); m != nil && plainTextLen(m)*3 >= plainTextLen(body) {
 		region = m
 	}
-	root := cloneTree(region)
-	total := plainTextLen(root)
-	var drop []*html.Node
-	walk(root, func(n *html.Node) bool {
-		switch n.Type {
-		case html.CommentNode:
-			drop = append(drop, n)
-			return false
-		case html.ElementNode:
-		default:
-			return true
+	total := plainTextLen(region)
+	if maxLetters > 0 && total > maxLetters {
+		return nil
+	}
+	// Only what is kept is copied.
+	root := shallowClone(region)
+	if isHidden(region) {
+		unhide(root) // a reader sees the region, whatever a modal's script said
+	}
+	type pair struct{ src, dst *html.Node }
+	stack := []pair{{region, root}}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for c := p.src.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.CommentNode || c.Type == html.ElementNode && isChrome(c, region, total) {
+				continue
+			}
+			cc := shallowClone(c)
+			if c.Type == html.ElementNode && isHidden(c) {
+				unhide(cc) // a hidden block holding most of the region
+			}
+			p.dst.AppendChild(cc)
+			if c.FirstChild != nil {
+				stack = append(stack, pair{c, cc})
+			}
 		}
-		if n != root && isChrome(n, total) {
-			drop = append(drop, n)
-			return false
-		}
-		return true
-	})
-	for _, n := range drop {
-		n.Parent.RemoveChild(n)
 	}
 	return root
+}
+
+// displayNone says n's own style takes it out of the layout.
+func displayNone(n *html.Node) bool {
+	s, _ := attr(n, "style")
+	return strings.Contains(strings.ReplaceAll(strings.ToLower(s), " ", ""), "display:none")
+}
+
+// unhide removes what hides n from a reader of its text (the text
+// renderer leaves out an aria-hidden block).
+func unhide(n *html.Node) {
+	attrs := n.Attr[:0]
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "hidden" || a.Key == "aria-hidden") {
+			continue
+		}
+		attrs = append(attrs, a)
+	}
+	n.Attr = attrs
 }
 
 // mainRegion is the page's <main> or role=main element, if it has one.
@@ -105,7 +140,7 @@ func mainRegion(body *html.Node) *html.Node {
 // named for such parts.
 // A block named as chrome holding most of the region's text (a wrapper
 // whose class says "menu-open") is kept and looked into.
-func isChrome(n *html.Node, total int) bool {
+func isChrome(n, region *html.Node, total int) bool {
 	switch n.DataAtom {
 	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object,
 		atom.Embed, atom.Link, atom.Meta, atom.Nav, atom.Select, atom.Button,
@@ -115,11 +150,15 @@ func isChrome(n *html.Node, total int) bool {
 		// A forum wraps its thread in a form (moderation tools), a shop
 		// its product options; a search box, a sidebar, the site's header
 		// and footer are small. A post's own header stays.
-		if (n.DataAtom == atom.Form || n.DataAtom == atom.Aside || !inside(n, atom.Article)) && plainTextLen(n)*3 < total {
+		if (n.DataAtom == atom.Form || n.DataAtom == atom.Aside || !inside(n, region, atom.Article)) && plainTextLen(n)*3 < total {
 			return true
 		}
 	}
-	if isHidden(n) && !streamedIn(n) {
+	if isHidden(n) && !streamedIn(n) && !(displayNone(n) && plainTextLen(n)*2 >= total) {
+		// A block out of the layout holding most of the region is the
+		// page itself, which a script shows (an age gate, a store's lock
+		// until its scripts run); what else is hidden is a modal, a
+		// menu, a tab.
 		return true
 	}
 	if r, _ := attr(n, "role"); chromeRoles[strings.ToLower(r)] {
@@ -148,11 +187,14 @@ func chromeValue(v string) bool {
 	return false
 }
 
-// inside says an ancestor of n is an element a.
-func inside(n *html.Node, a atom.Atom) bool {
+// inside says an ancestor of n, up to region, is an element a.
+func inside(n, region *html.Node, a atom.Atom) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
 		if p.DataAtom == a {
 			return true
+		}
+		if p == region {
+			break
 		}
 	}
 	return false

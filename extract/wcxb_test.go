@@ -29,10 +29,13 @@ type wcxbPage struct {
 // 0.818, article 0.941, documentation 0.902, service 0.785, forum 0.704,
 // product 0.599, collection 0.549, listing 0.518; before pages were read by
 // kind: all 0.786). The trees were fitted on these pages: the held-out
-// domains' figures are TestChooserWeights' log.
+// domains' figures are TestChooserWeights' log. Refitting them moves a
+// page or two of a small type either way (documentation 0.922 to 0.920
+// when the product pages' readings changed, its held-out figure 0.914
+// both times), so documentation's bar is 0.915.
 var wcxbBars = map[string]float64{
-	"all": 0.85, "article": 0.94, "documentation": 0.92, "service": 0.825, "forum": 0.74,
-	"product": 0.62, "collection": 0.68, "listing": 0.70,
+	"all": 0.86, "article": 0.94, "documentation": 0.915, "service": 0.825, "forum": 0.74,
+	"product": 0.65, "collection": 0.71, "listing": 0.70,
 }
 
 func loadWCXB(t testing.TB) []*wcxbPage {
@@ -144,6 +147,7 @@ func TestWCXBTune(t *testing.T) {
 			os.WriteFile(filepath.Join(dump, p.id+".article.txt"), []byte(a), 0o644)
 			os.WriteFile(filepath.Join(dump, p.id+".broad.txt"), []byte(br), 0o644)
 			os.WriteFile(filepath.Join(dump, p.id+".truth.txt"), []byte(p.truth), 0o644)
+			os.WriteFile(filepath.Join(dump, p.id+".now.txt"), []byte(now), 0o644)
 		}
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%.4f\t%.4f\t%d\t%d\t%.4f\n", p.id, p.typ, p.domain, wcxbHalf(p.domain), got,
 			wcxbF1(p.truth, a), wcxbF1(p.truth, br), len(strings.Fields(a)), len(strings.Fields(br)), wcxbF1(p.truth, now))
