@@ -1,9 +1,3 @@
-// Package browser drives Chromium over the DevTools Protocol with chromedp:
-// an isolated headless browser it launches itself, or the person's own
-// Chrome it attaches to (shared mode). It tracks tabs and which of them the
-// agent opened, and offers the native browser_* tools as data plus one Call.
-//
-// A Browser is safe for concurrent use. It never prints.
 package browser
 
 import (

@@ -1,7 +1,3 @@
-// Package extract finds the main content of an HTML page from anywhere (an
-// HTTP body, a browser's rendered DOM, a file) and renders it as markdown,
-// text, JSON or the HTML of CSS-selected nodes; it imports no network
-// package.
 package extract
 
 import (

@@ -1,8 +1,3 @@
-// Package fetch is web_fetch's HTTP client: it gets a page over plain HTTP
-// (timeouts, capped redirects and body size, gzip/deflate/br, the guard's
-// check of every connection) and hands the body to package extract. The
-// package never prints; errors are *Error values whose message is one
-// sentence.
 package fetch
 
 import (

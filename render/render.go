@@ -1,7 +1,3 @@
-// Package render renders pages in a real browser for `fetch --render`: one
-// browser (Renderer) or a pool of them (Pool), every step a tool call
-// through a session's registry, so the guard judges it as it judges the
-// agent. The result is an extract.Result with the fields a plain fetch gives.
 package render
 
 import (

@@ -1,13 +1,3 @@
-// Package serve is `browseragent mcp serve`: web_fetch and the native
-// browser tools offered to any MCP host (Claude Code, Cursor, Gemini CLI,
-// Codex, VS Code) on the official go-sdk's server side, over stdio or
-// Streamable HTTP.
-//
-// It adds no path of its own: every tools/call goes through the registry
-// (guard, approval, audit), with the calling client named in the audit log.
-// Approvals travel to the host as elicitation forms; a client that cannot
-// show one is refused with the reason. Several HTTP sessions share one
-// browser, each working its own tabs and closing only those it opened.
 package serve
 
 import (

@@ -1,9 +1,9 @@
-// Package tools is the one path for every tool call: the registry that
-// resolves a call once (its catalogue entry, decoded arguments, the tab by
-// CDP target id, the URL as it will load, the files it touches), asks the
-// guard, asks the person when needed, runs the tool under its timeout,
-// screens and wraps the result and records the audit line. The web_fetch
-// builtin lives here too.
+// Package tools is the one path for every tool call: the registry resolves a
+// call once, asks the guard (and the person when needed), runs the tool and
+// records the audit line. Resolving gives the call's catalogue entry, decoded
+// arguments, the tab by CDP target id, the URL as it will load and the files
+// it touches; the tool runs under the call's timeout, and its result is
+// screened and wrapped. The web_fetch builtin lives here too.
 //
 // It knows nothing of LLMs: the shell, the subcommands, `mcp serve` and the
 // agent loop all call Registry.Call; a refusal comes back as an error

@@ -1,7 +1,3 @@
-// Package oauthtest serves, on 127.0.0.1, a small OAuth 2.1 authorization
-// server (metadata, dynamic registration, authorize with PKCE, token with
-// refresh) and an MCP server protected by it, for tests of the OAuth
-// client in mcpclient and of 'browseragent mcp login'.
 package oauthtest
 
 import (
