@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/browseragent/browseragent/browser"
@@ -27,13 +24,8 @@ import (
 func TestRegistryJudgesSpellingsAsLoaded(t *testing.T) {
 	testutil.Require(t, "chromium", browser.FindChrome)
 	t.Cleanup(func() { testutil.WaitNoDescendants(t) })
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		w.Write([]byte("admin console"))
-	}))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	site := newTestSite(t) // the protected loopback server
+	_, port, _ := net.SplitHostPort(site.srv.Listener.Addr().String())
 	local := filepath.Join(t.TempDir(), "local.yaml")
 	if err := os.WriteFile(local, []byte("version: 1\nrules:\n  - name: dev-admin\n    hosts: [\"127.0.0.1:"+port+"\"]\n    action: deny\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -42,11 +34,7 @@ func TestRegistryJudgesSpellingsAsLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSession(&SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openSessionWith(t, &SessionOptions{Rules: rules})
 	tests := []struct{ tool, url, rule string }{
 		{"browser_open", "chrome://%73ettings/passwords", "browser-settings"},
 		{"browser_open", "chrome:password-manager/passwords", "browser-settings"},
@@ -67,7 +55,7 @@ func TestRegistryJudgesSpellingsAsLoaded(t *testing.T) {
 			t.Errorf("%s %s ran or was refused for another reason: %q", tc.tool, tc.url, res.Text)
 		}
 	}
-	if n := hits.Load(); n != 0 {
+	if n := site.hits("/"); n != 0 {
 		t.Errorf("the protected loopback server got %d requests", n)
 	}
 }

@@ -51,15 +51,7 @@ func TestSessionIsolatedBrowserDownloadsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSession(&SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	s := openSessionWith(t, &SessionOptions{Rules: rules})
 	if res := call(t, s, "browser_open", map[string]any{"url": srv.URL + "/"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}

@@ -204,21 +204,13 @@ func TestSessionSecretPageCannotLie(t *testing.T) {
 func TestSessionSecretMCPFill(t *testing.T) {
 	testutil.Parallel(t)
 	site := loginSite(t)
-	var plain *httptest.Server
-	plain = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/shop": // the card form is a payment provider's, in a cross-site frame
-			fmt.Fprintf(w, `<title>Shop</title><input name="q" placeholder="search words"><iframe src="%s/card"></iframe>`,
-				strings.Replace(plain.URL, "127.0.0.1", "localhost", 1))
-		case "/card":
-			fmt.Fprint(w, `<title>Pay</title><input name="cc" autocomplete="cc-number" placeholder="card no">`)
-		case "/lying": // a sign-in page that lies about its fields in its own world
-			fmt.Fprint(w, `<title>Sign in</title>`+lyingLoginJS+`<input type="password" name="pw" placeholder="pass word">`)
-		default:
-			fmt.Fprint(w, `<title>Search</title><input name="q" placeholder="search words">`)
-		}
-	}))
-	t.Cleanup(plain.Close)
+	plain := newTestSite(t)
+	// the card form is a payment provider's, in a cross-site frame
+	plain.page("/shop", `<title>Shop</title><input name="q" placeholder="search words"><iframe src="{bank}/card"></iframe>`)
+	plain.page("/card", `<title>Pay</title><input name="cc" autocomplete="cc-number" placeholder="card no">`)
+	// a sign-in page that lies about its fields in its own world
+	plain.page("/lying", `<title>Sign in</title>`+lyingLoginJS+`<input type="password" name="pw" placeholder="pass word">`)
+	plain.page("/search", `<title>Search</title><input name="q" placeholder="search words">`)
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -247,7 +239,7 @@ func TestSessionSecretMCPFill(t *testing.T) {
 	}
 	got := map[string]bool{
 		"password":        fill(site.URL+"/login", "pass word", "hunter2mcp"),
-		"search":          fill(plain.URL+"/", "search words", "kittens-visible"),
+		"search":          fill(plain.URL+"/search", "search words", "kittens-visible"),
 		"card in a frame": fill(plain.URL+"/shop", "card no", "4111222233334444"),
 		"lying page":      fill(plain.URL+"/lying", "pass word", "hunter2liar"),
 	}

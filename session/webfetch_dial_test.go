@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,12 +129,7 @@ func TestWebFetchRefusesDeniedResolvedAddress(t *testing.T) {
 		}
 		return nil
 	}
-	s, err := NewSession(&SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl"),
-		Fetch: &fetch.Options{Resolver: resolver, DialControl: safety}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openSessionWith(t, &SessionOptions{Rules: rules, Fetch: &fetch.Options{Resolver: resolver, DialControl: safety}})
 	tests := []struct {
 		name, url string
 		wantErr   bool

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -46,11 +45,7 @@ func TestWebFetchAddressPathRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSession(&SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl"), Fetch: &fetch.Options{Resolver: resolver}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openSessionWith(t, &SessionOptions{Rules: rules, Fetch: &fetch.Options{Resolver: resolver}})
 	byName := "http://admin.trick.test:" + port
 	tests := []struct {
 		name, url string

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,42 +16,37 @@ import (
 // page a deny rule forbids, however the first URL looked.
 func TestWebFetchJudgesEveryRedirect(t *testing.T) {
 	var vault atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/go":
-			http.Redirect(w, r, "/hop", http.StatusFound)
-		case "/hop":
-			http.Redirect(w, r, "/vault/keys", http.StatusMovedPermanently)
-		case "/ok":
-			http.Redirect(w, r, "/page", http.StatusFound)
-		default:
-			if strings.HasPrefix(r.URL.Path, "/vault") {
-				vault.Add(1)
-			}
-			w.Header().Set("Content-Type", "text/plain")
-			_, _ = w.Write([]byte("page " + r.URL.Path))
+	site := newTestSite(t)
+	site.handle("/go", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/hop", http.StatusFound) })
+	site.handle("/hop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/vault/keys", http.StatusMovedPermanently)
+	})
+	site.handle("/ok", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/page", http.StatusFound) })
+	plain := func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/vault") {
+			vault.Add(1)
 		}
-	}))
-	defer srv.Close()
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("page " + r.URL.Path))
+	}
+	site.handle("/page", plain)
+	site.handle("/vault", plain)
+	site.handle("/vault/", plain)
 	rules, err := guard.ParseRules([]byte("version: 1\nrules:\n  - name: local-vault\n    category: password-manager\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/vault*\"]\n    action: deny\n"), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSession(&SessionOptions{Rules: rules, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openSessionWith(t, &SessionOptions{Rules: rules})
 	tests := []struct {
 		path    string
 		wantErr bool
 		want    string
 	}{
 		{"/ok", false, "page /page"},
-		{"/go", true, `to ` + srv.URL + `/vault/keys refused`},
+		{"/go", true, `to ` + site.URL + `/vault/keys refused`},
 	}
 	for _, tc := range tests {
-		args, _ := json.Marshal(map[string]string{"url": srv.URL + tc.path})
+		args, _ := json.Marshal(map[string]string{"url": site.URL + tc.path})
 		res, err := s.Registry.Call(context.Background(), tools.WebFetchName, args, tools.OriginAgent)
 		if err != nil {
 			t.Fatal(err)
