@@ -84,8 +84,8 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 		maxLetters = broadLettersMax
 	}
 	broad := broadContent(doc, maxLetters)
-	if kind == PageProduct && broad != nil {
-		pruneShop(broad)
+	if broad != nil {
+		pruneShopReading(broad, kind)
 	}
 	// The second opinion is copied before readability changes the tree.
 	container := findContainer(doc)
@@ -115,9 +115,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 	}
 	picked := plainTextLen(art.Node) // before pruning
 	pruneArticle(art.Node)
-	if kind == PageProduct {
-		pruneShop(art.Node)
-	}
+	pruneShopReading(art.Node, kind)
 	stripClasses(art.Node)
 	idx := indexPage(doc)
 	chosen := chooseArticle(art.Node, second, container, idx)

@@ -31,6 +31,18 @@ var shopExtraHeading = mustPhraseRE(`(?i)^\W*(?:` +
 	`sponsored (?:products|items)(?: related to this item)?|products related to this item.*|complete the look|shop the look` +
 	`)\W*$`)
 
+// pruneShopReading prunes root, a reading of a page of kind, as a shop's
+// page: a product without the other products, a product or a grid without
+// the controls on its cards.
+func pruneShopReading(root *html.Node, kind PageType) {
+	if kind == PageProduct {
+		pruneShop(root)
+	}
+	if kind == PageProduct || kind == PageCollection {
+		pruneShopCards(root)
+	}
+}
+
 // pruneShop removes the other products from root, a reading of a product
 // page.
 func pruneShop(root *html.Node) {
@@ -140,4 +152,61 @@ func findHeading(n *html.Node) *html.Node {
 		return true
 	})
 	return found
+}
+
+// shopControl matches the whole text of a shop's control drawn as a link
+// or a label on every card of a grid and beside every product: what it
+// does, not what is sold.
+var shopControl = mustPhraseRE(`(?i)^\W*(?:` +
+	`quick (?:shop|view|add|buy)|add to (?:cart|bag|basket|wish ?list|favou?rites|compare|registry)|compare|` +
+	`(?:select|choose|view) options|notify me(?: when (?:available|back in stock))?|` +
+	`be the first to review this product|write a review|more options|view details|see details` +
+	`)\W*$`)
+
+// pruneShopCards removes, from root, a reading of a product or a grid of
+// products, the controls every card repeats (shopControl) and a block
+// whose text repeats one of the three blocks before it (a card's name in
+// its picture's link, its heading and a hidden label).
+func pruneShopCards(root *html.Node) {
+	var drop []*html.Node
+	var recent [3]string
+	next := 0
+	walk(root, func(n *html.Node) bool {
+		if n.Type != html.ElementNode || n == root {
+			return true
+		}
+		if hasBlockChild(n) {
+			return true
+		}
+		t := normSpaceLower(textOf(n))
+		if t == "" {
+			return false
+		}
+		if len(t) <= 64 && shopControl.MatchString(t) {
+			drop = append(drop, n)
+			return false
+		}
+		for _, r := range recent {
+			if r == t {
+				drop = append(drop, n)
+				return false
+			}
+		}
+		recent[next] = t
+		next = (next + 1) % len(recent)
+		return false
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// hasBlockChild says an element child of n is a block.
+func hasBlockChild(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (isBlock(c.DataAtom) || c.DataAtom == 0 && c.Data != "") {
+			return true
+		}
+	}
+	return false
 }
