@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,20 +30,18 @@ func TestSessionLeavesThePersonsDialogs(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
-	mux := http.NewServeMux()
-	mux.HandleFunc("/account", func(w http.ResponseWriter, r *http.Request) {
+	srv := newTestSite(t)
+	srv.handle("/account", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Account</title><h1>Your account</h1>
 <script>fetch('/later').then(() => { if (confirm('Delete your account?')) fetch('/deleted') })</script>`)
 	})
-	mux.HandleFunc("/later", func(w http.ResponseWriter, r *http.Request) {
+	srv.handle("/later", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	})
-	mux.HandleFunc("/deleted", func(w http.ResponseWriter, r *http.Request) { deleted.Add(1) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv.handle("/deleted", func(w http.ResponseWriter, r *http.Request) { deleted.Add(1) })
 	t.Cleanup(open) // the page's request ends before the server closes
 	p := testutil.StartPersonsBrowser(t, chrome, []string{srv.URL + "/account"},
 		func(urls []string) bool { return slices.Contains(urls, srv.URL+"/account") })

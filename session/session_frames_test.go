@@ -13,7 +13,6 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // framedBank is the test site's ordinary shop on 127.0.0.1 embedding the
@@ -77,11 +76,7 @@ func TestSessionWriteInFrameJudgedByFrame(t *testing.T) {
 		t.Fatalf("a native click landing in the bank's frame: want a declined sensitive question about the bank, got %+v, questions %+v", res, q)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp: %v", err)
-	}
+	waitMCP(t, s)
 	page := mcpPageID(t, s, shop)
 	msnap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
 	m := regexp.MustCompile(`uid=(\S+) button "Pay 500"`).FindStringSubmatch(msnap)

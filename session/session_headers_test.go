@@ -3,17 +3,13 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // TestSessionNetworkHeadersRedacted: a page of a logged-in site calls its
@@ -24,30 +20,24 @@ import (
 func TestSessionNetworkHeadersRedacted(t *testing.T) {
 	testutil.Parallel(t)
 	const cookie, token, refresh = "s3ssion-c00kie", "t0ken-b3arer", "r3fresh-c00kie"
-	mux := http.NewServeMux()
-	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+	site := newTestSite(t)
+	site.handle("/login", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "session", Value: cookie, Path: "/", HttpOnly: true})
 		http.Redirect(w, r, "/app", http.StatusSeeOther)
 	})
-	mux.HandleFunc("/app", func(w http.ResponseWriter, r *http.Request) {
+	site.handle("/app", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>App</title><p id="s">loading</p><script>
 fetch('/api/me', {headers: {'Authorization': 'Bearer `+token+`'}}).then(r => r.text()).then(t => document.getElementById('s').textContent = t)
 </script>`)
 	})
-	mux.HandleFunc("/api/me", func(w http.ResponseWriter, r *http.Request) {
+	site.handle("/api/me", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "refresh", Value: refresh, Path: "/", HttpOnly: true})
 		fmt.Fprint(w, "api answered")
 	})
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
 
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	// The server records the requests of pages it has seen: start it first.
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp: %v", err)
-	}
+	waitMCP(t, s)
 	call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{})
 	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)

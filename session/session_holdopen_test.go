@@ -3,14 +3,12 @@
 package session
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -27,11 +25,7 @@ func TestSessionScriptCannotClosePersonsTab(t *testing.T) {
 	s, answers := newSharedSession(t, true, "version: 1\nrules: []\n")
 	connect(t, s, person.Dir)
 	personTabs := []string{site.URL + "/account", site.URL + "/article"}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp: %v", err)
-	}
+	waitMCP(t, s)
 
 	article := mcpPageID(t, s, site.URL+"/article")
 	answers.will(tools.AnswerOnce)

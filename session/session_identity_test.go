@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -30,14 +29,12 @@ func TestSessionMCPTabIdentity(t *testing.T) {
 	testutil.RequireProgram(t, "npx")
 	var loads atomic.Int32
 	site := sharedSite(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/twin", func(w http.ResponseWriter, r *http.Request) {
+	twin := newTestSite(t)
+	twin.handle("/twin", func(w http.ResponseWriter, r *http.Request) {
 		// Same URL, a title of its own per load: the test (not the code
 		// under test, which never reads titles) tells the tabs apart by it.
 		fmt.Fprintf(w, "<title>Twin %d</title><h1>Same URL</h1>", loads.Add(1))
 	})
-	twin := httptest.NewServer(mux)
-	t.Cleanup(twin.Close)
 	twinURL := twin.URL + "/twin"
 
 	p := testutil.StartPersonsBrowser(t, chrome, []string{site.URL + "/article", twinURL},

@@ -3,18 +3,14 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // TestSessionNetworkBodySecretsRedacted: a sign-in form posts the password
@@ -27,31 +23,25 @@ import (
 func TestSessionNetworkBodySecretsRedacted(t *testing.T) {
 	testutil.Parallel(t)
 	const password, refresh, access = "hunter2-pass!", "r3fresh-t0ken-value", "acc3ss-t0ken-value"
-	mux := http.NewServeMux()
-	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+	site := newTestSite(t)
+	site.handle("/login", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Sign in</title><form method="post" action="/session"><input name="user" value="alice">
 <input type="password" name="password" value="`+password+`"></form><script>setTimeout(() => document.forms[0].submit(), 100)</script>`)
 	})
-	mux.HandleFunc("/session", func(w http.ResponseWriter, r *http.Request) {
+	site.handle("/session", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>Signed in</title><p id="s">Signed in</p><script>
 fetch('/api/token', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({refresh_token: '`+refresh[:8]+`' + '`+refresh[8:]+`', client: 'web'})})
   .then(r => r.text()).then(() => document.getElementById('s').textContent = 'Token refreshed')
 </script>`)
 	})
-	mux.HandleFunc("/api/token", func(w http.ResponseWriter, r *http.Request) {
+	site.handle("/api/token", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"access_token": "`+access+`", "expires_in": 3600, "scope": "mail"}`)
 	})
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
 
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp: %v", err)
-	}
+	waitMCP(t, s)
 	call(t, s, "mcp__chrome-devtools__list_pages", map[string]any{}) // it records the requests of pages it has seen
 	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)

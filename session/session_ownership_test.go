@@ -3,13 +3,10 @@
 package session
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // Ownership is one fact about one browser tab, whichever tool family looks.
@@ -19,11 +16,7 @@ func TestSharedOwnershipAcrossNativeAndMCP(t *testing.T) {
 	person := startPersonsBrowser(t, site.URL)
 	s, _ := newSharedSession(t, true, "version: 1\nrules: []\n")
 	connect(t, s, person.Dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatal(err)
-	}
+	waitMCP(t, s)
 	call(t, s, "browser_open", map[string]any{"url": site.URL + "/shop"})
 	if res := call(t, s, "mcp__chrome-devtools__close_page", map[string]any{"pageId": mcpPageID(t, s, site.URL+"/shop")}); res.IsError() {
 		t.Errorf("MCP close_page of the tab browser_open opened: %s", res.Text)

@@ -3,12 +3,9 @@
 package session
 
 import (
-	"context"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -23,11 +20,7 @@ func TestSessionReloadOfPersonsTabAsksEveryTime(t *testing.T) {
 	person := startPersonsBrowser(t, site.URL)
 	s, asked := newSharedSession(t, true, "version: 1\nrules: []\n")
 	connect(t, s, person.Dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatal(err)
-	}
+	waitMCP(t, s)
 	page := mcpPageID(t, s, site.URL+"/article")
 	res := call(t, s, "mcp__chrome-devtools__performance_start_trace", map[string]any{"pageId": page})
 	q := asked.questions()

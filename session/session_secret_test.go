@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -212,11 +210,7 @@ func TestSessionSecretMCPFill(t *testing.T) {
 	plain.page("/lying", `<title>Sign in</title>`+lyingLoginJS+`<input type="password" name="pw" placeholder="pass word">`)
 	plain.page("/search", `<title>Search</title><input name="q" placeholder="search words">`)
 	s := newTestSession(t, true, "version: 1\nrules: []\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
-	}
+	waitMCP(t, s)
 	fill := func(url, label, value string) bool {
 		t.Helper()
 		call(t, s, "browser_open", map[string]any{"url": url})

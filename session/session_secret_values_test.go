@@ -1,14 +1,11 @@
 package session
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browseragent/browseragent/internal/testutil"
-	"github.com/browseragent/browseragent/mcpclient"
 )
 
 // TestSessionSecretFieldValuesNeverReachTheModel: what a page's secret
@@ -53,11 +50,7 @@ func TestSessionSecretFieldValuesNeverReachTheModel(t *testing.T) {
 		t.Errorf("browser_snapshot hides more than the secret fields:\n%s", snap)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp: %v", err)
-	}
+	waitMCP(t, s)
 	page := mcpPageID(t, s, site.URL+"/pay")
 	msnap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": page}).Text
 	if !strings.Contains(msnap, "Shown password") || !strings.Contains(msnap, "Ada Lovelace") {

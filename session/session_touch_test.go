@@ -46,11 +46,7 @@ func TestSessionFilesAsk(t *testing.T) {
 	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
-	}
+	waitMCP(t, s)
 	page := mcpPageID(t, s, site.URL+"/form")
 	tmp := t.TempDir()
 	secrets := filepath.Join(tmp, ".env")
@@ -333,11 +329,7 @@ func TestSessionYesWritesOnlyToTheOutputFolder(t *testing.T) {
 	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/form"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
-		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
-	}
+	waitMCP(t, s)
 	page := mcpPageID(t, s, site.URL+"/form")
 	if err := os.MkdirAll(filepath.Join(proj, ".git", "hooks"), 0o700); err != nil {
 		t.Fatal(err)
