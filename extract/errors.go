@@ -12,7 +12,7 @@ var (
 	ErrEmptyBody   = errors.New("empty body")
 	ErrBadSelector = errors.New("invalid CSS selector")
 	ErrNoMatch     = errors.New("selector matched nothing")
-	ErrParse       = errors.New("cannot parse the HTML")
+	errParse       = errors.New("cannot parse the HTML")
 )
 
 // Error is the one error type of getting a page's content: every failure of

@@ -54,7 +54,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 	}
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
-		return newError(ErrParse, pageURL, err, "cannot parse the HTML of %s: %v", pageURL, err)
+		return newError(errParse, pageURL, err, "cannot parse the HTML of %s: %v", pageURL, err)
 	}
 	base := baseURL(doc, pageURL)
 	r.JSShell, r.Hint = detectJSShell(doc)

@@ -202,7 +202,7 @@ func FuzzExtract(f *testing.F) {
 		if res == nil {
 			t.Fatalf("nil result (err %v)", err)
 		}
-		for _, f := range Formats {
+		for _, f := range formats {
 			out, err := res.Render(f)
 			if err != nil {
 				t.Fatalf("Render(%s): %v", f, err)

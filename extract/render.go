@@ -27,8 +27,8 @@ const (
 	FormatHTML     Format = "html"
 )
 
-// Formats lists every Format, for help text and completion.
-var Formats = []Format{FormatMarkdown, FormatText, FormatJSON, FormatHTML}
+// formats lists every Format, for help text and completion.
+var formats = []Format{FormatMarkdown, FormatText, FormatJSON, FormatHTML}
 
 // ParseFormat accepts a format name ("md" and "txt" too).
 func ParseFormat(s string) (Format, error) {

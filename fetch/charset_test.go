@@ -65,7 +65,7 @@ func TestCharsets(t *testing.T) {
 					w.Write([]byte(body))
 				}))
 				defer srv.Close()
-				res, err := Fetch(context.Background(), srv.URL, nil)
+				res, err := fetchOnce(context.Background(), srv.URL, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -106,7 +106,7 @@ func TestCharsetLabelMismatch(t *testing.T) {
 				w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			res, err := Fetch(context.Background(), srv.URL, &Options{Extract: extract.Options{Select: "p"}})
+			res, err := fetchOnce(context.Background(), srv.URL, &Options{Extract: extract.Options{Select: "p"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultMaxBytes       = extract.DefaultMaxBytes
-	DefaultMaxRedirects   = 10
+	defaultMaxRedirects   = 10
 	DefaultAcceptLanguage = "en-US,en;q=0.9"
 	// DefaultUserAgent is a current desktop Chrome: many sites answer a
 	// generic client with a block page or a stripped variant.
@@ -50,8 +50,8 @@ type Options struct {
 	AllowRedirect func(to string) error
 	// DialControl, when set, is asked with the resolved "ip:port" of every
 	// connection just before it is made (net.Dialer.ControlContext); an
-	// error refuses it before any byte is sent and fails the fetch with
-	// ErrAddressRefused. The guard uses it so that a name resolving to a
+	// error refuses it before any byte is sent and fails the fetch ("refused
+	// to connect to HOST at ADDRESS: ..."). The guard uses it so that a name resolving to a
 	// denied address (cloud metadata) is refused, redirects included.
 	// Through a proxy it is asked about the request's own host too, with
 	// a nil RawConn (see Proxy).
@@ -60,7 +60,7 @@ type Options struct {
 	// each redirect) with the "ip:port" of the connection it is about to
 	// go out on, new or reused, and its URL; an error closes that
 	// connection before any byte of the request is written and fails the
-	// fetch with ErrAddressRefused. The guard uses it for rules naming an
+	// fetch the same way. The guard uses it for rules naming an
 	// address with paths, which a connection alone cannot be judged by.
 	RequestControl func(address string, u *url.URL) error
 	// Resolver looks names up (nil: the system's).
@@ -94,8 +94,8 @@ func (o *Options) withDefaults() Options {
 	if d.MaxBytes <= 0 {
 		d.MaxBytes = DefaultMaxBytes
 	}
-	if d.MaxRedirects <= 0 || d.MaxRedirects > DefaultMaxRedirects {
-		d.MaxRedirects = DefaultMaxRedirects
+	if d.MaxRedirects <= 0 || d.MaxRedirects > defaultMaxRedirects {
+		d.MaxRedirects = defaultMaxRedirects
 	}
 	if d.UserAgent == "" {
 		d.UserAgent = DefaultUserAgent
@@ -158,18 +158,10 @@ func NewClient(opts *Options) *Client {
 // Close releases idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-// Fetch gets rawURL with a one-off Client and returns its main content.
-// See (*Client).Fetch.
-func Fetch(ctx context.Context, rawURL string, opts *Options) (*extract.Result, error) {
-	c := NewClient(opts)
-	defer c.Close()
-	return c.Fetch(ctx, rawURL)
-}
-
 // Fetch gets rawURL and returns its main content. On an HTTP error status it
-// returns both the extract.Result (the error page, extracted) and an *Error; every
-// other failure returns a nil extract.Result. Errors are *Error values whose message
-// is one sentence.
+// returns both the extract.Result (the error page, extracted) and an
+// *extract.Error; every other failure returns a nil extract.Result. Errors
+// are *extract.Error values whose message is one sentence.
 func (c *Client) Fetch(ctx context.Context, rawURL string) (*extract.Result, error) {
 	return c.FetchWith(ctx, rawURL, &c.opts.Extract)
 }
@@ -369,7 +361,7 @@ func (c *Client) classify(err error, u *url.URL, limit time.Duration) error {
 	)
 	switch {
 	case errors.As(err, &refused):
-		return newError(ErrAddressRefused, raw, err, "refused to connect to %s at %s: %v", u.Hostname(), refused.address, refused.err)
+		return newError(errAddressRefused, raw, err, "refused to connect to %s at %s: %v", u.Hostname(), refused.address, refused.err)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		return newError(ErrTimeout, raw, err, "timed out fetching %s (limit %s)", raw, limit)
 	case errors.Is(err, context.Canceled):

@@ -21,7 +21,7 @@ var (
 	ErrTooManyRedirects = errors.New("too many redirects")
 	ErrRedirectLoop     = errors.New("redirect loop")
 	ErrRedirectRefused  = errors.New("redirect refused")
-	ErrAddressRefused   = errors.New("address refused")
+	errAddressRefused   = errors.New("address refused")
 	ErrBody             = errors.New("cannot read body")
 )
 

@@ -161,6 +161,13 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
+// fetchOnce gets rawURL with a one-off Client.
+func fetchOnce(ctx context.Context, rawURL string, opts *Options) (*extract.Result, error) {
+	c := NewClient(opts)
+	defer c.Close()
+	return c.Fetch(ctx, rawURL)
+}
+
 // TestFetchBadInput covers every failure a person can hit: each must be an
 // *extract.Error (the one error type of a page, also for the extractor's
 // failures) of the right kind whose message is one sentence naming the
@@ -210,7 +217,7 @@ func TestFetchBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Fetch(context.Background(), tc.url, tc.opts)
+			res, err := fetchOnce(context.Background(), tc.url, tc.opts)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Fetch(%q) error = %v, want kind %v", tc.url, err, tc.wantErr)
 			}
@@ -284,7 +291,7 @@ func TestFetchResults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Fetch(context.Background(), srv.URL+tc.path, tc.opts)
+			res, err := fetchOnce(context.Background(), srv.URL+tc.path, tc.opts)
 			if err != nil {
 				t.Fatalf("Fetch: %v", err)
 			}
