@@ -27,13 +27,11 @@ func TestSessionBrowserDialGuard(t *testing.T) {
 		fmt.Fprint(w, "METADATA-SECRET-TOKEN")
 	}))
 	defer meta.Close()
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<title>Innocent</title><h1>Innocent</h1><p id="out">waiting</p>
+	site := newTestSite(t)
+	site.page("/innocent", fmt.Sprintf(`<title>Innocent</title><h1>Innocent</h1><p id="out">waiting</p>
 <img src="%[1]s/pixel.png"><iframe src="%[1]s/frame"></iframe>
 <script>fetch('%[1]s/latest/meta-data/').then(r => r.text()).then(t => { out.textContent = 'got: ' + t })
-  .catch(() => { out.textContent = 'fetch failed' })</script>`, meta.URL)
-	}))
-	defer page.Close()
+  .catch(() => { out.textContent = 'fetch failed' })</script>`, meta.URL))
 	port := meta.URL[strings.LastIndex(meta.URL, ":")+1:]
 	s := newTestSession(t, false, fmt.Sprintf(`version: 1
 rules:
@@ -43,7 +41,7 @@ rules:
     action: deny
 `, port))
 
-	call(t, s, "browser_open", map[string]any{"url": page.URL + "/"})
+	call(t, s, "browser_open", map[string]any{"url": site.URL + "/innocent"})
 	var text string
 	for range 50 {
 		text = call(t, s, "browser_snapshot", map[string]any{}).Text

@@ -3,9 +3,6 @@
 package session
 
 import (
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -26,14 +23,9 @@ import (
 // is asked about as a navigation is: once only, every time.
 func TestSessionInputLeavingPersonsTabAsksEveryTime(t *testing.T) {
 	testutil.Parallel(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/inbox", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>Inbox</title><h1>Inbox</h1><p>A draft the person is writing.</p>
+	site := newTestSite(t) // /away and /away-by-script are its generic pages
+	site.page("/inbox", `<!doctype html><title>Inbox</title><h1>Inbox</h1><p>A draft the person is writing.</p>
 <a href="/away">Read the news</a> <button onclick="location='/away-by-script'">Tidy up</button>`)
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<title>Away</title>gone") })
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
 	chrome := testutil.Require(t, "chromium", browser.FindChrome)
 	person := &personsBrowser{testutil.StartPersonsBrowser(t, chrome, []string{site.URL + "/inbox"}, nil)}
 	t.Cleanup(func() { person.Stop(); testutil.WaitNoDescendants(t) })
