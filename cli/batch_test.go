@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -292,31 +293,53 @@ func TestBatchRetries(t *testing.T) {
 	}
 }
 
-// TestBatchRobots: with --robots a disallowed path is never requested and
-// its line says why; other paths are fetched.
-func TestBatchRobots(t *testing.T) {
+// robotsSite serves robots at /robots.txt, with contentType as its
+// Content-Type header (nil: none set, so Go sniffs one), and a small page at
+// every other path. requested returns the paths asked for so far, sorted.
+func robotsSite(t *testing.T, robots string, contentType []string) (srv *httptest.Server, requested func() []string) {
 	var mu sync.Mutex
 	var paths []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		paths = append(paths, r.URL.Path)
 		mu.Unlock()
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			if contentType != nil {
+				w.Header()["Content-Type"] = contentType
+			}
+			fmt.Fprint(w, robots)
 			return
 		}
 		fmt.Fprintf(w, "<title>%s</title><p>Some public text.</p>", r.URL.Path)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Sorted(slices.Values(paths))
+	}
+}
+
+// batchRobots runs `fetch -i LIST --out OUT --robots -c 1` over urls and
+// returns the lines it wrote; it fails t unless the batch exits 0.
+func batchRobots(t *testing.T, urls ...string) []batchLineJSON {
+	t.Helper()
 	dir := t.TempDir()
-	list := writeList(t, dir, []string{srv.URL + "/public/a", srv.URL + "/private/b", srv.URL + "/public/c"})
+	list := writeList(t, dir, urls)
 	out := filepath.Join(dir, "out.jsonl")
 	code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--robots", "-c", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	return readBatchOut(t, out)
+}
+
+// TestBatchRobots: with --robots a disallowed path is never requested and
+// its line says why; other paths are fetched.
+func TestBatchRobots(t *testing.T) {
+	srv, requested := robotsSite(t, "User-agent: *\nDisallow: /private/\n", nil)
 	got := map[string]string{}
-	for _, l := range readBatchOut(t, out) {
+	for _, l := range batchRobots(t, srv.URL+"/public/a", srv.URL+"/private/b", srv.URL+"/public/c") {
 		got[strings.TrimPrefix(l.URL, srv.URL)] = l.ErrorKind + " " + l.Error
 	}
 	want := map[string]string{
@@ -327,10 +350,7 @@ func TestBatchRobots(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	sort.Strings(paths)
-	if diff := cmp.Diff([]string{"/public/a", "/public/c", "/robots.txt"}, paths); diff != "" {
+	if diff := cmp.Diff([]string{"/public/a", "/public/c", "/robots.txt"}, requested()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
@@ -709,32 +729,10 @@ func TestBatchRobotsServedAs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var paths []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				paths = append(paths, r.URL.Path)
-				mu.Unlock()
-				if r.URL.Path == "/robots.txt" {
-					w.Header()["Content-Type"] = []string{tc.contentType}
-					fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n\nUser-agent: browseragent\nDisallow: /secret/\n")
-					return
-				}
-				fmt.Fprintf(w, "<title>%s</title><p>Some public text.</p>", r.URL.Path)
-			}))
-			defer srv.Close()
-			dir := t.TempDir()
-			list := writeList(t, dir, []string{srv.URL + "/public/a", srv.URL + "/private/b", srv.URL + "/secret/c"})
-			out := filepath.Join(dir, "out.jsonl")
-			code, _, stderr := runCLI(t, "", "fetch", "-i", list, "--out", out, "--robots", "-c", "1")
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			sort.Strings(paths)
+			srv, requested := robotsSite(t, "User-agent: *\nDisallow: /private/\n\nUser-agent: browseragent\nDisallow: /secret/\n", []string{tc.contentType})
+			batchRobots(t, srv.URL+"/public/a", srv.URL+"/private/b", srv.URL+"/secret/c")
 			// The agent's own group applies: /secret/ is disallowed, /private/ (the * group's) is not.
-			if diff := cmp.Diff([]string{"/private/b", "/public/a", "/robots.txt"}, paths); diff != "" {
+			if diff := cmp.Diff([]string{"/private/b", "/public/a", "/robots.txt"}, requested()); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
 		})
