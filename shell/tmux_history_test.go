@@ -19,10 +19,7 @@ import (
 // of the secrets, and the ordinary line as typed. (Piped scripts write no history, so this needs a tty.)
 func TestTerminalHistoryKeepsNoSecrets(t *testing.T) {
 	testutil.Parallel(t)
-	needTool(t, "tmux")
-	dir := t.TempDir()
-	bin := buildTestShell(t, dir)
-	tm := newTmux(t, dir)
+	dir, bin, tm := startTerminal(t)
 	hist := filepath.Join(dir, "history")
 	tm.keys(fmt.Sprintf("TESTSHELL_HISTORY=%s %s; echo done-$?", hist, bin), "Enter")
 	tm.waitFor("browseragent[no browser|no model]>")

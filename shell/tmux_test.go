@@ -136,16 +136,33 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// startTerminal makes a terminal test's folder, the test shell for it and
+// a tmux session in that folder; it skips the test when tmux is missing.
+func startTerminal(t *testing.T) (dir, bin string, tm *tmuxSession) {
+	t.Helper()
+	needTool(t, "tmux")
+	dir = t.TempDir()
+	return dir, buildTestShell(t, dir), newTmux(t, dir)
+}
+
+// sameTerminal fails t unless the terminal settings saved in before and
+// after (stty -a) are the same.
+func sameTerminal(t *testing.T, before, after string) {
+	t.Helper()
+	b, _ := os.ReadFile(before)
+	a, _ := os.ReadFile(after)
+	if string(a) != string(b) {
+		t.Errorf("terminal settings changed:\nbefore:\n%s\nafter:\n%s", b, a)
+	}
+}
+
 // TestTerminal runs the shell in tmux: /help, completion, a tool command, a
 // slow command cancelled by Ctrl-C with the shell still alive, a pasted
 // command, background status lines, Ctrl-D; afterwards the terminal
 // settings are exactly what they were before.
 func TestTerminal(t *testing.T) {
 	testutil.Parallel(t)
-	needTool(t, "tmux")
-	dir := t.TempDir()
-	bin := buildTestShell(t, dir)
-	tm := newTmux(t, dir)
+	dir, bin, tm := startTerminal(t)
 	before, after := filepath.Join(dir, "before"), filepath.Join(dir, "after")
 	hist := filepath.Join(dir, "history")
 
@@ -225,10 +242,7 @@ func TestTerminal(t *testing.T) {
 // terminal as it was.
 func TestTerminalSIGTERM(t *testing.T) {
 	testutil.Parallel(t)
-	needTool(t, "tmux")
-	dir := t.TempDir()
-	bin := buildTestShell(t, dir)
-	tm := newTmux(t, dir)
+	dir, bin, tm := startTerminal(t)
 	before, after := filepath.Join(dir, "before"), filepath.Join(dir, "after")
 	pidFile := filepath.Join(dir, "pid")
 	tm.keys(fmt.Sprintf("stty -a > %s; sh -c 'echo $$ > %s; exec %s'; stty -a > %s; echo done-$?", before, pidFile, bin, after), "Enter")
@@ -244,11 +258,7 @@ func TestTerminalSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm.waitFor("done-0")
-	b, _ = os.ReadFile(before)
-	a, _ := os.ReadFile(after)
-	if string(a) != string(b) {
-		t.Errorf("terminal settings changed:\nbefore:\n%s\nafter:\n%s", b, a)
-	}
+	sameTerminal(t, before, after)
 	if err := syscall.Kill(pid, 0); err == nil {
 		t.Errorf("testshell %d still running after SIGTERM", pid)
 	}
@@ -257,21 +267,14 @@ func TestTerminalSIGTERM(t *testing.T) {
 // TestTerminalPanic: a panic in a command still leaves the terminal as it was.
 func TestTerminalPanic(t *testing.T) {
 	testutil.Parallel(t)
-	needTool(t, "tmux")
-	dir := t.TempDir()
-	bin := buildTestShell(t, dir)
-	tm := newTmux(t, dir)
+	dir, bin, tm := startTerminal(t)
 	before, after := filepath.Join(dir, "before"), filepath.Join(dir, "after")
 	tm.keys(fmt.Sprintf("stty -a > %s; %s 2>/dev/null; echo exit-$?; stty -a > %s; echo done", before, bin, after), "Enter")
 	tm.waitFor("browseragent[")
 	tm.keys("/call panic", "Enter")
 	tm.waitFor("exit-2")
 	tm.waitFor("done")
-	b, _ := os.ReadFile(before)
-	a, _ := os.ReadFile(after)
-	if string(a) != string(b) {
-		t.Errorf("terminal settings changed:\nbefore:\n%s\nafter:\n%s", b, a)
-	}
+	sameTerminal(t, before, after)
 }
 
 // TestTerminalClear: `clear` at the prompt wipes the screen instead of
@@ -279,10 +282,7 @@ func TestTerminalPanic(t *testing.T) {
 // typed.
 func TestTerminalClear(t *testing.T) {
 	testutil.Parallel(t)
-	needTool(t, "tmux")
-	dir := t.TempDir()
-	bin := buildTestShell(t, dir)
-	tm := newTmux(t, dir)
+	_, bin, tm := startTerminal(t)
 	tm.keys(bin+"; echo done-$?", "Enter")
 	tm.waitFor("browseragent[no browser|no model]>")
 
