@@ -3,6 +3,7 @@ package shell
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,10 +14,12 @@ import (
 	"github.com/browseragent/browseragent/session"
 )
 
-// slowShell runs script in a shell over a real session.Session whose one
-// MCP server "slow" (tool echo) connects only once release is closed;
-// afterRun runs when the script has ended, before the session closes.
-func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time.Duration, script string) (string, string, int) {
+// slowMCPSession opens and starts a real session.Session whose one MCP
+// server, "slow", is a go-sdk server over in-memory transports with one
+// read-only tool, echo ("echo: hi"). beforeDial runs before each of its
+// connections with the connection's number (1 for the first), so a test
+// can make the server slow to start. The caller closes the session.
+func slowMCPSession(t *testing.T, beforeDial func(n int32)) (*session.Session, *Hooks) {
 	t.Helper()
 	rules, err := guard.LoadRules()
 	if err != nil {
@@ -27,8 +30,9 @@ func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: hi"}}}, nil
 		})
+	var dials atomic.Int32
 	mo := mcpclient.Options{Dial: func(string, *mcpclient.ServerConfig) (mcp.Transport, error) {
-		<-release // a server slow to start
+		beforeDial(dials.Add(1))
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 			return nil, err
@@ -41,8 +45,17 @@ func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
 	sess.Start(context.Background())
+	return sess, hooks
+}
+
+// slowShell runs script in a shell over slowMCPSession's session, whose
+// server connects only once release is closed; afterRun runs when the
+// script has ended, before the session closes.
+func slowShell(t *testing.T, release <-chan struct{}, afterRun func(), wait time.Duration, script string) (string, string, int) {
+	t.Helper()
+	sess, hooks := slowMCPSession(t, func(int32) { <-release }) // a server slow to start
+	defer sess.Close()
 	opts := &Options{Tools: sess.Registry, MCP: sess.MCP, Hooks: hooks, MCPWait: wait}
 	out, errb := scriptIO(opts, script)
 	n := failures(t, New(opts).Run(context.Background()))
