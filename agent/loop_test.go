@@ -181,26 +181,8 @@ func TestTurnAssemblesStreamedToolCalls(t *testing.T) {
 				llmtest.Rule{When: llmtest.LastUser("title"), Reply: tt.reply},
 				llmtest.Rule{When: llmtest.LastTool("Example Domain"), Reply: llmtest.Text("The title is Example Domain.")},
 			)
-			c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
-				return &tools.ToolResult{Text: "# Example Domain"}, nil
-			}}
-			a, _ := newTestAgent(t, srv, c, nil)
 			rec := &recorder{}
-			got, err := a.Turn(context.Background(), "what is the title?", rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != "The title is Example Domain." {
-				t.Errorf("answer = %q", got)
-			}
-			if diff := cmp.Diff(tt.wantCalls, c.Calls()); diff != "" {
-				t.Errorf("tool calls (-want +got):\n%s", diff)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("requests = %d, want 2", len(reqs))
-			}
-			checkConsistent(t, reqs[1])
+			reqs := titleTurn(t, srv, rec, tt.wantCalls)
 			if diff := cmp.Diff([]string{"web_fetch"}, reqs[0].Tools); diff != "" {
 				t.Errorf("tools offered (-want +got):\n%s", diff)
 			}

@@ -25,6 +25,34 @@ var twoCalls = []llmtest.ToolCall{
 
 var bothFetched = []string{`web_fetch {"url":"http://127.0.0.1/a"}`, `web_fetch {"url":"http://127.0.0.1/b"}`}
 
+// titleTurn asks "what is the title?" of an agent whose LLM is srv and whose
+// one tool, web_fetch, answers "# Example Domain". The turn must answer "The
+// title is Example Domain." after the tool calls wantCalls, in two requests,
+// the second consistent (checkConsistent); it returns the requests.
+func titleTurn(t *testing.T, srv *llmtest.Server, rec *recorder, wantCalls []string) []llmtest.Request {
+	t.Helper()
+	c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
+		return &tools.ToolResult{Text: "# Example Domain"}, nil
+	}}
+	a, _ := newTestAgent(t, srv, c, nil)
+	got, err := a.Turn(context.Background(), "what is the title?", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "The title is Example Domain." {
+		t.Errorf("answer = %q", got)
+	}
+	if diff := cmp.Diff(wantCalls, c.Calls()); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2", len(reqs))
+	}
+	checkConsistent(t, reqs[1])
+	return reqs
+}
+
 func TestProviderStreams(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -57,25 +85,7 @@ func TestProviderStreams(t *testing.T) {
 				llmtest.Rule{When: llmtest.LastUser("title"), Reply: tt.reply},
 				llmtest.Rule{When: llmtest.LastTool("Example Domain"), Reply: llmtest.Reply{Text: "The title is Example Domain.", Reasoning: tt.reply.Reasoning, ReasoningField: tt.reply.ReasoningField}},
 			)
-			c := &testCaller{toolList: []tools.ToolDef{webFetchDef()}, do: func(context.Context, string, json.RawMessage) (*tools.ToolResult, error) {
-				return &tools.ToolResult{Text: "# Example Domain"}, nil
-			}}
-			a, _ := newTestAgent(t, srv, c, nil)
-			got, err := a.Turn(context.Background(), "what is the title?", &recorder{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != "The title is Example Domain." {
-				t.Errorf("answer = %q", got)
-			}
-			if diff := cmp.Diff(tt.wantCalls, c.Calls()); diff != "" {
-				t.Errorf("tool calls (-want +got):\n%s", diff)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("requests = %d, want 2", len(reqs))
-			}
-			checkConsistent(t, reqs[1])
+			reqs := titleTurn(t, srv, &recorder{}, tt.wantCalls)
 			if tt.wantBack != "" && !strings.Contains(string(reqs[1].Body), tt.wantBack) {
 				t.Errorf("second request lacks %s:\n%s", tt.wantBack, reqs[1].Body)
 			}
