@@ -164,13 +164,17 @@ var shopControl = mustPhraseRE(`(?i)^\W*(?:` +
 	`)\W*$`)
 
 // pruneShopCards removes, from root, a reading of a product or a grid of
-// products, the controls every card repeats (shopControl) and a block
-// whose text repeats one of the three blocks before it (a card's name in
-// its picture's link, its heading and a hidden label).
+// products, the controls every card repeats (shopControl), a block whose
+// text repeats one of the three blocks before it (a card's name in its
+// picture's link, its heading and a hidden label), and a block of
+// shopRepeatLen bytes or more whose text is an earlier block's (a
+// product's description in its tab and again in the mobile layout's
+// accordion, a banner shown twice).
 func pruneShopCards(root *html.Node) {
 	var drop []*html.Node
 	var recent [3]string
 	next := 0
+	seen := map[string]bool{}
 	walk(root, func(n *html.Node) bool {
 		if n.Type != html.ElementNode || n == root {
 			return true
@@ -186,6 +190,13 @@ func pruneShopCards(root *html.Node) {
 			drop = append(drop, n)
 			return false
 		}
+		if len(t) >= shopRepeatLen {
+			if seen[t] {
+				drop = append(drop, n)
+				return false
+			}
+			seen[t] = true
+		}
 		for _, r := range recent {
 			if r == t {
 				drop = append(drop, n)
@@ -200,6 +211,11 @@ func pruneShopCards(root *html.Node) {
 		n.Parent.RemoveChild(n)
 	}
 }
+
+// shopRepeatLen is the shortest text (normalised, in bytes) that
+// pruneShopCards leaves out wherever it comes again: a shorter one ("Black",
+// "$20.00", "Size") is told again by other cards.
+const shopRepeatLen = 20
 
 // hasBlockChild says an element child of n is a block.
 func hasBlockChild(n *html.Node) bool {
