@@ -110,9 +110,13 @@ func connect(ctx context.Context, p Paths, o *ClientOptions, command string) (co
 		return c, "", nil
 	}
 	if p.Running() {
-		// Starting, or busy accepting: wait for its socket.
+		// Starting, or busy accepting: wait for its socket. A daemon
+		// that is ending (another build's, `close`) lets go of the lock
+		// with no socket: then a fresh one starts.
 		c, err := waitDial(ctx, p, startTimeout)
-		return c, "", err
+		if !errors.Is(err, errEnded) {
+			return c, "", err
+		}
 	}
 	if _, err := readState(p); err == nil {
 		lost = diedMessage(p)
@@ -130,12 +134,22 @@ func connect(ctx context.Context, p Paths, o *ClientOptions, command string) (co
 	return c, lost, err
 }
 
+// errEnded is waitDial's answer when the session's daemon let go of its
+// lock without a socket: it ended.
+var errEnded = errors.New("the session's daemon ended")
+
 func waitDial(ctx context.Context, p Paths, limit time.Duration) (io.ReadWriteCloser, error) {
 	deadline := time.Now().Add(limit)
 	for {
 		c, err := dial(p)
 		if err == nil {
 			return c, nil
+		}
+		if !p.Running() {
+			if c, err := dial(p); err == nil { // it came up as we looked
+				return c, nil
+			}
+			return nil, errEnded
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("session %s does not answer on %s: %v (its log: %s)", p.Name, p.Sock, err, p.Log)
