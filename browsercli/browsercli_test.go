@@ -79,6 +79,22 @@ func TestSnapshotElements(t *testing.T) {
 	}
 }
 
+func TestTabList(t *testing.T) {
+	list := "3 tabs (shared browser):\nt1 [person's] \"Mail\" https://mail.test/\n" +
+		"t2 [person's] (a page the sensitive-site rule \"bank\" denies)\nt3 [current, agent] \"Say \\\"hi\\\"\" http://b/x?y=1"
+	want := []tabEntry{
+		{ID: "t1", Title: "Mail", URL: "https://mail.test/"},
+		{ID: "t2", Withheld: `a page the sensitive-site rule "bank" denies`},
+		{ID: "t3", Title: `Say "hi"`, URL: "http://b/x?y=1", Current: true, Agent: true},
+	}
+	if diff := cmp.Diff(want, tabList(list)); diff != "" {
+		t.Errorf("tabList (-want +got):\n%s", diff)
+	}
+	if got := tabList("No tabs open."); len(got) != 0 {
+		t.Errorf("tabList of no tabs: %+v", got)
+	}
+}
+
 func TestCurrentTab(t *testing.T) {
 	list := "2 tabs (isolated browser):\nt1 [agent] \"Home\" http://a/\nt2 [current, agent] \"Say \\\"hi\\\"\" http://b/x?y=1"
 	id, title, url, ok := currentTab(list)

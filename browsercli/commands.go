@@ -50,7 +50,7 @@ var runs = map[string]func(x *execution) *wire.Response{
 	"screenshot": cmdScreenshot,
 	"pdf":        cmdPDF,
 	"eval":       tool("browser_eval", func(x *execution, a map[string]any) { a["js"] = x.req.Args[0] }),
-	"tabs":       tool("browser_tabs", nil),
+	"tabs":       cmdTabs,
 	"tab":        tool("browser_select_tab", func(x *execution, a map[string]any) { a["tab"] = tabID(x.req.Args[0]) }),
 	"close":      cmdClose,
 }

@@ -213,23 +213,64 @@ func getOfRef(x *execution, what, arg string) *wire.Response {
 	return &wire.Response{Exit: wire.ExitStale, Error: fmt.Sprintf("ref %s is not on the page any more (the page changed or navigated): take a new snapshot (browseragent browser snapshot)", ref)}
 }
 
-// currentTab reads the current tab's line of browser_tabs:
-// `t1 [current, agent] "Title" https://…`.
-func currentTab(list string) (id, title, url string, ok bool) {
+// tabEntry is one tab of browser_tabs' list, for --json.
+type tabEntry struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	URL     string `json:"url,omitempty"`
+	Current bool   `json:"current,omitempty"`
+	Agent   bool   `json:"agent"` // the session opened it; false: the person's
+	// Withheld is why the list does not show the tab's page (a deny rule
+	// names it); its title and URL are left out then.
+	Withheld string `json:"withheld,omitempty"`
+}
+
+// tabList reads browser_tabs' list as the result screen left it:
+// `t1 [current, agent] "Title" https://…`, or for a tab whose page a deny
+// rule names `t2 [person's] (a page the sensitive-site rule "…" denies)`.
+func tabList(list string) []tabEntry {
+	out := []tabEntry{}
 	for _, l := range strings.Split(list, "\n") {
-		i := strings.Index(l, "] ")
-		if i < 0 || !strings.Contains(l[:i], "[current") {
+		id, rest, ok := strings.Cut(l, " [")
+		flags, rest, ok2 := strings.Cut(rest, "] ")
+		if !ok || !ok2 || strings.ContainsAny(id, " \"") {
 			continue
 		}
-		id = strings.Fields(l)[0]
-		q, err := strconv.QuotedPrefix(l[i+2:])
-		if err != nil {
-			continue
+		t := tabEntry{ID: id}
+		for _, f := range strings.Split(flags, ", ") {
+			t.Current = t.Current || f == "current"
+			t.Agent = t.Agent || f == "agent"
 		}
-		title, _ = strconv.Unquote(q)
-		return id, title, strings.TrimSpace(l[i+2+len(q):]), true
+		if q, err := strconv.QuotedPrefix(rest); err == nil {
+			t.Title, _ = strconv.Unquote(q)
+			t.URL = strings.TrimSpace(rest[len(q):])
+		} else {
+			t.Withheld = strings.TrimSuffix(strings.TrimPrefix(rest, "("), ")")
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// currentTab reads the current tab's line of browser_tabs.
+func currentTab(list string) (id, title, url string, ok bool) {
+	for _, t := range tabList(list) {
+		if t.Current && t.Withheld == "" {
+			return t.ID, t.Title, t.URL, true
+		}
 	}
 	return "", "", "", false
+}
+
+// cmdTabs is browser_tabs; --json lists the tabs as data too.
+func cmdTabs(x *execution) *wire.Response {
+	res, fail := x.call("browser_tabs", map[string]any{})
+	if fail != nil {
+		return fail
+	}
+	r := textResponse(res)
+	r.Data["tabs"] = tabList(res.Text)
+	return r
 }
 
 // cmdScreenshot is browser_screenshot; with FILE the command line saves

@@ -489,16 +489,25 @@ func TestBrowserCLIConnect(t *testing.T) {
 		t.Errorf("a second confirm: %s", err)
 	}
 
-	// The person's tab is theirs.
-	tabs := e.step(t, 0, "tabs")
+	// The person's tab is theirs (tabs --json lists whose each tab is).
+	tabs := e.step(t, 0, "tabs", "--json")
+	var list struct {
+		Tabs []struct {
+			ID, URL        string
+			Current, Agent bool
+		} `json:"tabs"`
+	}
+	if err := json.Unmarshal([]byte(tabs), &list); err != nil {
+		t.Fatalf("tabs --json: %v\n%s", err, tabs)
+	}
 	var theirs string
-	for _, l := range strings.Split(tabs, "\n") {
-		if strings.Contains(l, "person's") && strings.Contains(l, "/mine") {
-			theirs = strings.Fields(l)[0]
+	for _, tab := range list.Tabs {
+		if !tab.Agent && tab.URL == mine {
+			theirs = tab.ID
 		}
 	}
-	if theirs == "" {
-		t.Fatalf("the person's tab is not listed:\n%s", tabs)
+	if theirs == "" || len(list.Tabs) != 2 {
+		t.Fatalf("tabs --json: want the person's tab and the session's, got\n%s", tabs)
 	}
 	e.step(t, 3, "--yes", "close", strings.TrimPrefix(theirs, "t"))
 	e.step(t, 0, "close", "--all")
