@@ -36,6 +36,7 @@ func (t PageType) itemized() bool {
 // pageSignals are what classifyPage reads of a page before extraction.
 type pageSignals struct {
 	ldTypes  map[string]bool // JSON-LD and microdata @type values, lower case
+	ldTop    map[string]bool // of them, those of a JSON-LD block's own item (not a property's value)
 	ogType   string
 	path     string // the URL's path, lower case
 	host     string
@@ -70,7 +71,7 @@ func (s *pageSignals) classify() PageType {
 	switch {
 	case s.ld("qapage", "discussionforumposting", "socialmediaposting") || s.ld("question") && !s.ld("faqpage"):
 		return PageForum
-	case s.ld("product", "productgroup", "offer", "aggregateoffer") && !s.ld("itemlist", "collectionpage", "offercatalog") && !s.ld(articleTypes...):
+	case s.ld("product", "productgroup", "offer", "aggregateoffer") && !s.ld("itemlist", "collectionpage", "offercatalog") && !s.articleDeclared():
 		return PageProduct
 	case s.ld("techarticle", "apireference", "softwaresourcecode"):
 		return PageDocumentation
@@ -104,6 +105,19 @@ func (s *pageSignals) classify() PageType {
 
 // articleTypes are the JSON-LD types of an article.
 var articleTypes = []string{"newsarticle", "blogposting", "article", "reportagenewsarticle", "recipe", "review"}
+
+// articleDeclared says the structured data names an article. A Review
+// that is a property's value counts only on a page that sells nothing
+// (no "add to cart", no og:type product): a product's reviews are
+// Reviews too (of WCXB's dev products, 16 were read as articles for them).
+func (s *pageSignals) articleDeclared() bool {
+	for _, t := range articleTypes {
+		if s.ldTypes[t] && (t != "review" || s.ldTop[t] || !s.cart && !strings.HasPrefix(s.ogType, "product")) {
+			return true
+		}
+	}
+	return false
+}
 
 func (s *pageSignals) ld(types ...string) bool {
 	for _, t := range types {
@@ -151,7 +165,7 @@ func hasSegment(path string, names ...string) bool {
 }
 
 func readSignals(doc *html.Node, pageURL string, ps *pageScripts) *pageSignals {
-	s := &pageSignals{ldTypes: map[string]bool{}}
+	s := &pageSignals{ldTypes: map[string]bool{}, ldTop: map[string]bool{}}
 	if u, err := url.Parse(pageURL); err == nil {
 		s.path = strings.ToLower(u.EscapedPath())
 		s.host = strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
@@ -159,7 +173,7 @@ func readSignals(doc *html.Node, pageURL string, ps *pageScripts) *pageSignals {
 	if ps != nil {
 		for _, sc := range ps.scripts {
 			if t, _ := attr(sc, "type"); strings.EqualFold(strings.TrimSpace(t), "application/ld+json") {
-				ldTypes(textOf(sc), s.ldTypes)
+				ldTypes(textOf(sc), s.ldTypes, s.ldTop)
 			}
 		}
 	}
@@ -241,39 +255,47 @@ func cartWords(n *html.Node) bool {
 	return strings.Contains(t, "add to cart") || strings.Contains(t, "add to bag") || strings.Contains(t, "add to basket") || strings.Contains(t, "buy now")
 }
 
-// ldTypes adds the @type values of a JSON-LD block, at any depth, to into.
-func ldTypes(raw string, into map[string]bool) {
+// ldTypes adds the @type values of a JSON-LD block, at any depth, to into,
+// and those of the block's own items (the block, the items of its array or
+// its @graph) to top as well.
+func ldTypes(raw string, into, top map[string]bool) {
 	var v any
 	if json.Unmarshal([]byte(strings.TrimSpace(raw)), &v) != nil {
 		return
 	}
-	var visit func(v any, depth int)
-	visit = func(v any, depth int) {
+	var visit func(v any, depth int, own bool)
+	visit = func(v any, depth int, own bool) {
 		if depth > 6 {
 			return
+		}
+		add := func(ty string) {
+			into[strings.ToLower(ty)] = true
+			if own {
+				top[strings.ToLower(ty)] = true
+			}
 		}
 		switch t := v.(type) {
 		case map[string]any:
 			switch ty := t["@type"].(type) {
 			case string:
-				into[strings.ToLower(ty)] = true
+				add(ty)
 			case []any:
 				for _, x := range ty {
 					if s, ok := x.(string); ok {
-						into[strings.ToLower(s)] = true
+						add(s)
 					}
 				}
 			}
 			for k, c := range t {
 				if k != "@type" && k != "articleBody" && k != "text" && k != "description" {
-					visit(c, depth+1)
+					visit(c, depth+1, own && k == "@graph")
 				}
 			}
 		case []any:
 			for _, c := range t {
-				visit(c, depth+1)
+				visit(c, depth+1, own)
 			}
 		}
 	}
-	visit(v, 0)
+	visit(v, 0, true)
 }
