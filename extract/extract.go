@@ -83,7 +83,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 	if !declared && len(page) > broadCopyMax {
 		maxLetters = broadLettersMax
 	}
-	broad := broadContent(doc, maxLetters)
+	broad := broadContent(doc, maxLetters, kind == PageForum)
 	if broad != nil {
 		pruneShopReading(broad, kind)
 	}

@@ -56,9 +56,11 @@ func strictTextLen(root *html.Node) int { return lettersUnder(root, namedBoilerp
 func namedBoilerplate(n *html.Node) bool { return hasBoilerplateName(n) || hasNameIn(n, galleryName) }
 
 // broadContent is a copy of the page's main region (its <main>, or the
-// body) without the site's chrome; nil when maxLetters > 0 and the region
-// holds more letters (outside links) than that. doc is not changed.
-func broadContent(doc *html.Node, maxLetters int) *html.Node {
+// body) without the site's chrome, and for a thread (a forum or Q&A page)
+// without what the board prints around its posts (postFurniture); nil
+// when maxLetters > 0 and the region holds more letters (outside links)
+// than that. doc is not changed.
+func broadContent(doc *html.Node, maxLetters int, thread bool) *html.Node {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
 		return nil
@@ -82,7 +84,7 @@ func broadContent(doc *html.Node, maxLetters int) *html.Node {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for c := p.src.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.CommentNode || c.Type == html.ElementNode && isChrome(c, region, total) {
+			if c.Type == html.CommentNode || c.Type == html.ElementNode && (isChrome(c, region, total) || thread && postFurniture(c, total)) {
 				continue
 			}
 			cc := shallowClone(c)
@@ -165,6 +167,85 @@ func isChrome(n, region *html.Node, total int) bool {
 		return true
 	}
 	return hasChromeName(n) && plainTextLen(n)*2 < total
+}
+
+// postFurniture says n is what a forum prints around each post, not the
+// post: the poster's signature, and on a Q&A page the comments on its
+// question and answers.
+func postFurniture(n *html.Node, total int) bool {
+	if commentOnAnswer(n) {
+		return true
+	}
+	return hasSignatureName(n) && !holdsTime(n) && plainTextLen(n)*2 < total
+}
+
+// commentOnAnswer says n is marked (schema.org microdata) as a comment on a
+// question or an answer of a Q&A page: a remark under a post ("does this
+// work on Windows 10?"), not one of the thread's posts. A forum's replies
+// marked as comments on its first post are posts and stay. The question's
+// scope may hold the page's main region itself.
+func commentOnAnswer(n *html.Node) bool {
+	p, _ := attr(n, "itemprop")
+	if p != "comment" {
+		return false
+	}
+	for a := n.Parent; a != nil; a = a.Parent {
+		if t, ok := attr(a, "itemtype"); ok {
+			t = strings.ToLower(t)
+			if strings.HasSuffix(t, "/answer") || strings.HasSuffix(t, "/question") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasSignatureName says n's class or id names a signature: the lines a
+// forum prints under every post of its poster (a quote, links, their
+// gear), which are not the post. A question-and-answer site calls its
+// author line (who asked, when) a signature too, which holdsTime tells.
+func hasSignatureName(n *html.Node) bool { return classOrIDSays(n, &signatureNames, signatureValue) }
+
+var signatureNames = valueMemo[bool]{max: memoValue}
+
+func signatureValue(v string) bool {
+	for _, toks := range splitNames(v).toks {
+		for _, tok := range toks {
+			if strings.HasPrefix(tok, "signature") || strings.HasPrefix(tok, "postsignature") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsTime says a <time> element, or an element named for a time or a
+// date, is under n.
+func holdsTime(n *html.Node) bool {
+	found := false
+	walk(n, func(c *html.Node) bool {
+		if found || c.Type != html.ElementNode {
+			return !found
+		}
+		if c.DataAtom == atom.Time || classOrIDSays(c, &timeNames, timeValue) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+var timeNames = valueMemo[bool]{max: memoValue}
+
+func timeValue(v string) bool {
+	for _, toks := range splitNames(v).toks {
+		for _, tok := range toks {
+			if tok == "time" || tok == "date" || tok == "relativetime" || tok == "timestamp" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasChromeName(n *html.Node) bool { return classOrIDSays(n, &chromeNames, chromeValue) }

@@ -1,0 +1,65 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// TestBroadDropsPostFurniture: a thread's broad reading keeps its posts and
+// their author lines, and drops what a board prints around them.
+func TestBroadDropsPostFurniture(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want, not  []string
+	}{
+		{
+			name: "forum signature",
+			body: `<div class="message"><div class="message-userTitle">Well-known member</div>
+				<div class="message-userExtras">Joined 2011 Messages 4,211</div>
+				<div class="message-content">The pump needs a new seal before winter.</div>
+				<div class="message-signature">My rig: two bikes and a van</div></div>
+				<div class="message"><div class="message-content">Thanks, I ordered the seal today.</div></div>`,
+			want: []string{"new seal before winter", "ordered the seal today"},
+			not:  []string{"My rig"},
+		},
+		{
+			name: "Q&A comments on answers, author line kept",
+			body: `<div itemscope itemtype="https://schema.org/QAPage"><div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question">
+				<main><p>How do I focus the file pane with the keyboard?</p>
+				<div class="post-signature">asked <span class="relativetime">Jun 29, 2012</span> by Pup</div>
+				<ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment">Now tell me how you really feel</li></ul>
+				<div itemprop="suggestedAnswer" itemscope itemtype="https://schema.org/Answer"><p>Press Ctrl+Tab to move through the panes.</p>
+				<ul><li itemprop="comment" itemscope itemtype="https://schema.org/Comment">Does not work in Windows 10</li></ul></div>
+				</main></div></div>`,
+			want: []string{"focus the file pane", "asked Jun 29, 2012 by Pup", "Ctrl+Tab"},
+			not:  []string{"really feel", "Windows 10"},
+		},
+		{
+			name: "a forum's replies marked as comments stay",
+			body: `<main><div itemscope itemtype="https://schema.org/DiscussionForumPosting"><p>Which seal fits the 2019 pump?</p>
+				<div itemprop="comment" itemscope itemtype="https://schema.org/Comment"><p>The 40 mm one fits it.</p></div></div></main>`,
+			want: []string{"2019 pump", "40 mm one fits"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader("<html><body>" + c.body + "</body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(strings.Fields(textOf(broadContent(doc, 0, true))), " ")
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("broad reading lost %q:\n%s", w, got)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(got, w) {
+					t.Errorf("broad reading kept %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
