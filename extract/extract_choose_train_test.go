@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/browseragent/browseragent/internal/wordf1"
 )
 
 // The chooser's trainer. Its data recipe: every page of the three dev sets
@@ -62,8 +64,8 @@ func devPages(t *testing.T) []devPage {
 		out = append(out, devPage{"trafilatura", p.File, "article", strings.TrimPrefix(hostOf(t, p.URL), "www."), "http://127.0.0.1/" + url.PathEscape(p.File), b, score})
 	}
 	for _, p := range loadReadabilityPages(t) {
-		want := words(htmlText(p.expectedHTML))
-		score := func(s string) float64 { _, _, f := wordF1(want, words(s)); return f }
+		want := wordf1.Words(htmlText(p.expectedHTML))
+		score := func(s string) float64 { _, _, f := wordf1.Score(want, wordf1.Words(s)); return f }
 		out = append(out, devPage{"readability", p.name, "article", p.name, "http://127.0.0.1/" + p.name + "/", p.source, score})
 	}
 	return out

