@@ -19,9 +19,13 @@ const pendingTTL = 10 * time.Minute
 
 // client is the command being run, as the approver sees it.
 type client struct {
-	w      *wire.Wire
-	req    *wire.Request
-	parked *parked // set once the call was parked: the client has left
+	w   *wire.Wire
+	req *wire.Request
+	// terminal: the command's process reads from a terminal (the kernel
+	// says so, not the client) and its client asks there, so a person
+	// answers; otherwise nobody does.
+	terminal bool
+	parked   *parked // set once the call was parked: the client has left
 }
 
 type clientKey struct{}
@@ -50,7 +54,7 @@ func (a approver) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 	case cl == nil || cl.parked != nil:
 		// Nobody left to ask: a second question in a parked command.
 		return tools.AnswerNone, &tools.CannotAsk{Why: "Run the step again as its own command."}
-	case cl.req.Ask:
+	case cl.terminal:
 		return cl.ask(req)
 	case cl.req.Yes && !req.Sensitive:
 		return tools.AnswerNone, &tools.CannotAsk{} // --yes, judged by the registry as in `run`
@@ -61,24 +65,29 @@ func (a approver) Approve(ctx context.Context, req tools.ApprovalRequest) (tools
 // ask puts the question to the command's terminal and waits for the
 // answer; a client that went away answered nothing.
 func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
-	q := &wire.Ask{Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args, Sensitive: !req.Offers(tools.AnswerTool)}
+	return cl.put(&wire.Ask{Tool: req.Tool, Page: req.PageURL, Reason: req.Reason, Args: req.Args, Sensitive: !req.Offers(tools.AnswerTool)}), nil
+}
+
+// put sends q to the client's terminal and returns the person's answer:
+// AnswerNone when the client went away without one.
+func (cl *client) put(q *wire.Ask) tools.Answer {
 	if err := cl.w.Send(wire.Message{Type: "ask", Ask: q}); err != nil {
-		return tools.AnswerNone, nil
+		return tools.AnswerNone
 	}
 	m, err := cl.w.Recv()
 	if err != nil || m.Type != "answer" {
-		return tools.AnswerNone, nil
+		return tools.AnswerNone
 	}
 	switch m.Answer {
 	case "once":
-		return tools.AnswerOnce, nil
+		return tools.AnswerOnce
 	case "always":
-		if req.Offers(tools.AnswerTool) {
-			return tools.AnswerTool, nil
+		if !q.Sensitive {
+			return tools.AnswerTool
 		}
-		return tools.AnswerOnce, nil
+		return tools.AnswerOnce
 	}
-	return tools.AnswerDeny, nil
+	return tools.AnswerDeny
 }
 
 // park tells the client the call waits for approval under a new id, lets
@@ -109,27 +118,48 @@ func (d *daemon) park(ctx context.Context, cl *client, req tools.ApprovalRequest
 	return tools.AnswerNone, nil
 }
 
-// resolve answers a parked call: confirm runs it and returns what it did,
-// deny drops it.
-func (d *daemon) resolve(ctx context.Context, req *wire.Request) *wire.Response {
+// resolve answers a parked call: confirm shows it at the confirming
+// command's terminal and, when the person says yes there, runs it and
+// returns what it did; deny drops it. A confirm from a process without a
+// terminal is refused and the call stays pending: the program that was
+// told to wait — a script, a coding agent — must not approve itself.
+func (d *daemon) resolve(ctx context.Context, cl *client) *wire.Response {
+	req := cl.req
 	id := req.ID
 	if id == "" && len(req.Args) > 0 {
 		id = req.Args[0]
 	}
+	refused := req.Command == "confirm" && !cl.terminal
 	d.mu.Lock()
 	p := d.pending[id]
-	delete(d.pending, id)
-	d.mu.Unlock()
-	if p == nil {
-		return &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, pendingTTL)}
+	if !refused {
+		delete(d.pending, id)
 	}
-	if req.Command == "deny" {
+	d.mu.Unlock()
+	switch {
+	case p == nil:
+		return &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("no pending approval %q in session %s (it ran, was denied, or waited more than %s): `browser pending` lists them", id, d.p.Name, pendingTTL)}
+	case refused:
+		return &wire.Response{Exit: wire.ExitUsage, Error: fmt.Sprintf("confirm needs the person at a terminal: %s still waits; run `browseragent browser confirm %s` in your own terminal, where it shows the call and asks (a script or coding agent cannot approve it; `browser deny` works anywhere)", id, id)}
+	}
+	answer := tools.AnswerDeny
+	if req.Command == "confirm" {
+		i := p.info
+		answer = cl.put(&wire.Ask{Command: i.Command, Tool: i.Tool, Page: i.Page, Reason: i.Reason, Args: i.Args, Sensitive: i.Sensitive})
+		if answer == tools.AnswerNone { // the confirming command went away: the call still waits
+			d.mu.Lock()
+			d.pending[id] = p
+			d.mu.Unlock()
+			return nil
+		}
+	}
+	if answer == tools.AnswerDeny {
 		p.answer <- tools.AnswerDeny
 		<-p.done // the call ends refused; nothing ran
 		return &wire.Response{Text: fmt.Sprintf("Dropped %s: `%s` did not run.", p.info.ID, p.info.Command),
 			Data: map[string]any{"id": p.info.ID, "command": p.info.Command, "ran": false}}
 	}
-	p.answer <- tools.AnswerOnce
+	p.answer <- answer
 	select {
 	case resp := <-p.done:
 		return resp

@@ -173,7 +173,8 @@ func (d *daemon) watchIdle(ctx context.Context) {
 func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	w := wire.NewWire(c)
-	if err := checkPeer(c); err != nil {
+	terminal, err := checkPeer(c)
+	if err != nil {
 		_ = w.Send(wire.Message{Type: "done", Done: &wire.Response{Exit: wire.ExitDenied, Error: err.Error()}})
 		return
 	}
@@ -184,6 +185,8 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	d.touch()
 	defer d.touch()
 	req := m.Request
+	// Only a command whose process reads from a terminal has someone to ask.
+	cl := &client{w: w, req: req, terminal: req.Ask && terminal}
 	if !d.knownBinary(req) && req.Command != "shutdown" {
 		// Another program file (rebuilt, upgraded, or a copy): only its
 		// Version says whether it is another build. Nothing is run.
@@ -199,7 +202,7 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	var resp *wire.Response
 	switch req.Command {
 	case "confirm", "deny":
-		resp = d.resolve(ctx, req)
+		resp = d.resolve(ctx, cl)
 	case "pending":
 		resp = d.listPending()
 	case "shutdown":
@@ -208,7 +211,7 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 		d.stop()
 		return
 	default:
-		resp = d.run(ctx, w, req)
+		resp = d.run(ctx, cl)
 	}
 	if resp != nil {
 		_ = w.Send(wire.Message{Type: "done", Done: resp})
@@ -237,7 +240,8 @@ func (d *daemon) touch() {
 }
 
 // run runs one browser command, refusing it while another one runs.
-func (d *daemon) run(ctx context.Context, w *wire.Wire, req *wire.Request) *wire.Response {
+func (d *daemon) run(ctx context.Context, cl *client) *wire.Response {
+	req := cl.req
 	if !d.busy.TryLock() {
 		d.mu.Lock()
 		what, since := d.running, time.Since(d.since)
@@ -247,7 +251,6 @@ func (d *daemon) run(ctx context.Context, w *wire.Wire, req *wire.Request) *wire
 	defer d.busy.Unlock()
 	d.setRunning(commandLine(req))
 	defer d.setRunning("")
-	cl := &client{w: w, req: req}
 	ctx = context.WithValue(ctx, clientKey{}, cl)
 	ctx = tools.WithClient(ctx, &tools.Client{Name: "browseragent-browser", Session: d.p.Name, Yes: req.Yes})
 	resp := d.execute(ctx, req)

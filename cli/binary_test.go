@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/browseragent/browseragent/agent/llmtest"
 	"github.com/browseragent/browseragent/internal/testutil"
 )
@@ -99,4 +101,49 @@ func runBinEnv(t *testing.T, srv *llmtest.Server) *binEnv {
 	e := newBinEnv(t, extra...)
 	e.env = append(e.env, "HOME="+e.dir)
 	return e
+}
+
+// atTerminal runs the binary with a terminal (a pseudo-terminal) as its
+// standard input and output, as a person in their own terminal does, and
+// types answer once it asks "Allow?". It returns the exit code and what
+// the terminal showed.
+func (e *binEnv) atTerminal(t *testing.T, answer string, args ...string) (code int, screen string) {
+	t.Helper()
+	cmd := exec.Command(program(t, browseragentPkg), args...)
+	cmd.Dir = e.dir
+	cmd.Env = append(os.Environ(), e.env...)
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	var shown bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 4096)
+		typed := false
+		for {
+			n, err := tty.Read(buf)
+			shown.Write(buf[:n])
+			if !typed && strings.Contains(shown.String(), "Allow?") {
+				typed = true
+				tty.Write([]byte(answer + "\r"))
+			}
+			if err != nil { // EIO once the command has ended
+				return
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("browseragent %q at a terminal did not end within 3 minutes", args)
+	}
+	<-read
+	return cmd.ProcessState.ExitCode(), shown.String()
 }

@@ -147,7 +147,11 @@ func askAtTerminal(s *streams, q wire.Ask) (string, error) {
 	if q.Page != "" {
 		where = " on " + q.Page
 	}
-	fmt.Fprintf(s.err, "browseragent: %s%s needs your approval: %s\n", q.Tool, where, q.Reason)
+	what := q.Tool
+	if q.Command != "" { // browser confirm: the pending call's own command line
+		what = fmt.Sprintf("`%s` (%s)", q.Command, q.Tool)
+	}
+	fmt.Fprintf(s.err, "browseragent: %s%s needs your approval: %s\n", what, where, q.Reason)
 	if q.Args != "" {
 		fmt.Fprintf(s.err, "  %s\n", q.Args)
 	}

@@ -251,7 +251,29 @@ func TestBrowserCLIShop(t *testing.T) {
 	if len(sh.uploaded()) != 0 {
 		t.Fatal("the file was uploaded before the person confirmed")
 	}
-	e.step(t, 0, "confirm", pendingID(t, errOut))
+	// The person says no at their terminal: the call is dropped.
+	if code, screen := e.atTerminal(t, "n", "browser", "confirm", pendingID(t, errOut)); code != 0 || !strings.Contains(screen, "did not run") {
+		t.Fatalf("confirm answered no: exit %d:\n%s", code, screen)
+	}
+	// The program that was told to wait cannot approve itself: not
+	// without a terminal, nor by claiming one and answering its own
+	// question. The call still waits, and nothing was uploaded.
+	errOut = e.step(t, 4, "upload", refOf(t, snap, "Avatar"), "avatar.txt")
+	id := pendingID(t, errOut)
+	if msg := e.step(t, 2, "confirm", id); !strings.Contains(msg, "needs the person at a terminal") {
+		t.Errorf("confirm without a terminal: %s", msg)
+	}
+	self := exec.Command(os.Args[0])
+	self.Env = append(append(os.Environ(), e.env...), selfConfirmEnv+"="+id)
+	if out, err := self.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs the person at a terminal") {
+		t.Errorf("a client that answers its own confirm: %v: %s", err, out)
+	}
+	if out := e.step(t, 0, "pending"); !strings.Contains(out, id) || len(sh.uploaded()) != 0 {
+		t.Fatalf("after the refused confirms the upload no longer waits, or ran: %s %v", out, sh.uploaded())
+	}
+	if screen := e.confirm(t, id); !strings.Contains(screen, "`upload "+refOf(t, snap, "Avatar")) || !strings.Contains(screen, "avatar.txt") {
+		t.Errorf("confirm does not show the person the command it approves:\n%s", screen)
+	}
 	e.step(t, 0, "click", refOf(t, snap, `button "Upload"`))
 	if diff := cmp.Diff([]string{"avatar.txt: ada's avatar"}, sh.uploaded()); diff != "" {
 		t.Errorf("the shop's uploads (-want +got):\n%s", diff)
@@ -275,7 +297,7 @@ func TestBrowserCLIShop(t *testing.T) {
 	downloads := filepath.Join(e.dir, "downloads")
 	code, out, errOut := e.run(t, "", "browser", "download", refOf(t, snap, "Download receipt"), "downloads")
 	if code == 4 {
-		out = e.step(t, 0, "confirm", pendingID(t, errOut))
+		out = e.confirm(t, pendingID(t, errOut))
 	} else if code != 0 {
 		t.Fatalf("download: exit %d: %s", code, errOut)
 	}
@@ -413,6 +435,18 @@ func checkoutRules(t *testing.T) string {
 	return p
 }
 
+// confirm approves pending call id as the person does: `browser confirm
+// ID` in a terminal, answering yes to the question it shows. It returns
+// what the terminal showed (the command's result too).
+func (e *binEnv) confirm(t *testing.T, id string) string {
+	t.Helper()
+	code, screen := e.atTerminal(t, "y", "browser", "confirm", id)
+	if code != 0 {
+		t.Fatalf("browser confirm %s at a terminal: exit %d:\n%s", id, code, screen)
+	}
+	return screen
+}
+
 // pendingID reads the id out of a pending command's one line.
 func pendingID(t *testing.T, stderr string) string {
 	t.Helper()
@@ -471,7 +505,7 @@ func TestBrowserCLIConnect(t *testing.T) {
 	if out := e.step(t, 0, "pending"); !strings.HasPrefix(out, pendingID(t, errOut)+": `click "+place+"` waits for approval") {
 		t.Errorf("pending: %s", out)
 	}
-	out = e.step(t, 0, "confirm", pendingID(t, errOut))
+	out = e.confirm(t, pendingID(t, errOut))
 	if !strings.Contains(out, "Place the order?") {
 		t.Errorf("confirm prints the command's result, the open confirm(): %q", out)
 	}
@@ -480,7 +514,7 @@ func TestBrowserCLIConnect(t *testing.T) {
 	if got := sh.placed(); len(got) != 0 {
 		t.Fatalf("an order was placed before the person confirmed the dialog's answer: %v", got)
 	}
-	e.step(t, 0, "confirm", pendingID(t, errOut))
+	e.confirm(t, pendingID(t, errOut))
 	e.step(t, 0, "wait", "Order placed")
 	if diff := cmp.Diff([]string{"ada"}, sh.placed()); diff != "" {
 		t.Errorf("the shop's orders (-want +got):\n%s", diff)
@@ -680,7 +714,7 @@ func TestBrowserCLIPageCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "elsewhere.pdf")); err == nil {
 		t.Fatal("the pdf was written before the person confirmed")
 	}
-	e.step(t, 0, "confirm", pendingID(t, errOut))
+	e.confirm(t, pendingID(t, errOut))
 	for _, f := range []string{filepath.Join(out, "page.pdf"), filepath.Join(e.dir, "elsewhere.pdf")} {
 		if b, err := os.ReadFile(f); err != nil || !strings.HasPrefix(string(b), "%PDF") {
 			t.Errorf("%s: not a PDF (%v)", f, err)

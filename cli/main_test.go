@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/internal/testutil"
 )
 
@@ -19,6 +21,9 @@ import (
 // XDG_CONFIG_HOME, so both point into a temporary directory unless a test
 // sets its own.
 func TestMain(m *testing.M) {
+	if id := os.Getenv(selfConfirmEnv); id != "" {
+		os.Exit(selfConfirm(id))
+	}
 	dir, err := os.MkdirTemp("", "browseragent-cmd-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -37,6 +42,25 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// selfConfirmEnv makes the test binary a client that confirms pending
+// call ID by answering its own question, as a program told to wait might
+// try (selfConfirm).
+const selfConfirmEnv = "BROWSERAGENT_TEST_SELF_CONFIRM"
+
+// selfConfirm sends `browser confirm id` claiming a terminal and answers
+// "once" to whatever it is asked, with no terminal at all: a client that
+// lies. It exits with the command's exit code.
+func selfConfirm(id string) int {
+	resp, err := wire.Do(context.Background(), &wire.Request{Command: "confirm", Args: []string{id}},
+		&wire.ClientOptions{Ask: func(context.Context, wire.Ask) (string, error) { return "once", nil }})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, resp.Error)
+	return resp.Exit
 }
 
 // testRoot is the package's temporary directory, removed when the tests

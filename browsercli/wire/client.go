@@ -252,7 +252,7 @@ func exchange(ctx context.Context, w *Wire, req *Request, o *ClientOptions) (*Re
 		case "pending":
 			pd := m.Pending
 			return &Response{Exit: ExitPending, Pending: pd, Error: DescribePending(*pd) +
-				fmt.Sprintf(". Approve with `browseragent browser confirm %s`, or drop it with `browseragent browser deny %s`", pd.ID, pd.ID),
+				fmt.Sprintf(". The person approves it in their own terminal with `browseragent browser confirm %s` (it shows the call and asks; it cannot be confirmed without a terminal), or drops it with `browseragent browser deny %s`", pd.ID, pd.ID),
 				Data: map[string]any{"pending": pd}}, nil
 		case "version":
 			return nil, ErrNeedVersion

@@ -85,6 +85,9 @@ type Pending struct {
 
 // Ask is an approval question the daemon puts to the client's terminal.
 type Ask struct {
+	// Command is the command line of a pending call being confirmed
+	// (`browser confirm`); "" for the command's own question.
+	Command   string `json:"command,omitempty"`
 	Tool      string `json:"tool"`
 	Page      string `json:"page,omitempty"`
 	Reason    string `json:"reason"`
