@@ -190,7 +190,7 @@ first), attaches, lists and detaches: no tab is opened, changed or closed.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(tabs)
 			}
-			fmt.Fprintln(s.out, browser.FormatTabs(tabs, b.Mode()))
+			fmt.Fprintln(s.out, forTerminal(s.out, browser.FormatTabs(tabs, b.Mode()))) // pages chose titles and URLs
 			return nil
 		},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/browseragent/browseragent/browsercli"
 	"github.com/browseragent/browseragent/browsercli/wire"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -86,7 +87,7 @@ func newBrowserCLICmd(s *streams, f *browserCLIFlags, c wire.Command) *cobra.Com
 	max := c.MaxArgs
 	cmd := &cobra.Command{Use: c.Use, Short: c.Short, Args: func(cmd *cobra.Command, args []string) error {
 		if len(args) < c.MinArgs || max >= 0 && len(args) > max {
-			return exitCode(exitUsage, fmt.Sprintf("usage: browseragent browser %s (see 'browseragent browser %s --help')", c.Use, c.Name))
+			return exitCode(exitUsage, fmt.Sprintf("usage: browseragent browser %s (see 'browseragent browser %s --help')", c.Use, textutil.VisibleLine(c.Name)))
 		}
 		return nil
 	}}
@@ -143,17 +144,20 @@ func (f *browserCLIFlags) do(ctx context.Context, s *streams, req *wire.Request)
 // askAtTerminal asks the person as the shell's approval box does: what,
 // where, why, and the answers the guard accepts.
 func askAtTerminal(s *streams, q wire.Ask) (string, error) {
+	// A page chose its URL, and the command line and the reason quote
+	// what a page or a script chose: each is shown escaped, so nothing in
+	// them can rewrite the question the person answers.
 	where := ""
 	if q.Page != "" {
-		where = " on " + q.Page
+		where = " on " + textutil.VisibleLine(q.Page)
 	}
-	what := q.Tool
+	what := textutil.VisibleLine(q.Tool)
 	if q.Command != "" { // browser confirm: the pending call's own command line
-		what = fmt.Sprintf("`%s` (%s)", q.Command, q.Tool)
+		what = fmt.Sprintf("`%s` (%s)", textutil.VisibleLine(q.Command), textutil.VisibleLine(q.Tool))
 	}
-	fmt.Fprintf(s.err, "browseragent: %s%s needs your approval: %s\n", what, where, q.Reason)
+	fmt.Fprintf(s.err, "browseragent: %s%s needs your approval: %s\n", what, where, textutil.VisibleLine(q.Reason))
 	if q.Args != "" {
-		fmt.Fprintf(s.err, "  %s\n", q.Args)
+		fmt.Fprintf(s.err, "  %s\n", textutil.Visible(q.Args))
 	}
 	choices := "[y]es once, [a]lways for this tool, [N]o"
 	if q.Sensitive {
@@ -190,7 +194,7 @@ func listSessions() (*wire.Response, error) {
 		if !st.Alive {
 			state = fmt.Sprintf("died (pid %d): the next command starts a fresh one", st.PID)
 		}
-		fmt.Fprintf(&b, "%s: %s\n", st.Name, state)
+		fmt.Fprintf(&b, "%s: %s\n", textutil.VisibleLine(st.Name), state)
 	}
 	resp.Text += strings.TrimRight(b.String(), "\n")
 	return resp, nil
@@ -216,7 +220,7 @@ func printBrowserResponse(s *streams, f *browserCLIFlags, command string, resp *
 			// where --out may not write, a screenshot may not either
 			resp = &wire.Response{Exit: wire.ExitUsage, Error: err.Error()}
 		} else if err := os.WriteFile(resp.File.Path, resp.File.Data, 0o644); err != nil {
-			resp = &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("save %s: %v", resp.File.Path, err)}
+			resp = &wire.Response{Exit: wire.ExitFailed, Error: fmt.Sprintf("save %s: %v", textutil.VisibleLine(resp.File.Path), err)}
 		}
 	}
 	if code := wire.Print(s.out, s.err, f.json, command, resp); code != wire.ExitOK {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -388,7 +389,7 @@ func printPage(s *streams, f *fetchFlags, r fetched, format extract.Format) int 
 		fmt.Fprintf(s.err, "browseragent: %s: %s\n", r.url, words.Error(err))
 		return exitFailed
 	}
-	s.out.Write(out)
+	io.WriteString(s.out, forTerminal(s.out, string(out)))
 	for _, w := range r.res.Warnings {
 		fmt.Fprintf(s.err, "browseragent: warning: %s: %s\n", r.url, w)
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/browseragent/browseragent/agent"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/shell"
 )
@@ -111,7 +112,7 @@ func shellHost(hooks *shell.Hooks, h *hostFlags, model string) func(*mcpclient.O
 		// A remote server that needs a login gets one from the shell: the
 		// browser opens, and the URL is printed for a headless machine.
 		o.OAuth = &mcpclient.OAuthOptions{Interactive: true, OnPrompt: func(p mcpclient.AuthPrompt) {
-			msg := fmt.Sprintf("mcp %s: log in at %s", p.Server, p.URL)
+			msg := fmt.Sprintf("mcp %s: log in at %s", textutil.VisibleLine(p.Server), textutil.VisibleLine(p.URL))
 			if p.OpenErr != nil {
 				msg += fmt.Sprintf(" (could not open a browser: %v)", p.OpenErr)
 			}
@@ -206,7 +207,7 @@ the shell, /mcp log-level NAME LEVEL keeps the level for the session.`,
 				}
 				lines, err := m.Logs(name)
 				for _, l := range lines {
-					fmt.Fprintln(s.out, l)
+					fmt.Fprintln(s.out, textutil.VisibleLine(l)) // the server wrote it
 				}
 				return err
 			})

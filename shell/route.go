@@ -205,7 +205,7 @@ func (s *Shell) agentEvent(ev agent.Event) {
 	switch ev.Kind {
 	case agent.EventText:
 		s.p.SpinStop()
-		s.p.Stream(ev.Text)
+		s.p.Stream(textutil.Visible(ev.Text)) // pages the model read may have chosen it
 	case agent.EventToolCall:
 		s.p.SpinStop()
 		s.p.Hint("→ %s %s", textutil.VisibleLine(ev.Call.Name), textutil.VisibleLine(textutil.OneLine(ev.Call.Args, 100)))

@@ -99,7 +99,7 @@ func (p *Printer) narrate(step int) {
 	if t == "" {
 		return
 	}
-	fmt.Fprintln(p.w, t)
+	fmt.Fprintln(p.w, textutil.Visible(t)) // pages the model read may have chosen it; the transcript keeps it as it came
 	p.tr.Events = append(p.tr.Events, Event{Type: "text", Step: step, Text: t})
 }
 
