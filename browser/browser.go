@@ -403,6 +403,9 @@ type session struct {
 	// events are the browser's own (downloads), for the calls waiting
 	// for some of them.
 	events hub
+	// began are the downloads that began lately, the refused ones of a
+	// page's own among them.
+	began beganDownloads
 	// choosers: the agent's own headless browser, where no person could
 	// see a file chooser, so its tabs catch every one (see attach).
 	choosers bool
@@ -483,9 +486,10 @@ func (s *session) start(ownContext bool) error {
 		// a script, Content-Disposition: attachment): Chromium would write
 		// the file the page chose into ~/Downloads, a file write nobody
 		// judged. The agent's own browser downloads nothing; the person's
-		// Chrome keeps its own settings.
+		// Chrome keeps its own settings. The events say which pages try
+		// (beganDownloads).
 		if _, err := chromedp.CallBrowser(s.root, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: s.bctx}); err != nil {
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: s.bctx, EventsEnabled: new(true)}); err != nil {
 			return fmt.Errorf("refuse downloads: %w", err)
 		}
 	}

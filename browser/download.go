@@ -25,7 +25,8 @@ import (
 // a page cannot write a file by itself. browser_download lets one in for
 // the length of the call: it allows downloads of the tab's browser context
 // into a staging folder, clicks the element (or loads the URL), takes the
-// first download that tab begins and cancels any other, then puts the file
+// download that tab begins from what the call asked for (download_source.go)
+// and cancels any other, then puts the file
 // into the folder the person chose under a cleaned name, never executable,
 // and refuses downloads again. The guard asked the person first (the
 // folder is a file parameter: a write).
@@ -67,9 +68,23 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 		return r, err
 	}
 	var p point
+	want, where := a.URL, []context.Context{pctx}
 	if a.Ref != "" {
-		if r := c.linkRefused(pctx, a.Ref); r != nil {
+		d, r := c.refDoc(ctx, a.Ref)
+		if r != nil {
 			return r, nil
+		}
+		if d.frame != nil && d.frame.target != c.t.id {
+			where = append(where, d.ctx) // an out-of-process frame makes its own requests
+		}
+		want = linkTarget(d, a.Ref)
+		if why := c.downloadRefused(want); why != "" && strings.HasPrefix(want, "http") {
+			return failf("%s", why), nil // the click would ask that page for the file
+		}
+		if want == "" {
+			if why := c.selfDownloader(pctx, a.Ref); why != "" {
+				return failf("%s", why), nil
+			}
 		}
 		if p, r, err = c.pointAt(ctx, pctx, a.Ref); r != nil || err != nil {
 			return r, err
@@ -87,6 +102,8 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 		return is[*cdpbrowser.EventDownloadWillBegin](ev) || is[*cdpbrowser.EventDownloadProgress](ev)
 	})
 	defer stop()
+	src, unfollow := followSources(where, want)
+	defer unfollow()
 	if err := c.s.allowDownloads(staging); err != nil {
 		return nil, err
 	}
@@ -94,7 +111,10 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 	if a.Ref != "" {
 		err = press(pctx, p.X, p.Y, gesture{button: input.MouseButtonLeft, buttons: 1, count: 1})
 	} else {
-		_, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: a.URL})
+		var nav page.NavigateResult
+		if nav, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: a.URL}); err == nil {
+			src.navigation(nav.LoaderID)
+		}
 	}
 	if err != nil {
 		return jsFail(err)
@@ -103,11 +123,13 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 	if what == "" {
 		what = a.URL
 	}
-	d, r := c.takeDownload(pctx, events, what)
+	d, r := c.takeDownload(pctx, events, src, what)
 	if r != nil {
 		return r, nil
 	}
-	c.refuseOthers(pctx, events)
+	if r := c.refuseOthers(pctx, events, src, d, what); r != nil {
+		return r, nil
+	}
 	return c.keepDownload(d, staging, dir)
 }
 
@@ -118,8 +140,9 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 const afterWait = 500 * time.Millisecond
 
 // refuseOthers cancels every download that begins within afterWait of the
-// one the call took.
-func (c *call) refuseOthers(ctx context.Context, events <-chan any) {
+// one the call took, d. After a button, one from another address that the
+// click could have started too makes the call refuse both (twoDownloads).
+func (c *call) refuseOthers(ctx context.Context, events <-chan any, src *sources, d download, what string) *Result {
 	quiet := time.NewTimer(afterWait)
 	defer quiet.Stop()
 	for {
@@ -127,13 +150,23 @@ func (c *call) refuseOthers(ctx context.Context, events <-chan any) {
 		case ev := <-events:
 			if e, ok := ev.(*cdpbrowser.EventDownloadWillBegin); ok {
 				c.s.cancelDownload(e.GUID)
+				if src.want == "" && e.URL != d.url && c.ownsFrame(ctx, e.FrameID) && src.awaitAsked(ctx, e.URL) {
+					return twoDownloads(what, d.url, e.URL)
+				}
 			}
 		case <-quiet.C:
-			return
+			return nil
 		case <-ctx.Done():
-			return
+			return nil
 		}
 	}
+}
+
+// twoDownloads refuses a button's download when another began with it:
+// which of them the click started, nobody can tell.
+func twoDownloads(what, a, b string) *Result {
+	return failf("more than one download began after clicking %s (from %s and from %s): the page may start downloads of its own, and which one the click started cannot be told, so none was kept. Download the file by its link's ref or its url instead.",
+		what, withoutQuery(a), withoutQuery(b))
 }
 
 // download is the one download a call takes.
@@ -142,10 +175,12 @@ type download struct {
 	size            int64
 }
 
-// takeDownload waits for the tab's download to begin and finish; any other
-// download that begins meanwhile is cancelled.
-func (c *call) takeDownload(ctx context.Context, events <-chan any, what string) (download, *Result) {
+// takeDownload waits for the download the call asked for (src.asked) to
+// begin in the tab and finish; any other download that begins meanwhile is
+// cancelled, and named when none of the call's began.
+func (c *call) takeDownload(ctx context.Context, events <-chan any, src *sources, what string) (download, *Result) {
 	var d download
+	var others []string // downloads of the page's own, cancelled
 	begin := time.NewTimer(beginWait)
 	defer begin.Stop()
 	for {
@@ -154,7 +189,7 @@ func (c *call) takeDownload(ctx context.Context, events <-chan any, what string)
 		case ev = <-events:
 		case <-begin.C:
 			if d.guid == "" {
-				return d, failf("no download began within %s of %s: it may open a page instead (browser_click it and read the page)", beginWait, what)
+				return d, noDownload(what, others)
 			}
 			continue
 		case <-ctx.Done():
@@ -165,8 +200,19 @@ func (c *call) takeDownload(ctx context.Context, events <-chan any, what string)
 		}
 		switch e := ev.(type) {
 		case *cdpbrowser.EventDownloadWillBegin:
-			if d.guid != "" || !c.ownsFrame(ctx, e.FrameID) {
+			if !c.ownsFrame(ctx, e.FrameID) || !src.awaitAsked(ctx, e.URL) {
 				c.s.cancelDownload(e.GUID) // nobody asked for it
+				if len(others) < 3 {
+					others = append(others, withoutQuery(e.URL))
+				}
+				continue
+			}
+			if d.guid != "" {
+				c.s.cancelDownload(e.GUID)
+				if src.want == "" && e.URL != d.url {
+					c.s.cancelDownload(d.guid)
+					return d, twoDownloads(what, d.url, e.URL)
+				}
 				continue
 			}
 			if why := c.downloadRefused(e.URL); why != "" {
@@ -175,6 +221,7 @@ func (c *call) takeDownload(ctx context.Context, events <-chan any, what string)
 				return d, failf("%s", why)
 			}
 			d = download{guid: e.GUID, name: e.SuggestedFilename, url: e.URL}
+			c.s.began.take(e.GUID)
 		case *cdpbrowser.EventDownloadProgress:
 			if e.GUID != d.guid {
 				continue
@@ -191,6 +238,15 @@ func (c *call) takeDownload(ctx context.Context, events <-chan any, what string)
 			}
 		}
 	}
+}
+
+// noDownload says no download of the call's began, and which of the
+// page's own were cancelled meanwhile.
+func noDownload(what string, others []string) *Result {
+	if len(others) == 0 {
+		return failf("no download began within %s of %s: it may open a page instead (browser_click it and read the page)", beginWait, what)
+	}
+	return failf("no download from %s began within %s; the page began downloads of its own, from %s, which were not asked for and were cancelled", what, beginWait, strings.Join(others, ", "))
 }
 
 // removeStaging removes a call's staging folder, and again a few times
@@ -235,27 +291,17 @@ func (c *call) downloadRefused(url string) string {
 	return c.b.opts.DownloadRefused(c.rc, url)
 }
 
-// linkRefused refuses, before the click, a download by a link (or an
-// area) whose target a deny rule names: the click would ask that page
-// for the file. The page answers what the link's target is, so this only
-// spares the request; every download is judged by its own address as it
-// begins (takeDownload), a button's too.
-func (c *call) linkRefused(ctx context.Context, ref string) *Result {
-	if c.b.opts.DownloadRefused == nil {
-		return nil
-	}
-	d, r := c.refDoc(ctx, ref)
-	if r != nil {
-		return nil // pointAt says what is wrong with the ref
-	}
+// linkTarget is the address of the link (or area) ref is or is in, ""
+// for a button or anything else: the file the person approved is the one
+// it points to. A deny rule naming it refuses the download before the
+// click, which would ask that page for the file; every download is judged
+// again by its own address as it begins (takeDownload).
+func linkTarget(d docCtx, ref string) string {
 	href, err := onRef[string](d, ref, `return (el.closest && el.closest('a[href], area[href]') || {}).href || ''`)
-	if err != nil || !strings.HasPrefix(href, "http") {
-		return nil
+	if err != nil {
+		return ""
 	}
-	if why := c.downloadRefused(href); why != "" {
-		return failf("%s", why)
-	}
-	return nil
+	return href
 }
 
 // ownsFrame reports whether frame is the call's tab or one of its frames.
@@ -390,7 +436,7 @@ func (s *session) refuseDownloads() {
 	if s.mode == ModeShared {
 		b = cdpbrowser.SetDownloadBehaviorBehaviorDefault
 	}
-	chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: b, BrowserContextID: s.bctx})
+	chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: b, BrowserContextID: s.bctx, EventsEnabled: new(true)})
 }
 
 // cancelDownload stops a download (one nobody asked for, or one too big).

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/css"
 	"github.com/chromedp/cdproto/dom"
@@ -79,6 +80,7 @@ type tab struct {
 	// browser reported it ("" unknown); docAddrs holds the addresses of
 	// the documents the tab received, by loader. Guarded by dmu.
 	docAddr  string
+	docSince time.Time // when the tab's document committed
 	docAddrs map[cdp.LoaderID]string
 	// frameAddrs are the addresses the documents of the page's frames
 	// came from (those whose events reach the tab: frames of its own
@@ -108,6 +110,9 @@ type tab struct {
 // only updates state under the lock.
 func (s *session) onEvent(ev any) {
 	s.events.publish(ev)
+	if e, ok := ev.(*cdpbrowser.EventDownloadWillBegin); ok {
+		s.began.note(e)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch e := ev.(type) {
@@ -422,7 +427,7 @@ func (t *tab) showDocument(f *cdp.Frame) {
 	defer t.dmu.Unlock()
 	addr := t.docAddrs[f.LoaderID]
 	if f.ParentID == "" {
-		t.docAddr = addr
+		t.docAddr, t.docSince = addr, time.Now()
 		clear(t.frameAddrs)
 		return
 	}

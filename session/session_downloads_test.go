@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
@@ -131,3 +133,99 @@ rules:
 		t.Errorf("the folder holds %q, want the price list only", names)
 	}
 }
+
+// TestSessionDownloadIsTheOneAsked: browser_download saves the file the
+// link the person approved points to, not whichever download the tab began
+// first. The pages below start downloads of their own while the call runs —
+// a timer that downloads another file under the same name every 100 ms, a
+// slow download the page began as it loaded — and browser_download took
+// the first one that began and saved it as "report.csv". Now a link's
+// download must come from its address (or where that redirects to), a
+// url's from that url, and a button's from a request made after the click;
+// a download of the page's choosing is cancelled, and a button after which
+// more than one download began is refused, nothing kept.
+func TestSessionDownloadIsTheOneAsked(t *testing.T) {
+	testutil.Parallel(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
+	const report, export, other, stale = "month,total\nnov,42\n", "export,1\n", "evil,1\n", "stale,1\n"
+	// Each case has a site of its own: Chromium lets an origin download
+	// by itself once, and blocks its later automatic downloads.
+	newSite := func(t *testing.T) *testSite {
+		site := newTestSite(t)
+		timer := `<script>setInterval(() => { const a = document.createElement('a'); a.href = '/other.csv'; a.download = 'report.csv'; document.body.append(a); a.click(); a.remove() }, 100)</script>`
+		site.page("/timer", `<title>Reports</title><a href="/report.csv" download>Get the report</a> <a href="/get/report" download>Get the latest report</a>
+	<button onclick="setTimeout(() => { location = '/export' }, 350)">Export</button>`+timer)
+		site.page("/quiet", `<title>Reports</title><button onclick="setTimeout(() => { location = '/export' }, 350)">Export</button>`)
+		site.page("/earlier", `<title>Reports</title><a href="/report-slow.csv" download>Get the report</a><script>setTimeout(() => { location = '/slow-export' }, 600)</script>`)
+		attach := func(name, body string, wait time.Duration) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(wait)
+				w.Header().Set("Content-Type", "text/csv")
+				w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+				fmt.Fprint(w, body)
+			}
+		}
+		site.handle("/report.csv", attach("report.csv", report, 500*time.Millisecond)) // the timer's begins first
+		site.handle("/files/report.csv", attach("report.csv", report, 500*time.Millisecond))
+		site.handle("/get/report", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/files/report.csv", http.StatusFound)
+		})
+		// The page asks for /slow-export about when the call begins; its
+		// download begins a second later, before the report's.
+		site.handle("/slow-export", attach("report.csv", stale, time.Second))
+		site.handle("/report-slow.csv", attach("report.csv", report, 2500*time.Millisecond))
+		site.handle("/export", attach("report.csv", export, 0))
+		site.handle("/other.csv", attach("report.csv", other, 0))
+
+		return site
+	}
+	person := &personAtTerminal{}
+	s := openSession(t, false, "version: 1\nrules: []\n", person)
+	for _, tc := range []struct {
+		name, page, element string
+		url                 string // instead of element
+		want                string // the file's content; "" for a refusal
+	}{
+		{"a link, with the page's timer downloading another file", "/timer", "Get the report", "", report},
+		{"a link that redirects, with the timer", "/timer", "Get the latest report", "", report},
+		{"a url, with the timer", "/timer", "", "/report.csv", report},
+		{"a link, with a slow download the page began earlier", "/earlier", "Get the report", "", report},
+		{"a button, with the timer", "/timer", "Export", "", ""},
+		{"a button on a page that downloads nothing by itself", "/quiet", "Export", "", export},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := newSite(t)
+			if res := call(t, s, "browser_navigate", map[string]any{"url": site.URL + tc.page}); res.IsError() {
+				t.Fatalf("browser_navigate: %s", res.Text)
+			}
+			dir := t.TempDir()
+			args := map[string]any{"dir": dir}
+			if tc.element != "" {
+				args["ref"] = pressRefNamed(t, s, tc.element)
+			} else {
+				args["url"] = site.URL + tc.url
+			}
+			person.will(tools.AnswerOnce)
+			res := call(t, s, "browser_download", args)
+			t.Logf("%s", res.Text)
+			time.Sleep(afterDownload) // a download the call let through would land meanwhile
+			got := map[string]string{}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+				got[e.Name()] = string(b)
+			}
+			want := map[string]string{}
+			if tc.want != "" {
+				want["report.csv"] = tc.want
+			}
+			if diff := cmp.Diff(want, got); diff != "" || res.IsError() != (tc.want == "") {
+				t.Errorf("browser_download %v: %s\nthe folder holds (-want +got):\n%s", args, res.Text, diff)
+			}
+		})
+	}
+}
+
+// afterDownload is how long a test waits after browser_download for a
+// download the call should not have let through to be written.
+const afterDownload = time.Second
