@@ -343,22 +343,16 @@ func (c *call) afterAction(ctx context.Context, before action, verb string) (*Re
 	return res, nil
 }
 
-// nextFrameJS resolves once the page has drawn its next frame and run the
-// task after it: the action's handlers have run, and what they scheduled
-// for that frame (a requestAnimationFrame before ours) or for right after
-// (a timer of 0); or after 250 ms where no frame is drawn (a hidden tab).
-const nextFrameJS = `new Promise(done => { requestAnimationFrame(() => setTimeout(() => done(true), 0)); setTimeout(() => done(true), 250); })`
-
 // settle waits, by what the browser reports, until the page has reacted
-// to the action: its next frame drawn, then, only if the action began loading
+// to the action: what its handlers started has run (afterInputJS), then, only if the action began loading
 // a new document in the tab, until that finished (bounded); then for a
 // window it opened to show in the tab list. It reports false when the
 // bound ran out with the document still loading.
 func (c *call) settle(ctx context.Context, a action) bool {
 	wait := min(c.b.opts.NavTimeout, 10*time.Second)
 	deadline := time.Now().Add(wait)
-	fctx, cancel := context.WithTimeout(ctx, time.Second) // the page may meddle with its timers
-	eval[bool](fctx, nextFrameJS)                         // fails when a navigation replaces the document: fine
+	fctx, cancel := context.WithTimeout(ctx, 2*time.Second) // the watch's own bound is 1 s; the page may meddle with its timers
+	eval[string](fctx, afterInputJS)                        // fails when a navigation replaces the document: fine
 	cancel()
 	var requested, stopped, opened bool
 	started := a.leaving

@@ -115,8 +115,8 @@ func isNetEvent(ev any) bool {
 }
 
 // watchReady installs the page watch (readyJS) in the tab's isolated world
-// for every document from now on, and in the current one, once per
-// attachment: browser_open and browser_navigate do it before they load a
+// and the input watch (inputWatchJS) in the page's own, for every
+// document from now on, and in the current one, once per attachment: browser_open and browser_navigate do it before they load a
 // page, so the watch sees the page from its first node.
 func (s *session) watchReady(ctx context.Context, t *tab) error {
 	s.mu.Lock()
@@ -130,6 +130,10 @@ func (s *session) watchReady(ctx context.Context, t *tab) error {
 	if _, err := chromedp.Call(cctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: readyJS, WorldName: readyWorld, RunImmediately: new(true)}); err != nil {
 		return fmt.Errorf("tab %s: watch the page: %w", t.short, err)
+	}
+	if _, err := chromedp.Call(cctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: inputWatchJS, RunImmediately: new(true)}); err != nil {
+		return fmt.Errorf("tab %s: watch the page's input: %w", t.short, err)
 	}
 	s.mu.Lock()
 	t.readyWatch = true

@@ -721,3 +721,58 @@ func TestBrowserCLIPageCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserCLIClickShowsWhatItStarted: a click's handler that changes
+// the page a little later (after a timer, a chain of timers, a fetch or
+// an XMLHttpRequest the server answers after a while, in a shadow tree's
+// own handler, on the next animation frame, at once) has done so when
+// the click's command ends: the next command, `get text` run right after
+// as its own process, shows the change.
+func TestBrowserCLIClickShowsWhatItStarted(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Later</title><h1>Later</h1>
+<script>
+const show = (id, text) => { const p = document.createElement('p'); p.id = id; p.textContent = text; document.body.append(p); };
+</script>
+<button onclick="setTimeout(() => show('timer', 'Shown after a timer.'), 150)">Timer</button>
+<button onclick="setTimeout(() => setTimeout(() => show('chain', 'Shown after two timers.'), 80), 80)">Chain</button>
+<button onclick="fetch('/later').then(r => r.text()).then(t => show('fetch', t + ' by fetch.'))">Fetch</button>
+<button onclick="const x = new XMLHttpRequest(); x.onload = () => show('xhr', x.responseText + ' by XMLHttpRequest.'); x.open('GET', '/later'); x.send()">XHR</button>
+<button onclick="requestAnimationFrame(() => show('frame', 'Shown on the next frame.'))">Frame</button>
+<button onclick="show('now', 'Shown at once.')">Now</button>
+<div id=host></div>
+<script>
+const root = document.getElementById('host').attachShadow({mode: 'open'});
+root.innerHTML = '<button>Shadow</button>';
+root.querySelector('button').addEventListener('click', () => setTimeout(() => show('shadow', 'Shown by a shadow tree.'), 150));
+</script>`)
+	})
+	mux.HandleFunc("GET /later", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(150 * time.Millisecond)
+		fmt.Fprint(w, "Answered")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	e := browserEnv(t)
+	e.step(t, 0, "open", srv.URL+"/")
+	for _, tc := range []struct{ button, want string }{
+		{"Timer", "Shown after a timer."},
+		{"Chain", "Shown after two timers."},
+		{"Fetch", "Answered by fetch."},
+		{"XHR", "Answered by XMLHttpRequest."},
+		{"Shadow", "Shown by a shadow tree."},
+		{"Frame", "Shown on the next frame."},
+		{"Now", "Shown at once."},
+	} {
+		t.Run(tc.button, func(t *testing.T) {
+			snap := e.step(t, 0, "snapshot", "-i")
+			e.step(t, 0, "click", refOf(t, snap, `button "`+tc.button+`"`))
+			if got := e.step(t, 0, "get", "text"); !strings.Contains(got, tc.want) {
+				t.Errorf("get text right after clicking %s does not show %q:\n%s", tc.button, tc.want, got)
+			}
+		})
+	}
+}
