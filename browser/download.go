@@ -150,7 +150,7 @@ func (c *call) refuseOthers(ctx context.Context, events <-chan any, src *sources
 		case ev := <-events:
 			if e, ok := ev.(*cdpbrowser.EventDownloadWillBegin); ok {
 				c.s.cancelDownload(e.GUID)
-				if src.want == "" && e.URL != d.url && c.ownsFrame(ctx, e.FrameID) && src.awaitAsked(ctx, e.URL) {
+				if src.want == "" && e.URL != d.url && c.ownsFrame(ctx, e.FrameID) && src.asked(e.URL) {
 					return twoDownloads(what, d.url, e.URL)
 				}
 			}
@@ -179,65 +179,158 @@ type download struct {
 // begin in the tab and finish; any other download that begins meanwhile is
 // cancelled, and named when none of the call's began.
 func (c *call) takeDownload(ctx context.Context, events <-chan any, src *sources, what string) (download, *Result) {
-	var d download
-	var others []string // downloads of the page's own, cancelled
+	tk := &taker{c: c, src: src, what: what, last: map[string]*cdpbrowser.EventDownloadProgress{}}
 	begin := time.NewTimer(beginWait)
 	defer begin.Stop()
+	tick := time.NewTicker(sourceGrace / 4)
+	defer tick.Stop()
 	for {
-		var ev any
 		select {
-		case ev = <-events:
+		case ev := <-events:
+			switch e := ev.(type) {
+			case *cdpbrowser.EventDownloadWillBegin:
+				tk.began(ctx, e)
+			case *cdpbrowser.EventDownloadProgress:
+				tk.last[e.GUID] = e
+			}
+		case <-tick.C:
 		case <-begin.C:
-			if d.guid == "" {
-				return d, noDownload(what, others)
+			if tk.d.guid == "" {
+				tk.cancelWaiting()
+				return tk.d, noDownload(what, tk.others)
 			}
-			continue
 		case <-ctx.Done():
-			if d.guid != "" {
-				c.s.cancelDownload(d.guid)
+			tk.cancelWaiting()
+			if tk.d.guid != "" {
+				c.s.cancelDownload(tk.d.guid)
 			}
-			return d, failf("the download from %s did not finish in time; nothing was kept", what)
+			return tk.d, failf("the download from %s did not finish in time; nothing was kept", what)
 		}
-		switch e := ev.(type) {
-		case *cdpbrowser.EventDownloadWillBegin:
-			if !c.ownsFrame(ctx, e.FrameID) || !src.awaitAsked(ctx, e.URL) {
-				c.s.cancelDownload(e.GUID) // nobody asked for it
-				if len(others) < 3 {
-					others = append(others, withoutQuery(e.URL))
-				}
-				continue
-			}
-			if d.guid != "" {
-				c.s.cancelDownload(e.GUID)
-				if src.want == "" && e.URL != d.url {
-					c.s.cancelDownload(d.guid)
-					return d, twoDownloads(what, d.url, e.URL)
-				}
-				continue
-			}
-			if why := c.downloadRefused(e.URL); why != "" {
-				c.s.cancelDownload(e.GUID)
-				c.waitCancelled(ctx, events, e.GUID)
-				return d, failf("%s", why)
-			}
-			d = download{guid: e.GUID, name: e.SuggestedFilename, url: e.URL}
-			c.s.began.take(e.GUID)
-		case *cdpbrowser.EventDownloadProgress:
-			if e.GUID != d.guid {
-				continue
-			}
-			d.size = int64(e.ReceivedBytes)
-			switch {
-			case d.size > c.b.opts.DownloadLimit || int64(e.TotalBytes) > c.b.opts.DownloadLimit:
-				c.s.cancelDownload(d.guid)
-				return d, failf("the download %q is larger than %s, the limit; it was stopped and nothing was kept", d.name, sizeWords(c.b.opts.DownloadLimit))
-			case e.State == cdpbrowser.DownloadProgressStateCanceled:
-				return d, failf("the download %q was cancelled by the browser; nothing was kept", d.name)
-			case e.State == cdpbrowser.DownloadProgressStateCompleted:
-				return d, nil
-			}
+		tk.recheck(ctx)
+		if r, done := tk.progress(ctx, events); done {
+			return tk.d, r
 		}
 	}
+}
+
+// sourceGrace is how long a download that matches nothing the call asked
+// for waits for its request to be noted before it is cancelled: the
+// browser's download events and the tab's request events come to us from
+// different loops, not always in order.
+const sourceGrace = 300 * time.Millisecond
+
+// taker is takeDownload's state: the download taken, those waiting for
+// their request to be noted, the last progress of each.
+type taker struct {
+	c       *call
+	src     *sources
+	what    string
+	d       download
+	waiting []waitingDownload
+	last    map[string]*cdpbrowser.EventDownloadProgress
+	others  []string // downloads of the page's own, cancelled
+	refused *Result  // set when the call must end with it
+}
+
+type waitingDownload struct {
+	e     *cdpbrowser.EventDownloadWillBegin
+	until time.Time
+}
+
+// began sorts a download that began: the call's, one to wait for, or one
+// nobody asked for.
+func (tk *taker) began(ctx context.Context, e *cdpbrowser.EventDownloadWillBegin) {
+	if !tk.c.ownsFrame(ctx, e.FrameID) {
+		tk.c.s.cancelDownload(e.GUID) // another tab's, or the person's
+		return
+	}
+	if !tk.src.asked(e.URL) {
+		tk.waiting = append(tk.waiting, waitingDownload{e, time.Now().Add(sourceGrace)})
+		return
+	}
+	tk.accept(ctx, e)
+}
+
+// recheck takes a waiting download whose request is now noted, and
+// cancels those whose grace ran out.
+func (tk *taker) recheck(ctx context.Context) {
+	keep := tk.waiting[:0]
+	for _, w := range tk.waiting {
+		switch {
+		case tk.src.asked(w.e.URL):
+			tk.accept(ctx, w.e)
+		case time.Now().After(w.until):
+			tk.c.s.cancelDownload(w.e.GUID) // nobody asked for it
+			if len(tk.others) < 3 {
+				tk.others = append(tk.others, withoutQuery(w.e.URL))
+			}
+		default:
+			keep = append(keep, w)
+		}
+	}
+	tk.waiting = keep
+}
+
+func (tk *taker) cancelWaiting() {
+	for _, w := range tk.waiting {
+		tk.c.s.cancelDownload(w.e.GUID)
+	}
+	tk.waiting = nil
+}
+
+// accept takes e, the first download of the call's; a second one is
+// cancelled, and after a button, one from another address refuses both.
+func (tk *taker) accept(ctx context.Context, e *cdpbrowser.EventDownloadWillBegin) {
+	c := tk.c
+	if tk.refused != nil {
+		c.s.cancelDownload(e.GUID)
+		return
+	}
+	if tk.d.guid != "" {
+		c.s.cancelDownload(e.GUID)
+		if tk.src.want == "" && e.URL != tk.d.url {
+			c.s.cancelDownload(tk.d.guid)
+			tk.refused = twoDownloads(tk.what, tk.d.url, e.URL)
+		}
+		return
+	}
+	if why := c.downloadRefused(e.URL); why != "" {
+		c.s.cancelDownload(e.GUID)
+		tk.refused = failf("%s", why)
+		tk.d = download{guid: e.GUID}
+		return
+	}
+	tk.d = download{guid: e.GUID, name: e.SuggestedFilename, url: e.URL}
+	c.s.began.take(e.GUID)
+}
+
+// progress says whether the call is done: refused, or its download
+// finished, stopped or too big.
+func (tk *taker) progress(ctx context.Context, events <-chan any) (*Result, bool) {
+	c, d := tk.c, &tk.d
+	if tk.refused != nil {
+		tk.cancelWaiting()
+		if d.guid != "" {
+			c.waitCancelled(ctx, events, d.guid)
+		}
+		return tk.refused, true
+	}
+	e := tk.last[d.guid]
+	if d.guid == "" || e == nil {
+		return nil, false
+	}
+	d.size = int64(e.ReceivedBytes)
+	switch {
+	case d.size > c.b.opts.DownloadLimit || int64(e.TotalBytes) > c.b.opts.DownloadLimit:
+		c.s.cancelDownload(d.guid)
+		return failf("the download %q is larger than %s, the limit; it was stopped and nothing was kept", d.name, sizeWords(c.b.opts.DownloadLimit)), true
+	case e.State == cdpbrowser.DownloadProgressStateCanceled:
+		return failf("the download %q was cancelled by the browser; nothing was kept", d.name), true
+	case e.State == cdpbrowser.DownloadProgressStateCompleted:
+		tk.cancelWaiting()
+		return nil, true
+	}
+	return nil, false
 }
 
 // noDownload says no download of the call's began, and which of the

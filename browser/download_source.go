@@ -35,8 +35,6 @@ type sources struct {
 	mu   sync.Mutex
 	reqs []sourceReq
 	net  network.RequestID // the navigation browser_download made (url)
-	// changed is closed, and replaced, by every request noted.
-	changed chan struct{}
 }
 
 // sourceReq is one paused document request: a redirect is a new request
@@ -51,14 +49,26 @@ type sourceReq struct {
 // ctxs (the tab, and the out-of-process frame a ref is in), want being the
 // address asked for ("" for a button). Stop it before the call returns.
 func followSources(ctxs []context.Context, want string) (*sources, func()) {
-	src := &sources{want: canonicalURL(want), changed: make(chan struct{})}
+	src := &sources{want: canonicalURL(want)}
+	return src, interceptDocuments(ctxs, func(ctx context.Context, e *fetch.EventRequestPaused) {
+		src.note(e)
+		go chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+	})
+}
+
+// interceptDocuments pauses every document request (a page, a frame, a
+// download) and every redirect of one that the targets at ctxs make, and
+// hands each to paused, which runs in chromedp's event loop: it must
+// return at once and let the request go on (or fail it) from another
+// goroutine, with the context it is given. stop lets any request still
+// paused go on.
+func interceptDocuments(ctxs []context.Context, paused func(context.Context, *fetch.EventRequestPaused)) (stop func()) {
 	var stops []func()
 	for _, ctx := range ctxs {
 		lctx, cancel := context.WithCancel(ctx)
 		if err := chromedp.Listen(lctx, func(ev any) {
 			if e, ok := ev.(*fetch.EventRequestPaused); ok {
-				src.note(e)
-				go chromedp.Call(lctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+				paused(lctx, e)
 			}
 		}); err != nil {
 			cancel()
@@ -77,7 +87,7 @@ func followSources(ctxs []context.Context, want string) (*sources, func()) {
 			cancel()
 		})
 	}
-	return src, func() {
+	return func() {
 		for _, stop := range stops {
 			stop()
 		}
@@ -91,8 +101,6 @@ func (s *sources) note(e *fetch.EventRequestPaused) {
 	if len(s.reqs) < 4096 {
 		s.reqs = append(s.reqs, sourceReq{id: e.RequestID, from: e.RedirectedRequestID, net: e.NetworkID, url: canonicalURL(e.Request.URL)})
 	}
-	close(s.changed)
-	s.changed = make(chan struct{})
 }
 
 // navigation marks the navigation browser_download made itself (its
@@ -100,12 +108,13 @@ func (s *sources) note(e *fetch.EventRequestPaused) {
 func (s *sources) navigation(loader cdp.LoaderID) {
 	s.mu.Lock()
 	s.net = network.RequestID(loader)
-	close(s.changed)
-	s.changed = make(chan struct{})
 	s.mu.Unlock()
 }
 
-// asked reports whether a download from u is the one the call asked for:
+// asked reports whether a download from u is the one the call asked for
+// (its requests are noted before the browser says the download began:
+// chromedp calls the listeners of every target from the one loop that
+// reads the browser's messages, in their order):
 // for a link or url, u is its address or one a request for it was
 // redirected to; for a button, u was requested since the call began, or is
 // a file the page made (blob:, data:).
@@ -137,32 +146,6 @@ func (s *sources) asked(u string) bool {
 		}
 	}
 	return false
-}
-
-// sourceGrace is how long a download that matches nothing is given for
-// its request to be noted: the browser's download events and the tab's
-// request events come to us along different paths, not always in order.
-const sourceGrace = 300 * time.Millisecond
-
-// awaitAsked is asked, given sourceGrace for the request to be noted.
-func (s *sources) awaitAsked(ctx context.Context, u string) bool {
-	deadline := time.NewTimer(sourceGrace)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		changed := s.changed
-		s.mu.Unlock()
-		if s.asked(u) {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
 }
 
 // canonicalURL is an http(s) address as the browser writes it (scheme and
