@@ -289,6 +289,9 @@ type action struct {
 	// on because of it (a "leave this page?" accepted): its start came
 	// before the watch, so the settle waits for its end from the outset.
 	leaving bool
+	// requests judges the document requests the action makes in the
+	// person's Chrome (inputreqs.go); nil in the agent's own browser.
+	requests *inputRequests
 }
 
 // beforeAction starts watching for what the action about to be taken may
@@ -312,7 +315,7 @@ func (c *call) beforeAction() action {
 		return false
 	})
 	c.release = append(c.release, stop)
-	return action{tabs: c.s.tabIDs(), nav: nav}
+	return action{tabs: c.s.tabIDs(), nav: nav, requests: c.judgeInputRequests()}
 }
 
 // afterAction waits for a navigation the action may have started and names
@@ -339,6 +342,10 @@ func (c *call) afterAction(ctx context.Context, before action, verb string) (*Re
 	}
 	if model != "" {
 		res.addLine(model, person)
+	}
+	for _, why := range before.requests.refusals() {
+		res.addLine(why, why)
+		res.IsError = true
 	}
 	return res, nil
 }

@@ -93,7 +93,9 @@ type Options struct {
 	// result screen's one question about call (nil for a tool run
 	// directly). An attached browser judges no request itself, so this is
 	// what keeps a link on an ordinary page from saving a denied page's
-	// file with the person's cookies. Nil refuses nothing.
+	// file with the person's cookies. In the person's Chrome it is asked
+	// too of every document request an input makes while its call runs
+	// (inputreqs.go), with that call. Nil refuses nothing.
 	DownloadRefused func(call *tools.ResolvedCall, url string) string
 	// DownloadDir is the folder browser_download saves into when a call
 	// names none (default defaultDownloadDir), and DownloadLimit the

@@ -229,3 +229,64 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 // afterDownload is how long a test waits after browser_download for a
 // download the call should not have let through to be written.
 const afterDownload = time.Second
+
+// TestSessionSharedClickOnDeniedDownload: in the person's Chrome a plain
+// browser_click on a link to a file of a page a deny rule names — directly
+// or through a redirect — downloaded it into the person's Downloads with
+// their cookies, unjudged: browser_download judges where a file comes
+// from, a click did not. Now the document requests an input in the
+// person's Chrome makes while the call runs are judged as they leave (the
+// Fetch domain, each redirect too): one to a denied page is stopped before
+// it is sent and the click's result names the rule; an ordinary file still
+// downloads as the person's Chrome does it. The person's Chrome saves into
+// the Downloads folder of a home of the test's own, so the test is not
+// parallel.
+func TestSessionSharedClickOnDeniedDownload(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	home := t.TempDir()
+	downloads := filepath.Join(home, "Downloads")
+	if err := os.WriteFile(filepath.Join(home, "user-dirs.dirs"), []byte(`XDG_DOWNLOAD_DIR="`+downloads+`"`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home) // Chromium reads user-dirs.dirs there
+	site := sharedSite(t)
+	person := startPersonsBrowser(t, site.URL)
+	s, answers := newSharedSession(t, false, `version: 1
+rules:
+  - name: local-vault
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/vault/*"]
+    action: deny
+`)
+	connect(t, s, person.Dir)
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	for _, tc := range []struct{ link, want string }{
+		{"Statement", "local-vault"},
+		{"Latest statement", "local-vault"},
+		{"Price list", "Clicked"},
+	} {
+		answers.will(tools.AnswerOnce) // a click in the person's Chrome asks; the person says yes
+		res := call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, tc.link)})
+		if !strings.Contains(res.Text, tc.want) || res.IsError() != (tc.want != "Clicked") {
+			t.Errorf("click %q: want %q, got %+v", tc.link, tc.want, res)
+		}
+	}
+	var names []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		names = names[:0]
+		entries, _ := os.ReadDir(downloads)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if len(names) == 1 && names[0] == "prices.txt" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(names) != 1 || names[0] != "prices.txt" { // served as text/plain
+		t.Errorf("the person's Downloads holds %q, want the price list only", names)
+	}
+}
