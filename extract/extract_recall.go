@@ -133,6 +133,17 @@ func (ps *pageScripts) articleFromScripts(found int, foundText string) *html.Nod
 		// not hold it: a playlist's captions, teasers of other stories.
 		return nil
 	}
+	best = unprinted(best, foundText)
+	l := 0
+	for _, p := range best {
+		l += countLetters(p)
+	}
+	if l*2 < bestLen {
+		// Most of the scripts' prose is on the page already: the state
+		// of a front page, whose teasers the page lists, not an article
+		// it hides.
+		return nil
+	}
 	div := &html.Node{Type: html.ElementNode, DataAtom: atom.Div, Data: "div"}
 	for _, p := range best {
 		pn := &html.Node{Type: html.ElementNode, DataAtom: atom.P, Data: "p"}
@@ -150,6 +161,24 @@ const (
 	scriptOwnText = 800
 	scriptShared  = 0.2
 )
+
+// unprinted are the paragraphs of paras whose words text does not
+// already hold in a row.
+func unprinted(paras []string, text string) []string {
+	printed := " " + strings.Join(proseWordsOf(text), " ") + " "
+	var out []string
+	for _, p := range paras {
+		if !strings.Contains(printed, " "+strings.Join(proseWordsOf(p), " ")+" ") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// proseWordsOf splits s into lower-case runs of letters and digits.
+func proseWordsOf(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
 
 // shared is the share of text's word triples that are also in paras.
 func shared(text string, paras []string) float64 {
@@ -356,10 +385,17 @@ func (r *Result) addScriptArticle(ps *pageScripts) {
 	if ps == nil || found >= scriptTextMin {
 		return
 	}
+	// The text nodes apart: a heading and the paragraph after it are two
+	// runs of words, not one glued at the seam.
 	var text strings.Builder
 	for _, n := range r.nodes {
-		text.WriteString(textOf(n))
-		text.WriteByte(' ')
+		walk(n, func(c *html.Node) bool {
+			if c.Type == html.TextNode {
+				text.WriteString(c.Data)
+				text.WriteByte(' ')
+			}
+			return true
+		})
 	}
 	if extra := ps.articleFromScripts(found, text.String()); extra != nil {
 		r.nodes = append(r.nodes, extra)

@@ -233,3 +233,65 @@ func TestAddPartsMany(t *testing.T) {
 		}
 	}
 }
+
+// The text a script holds is printed only where the page does not print
+// it already: a front page whose state holds the teasers it lists prints
+// each teaser once (and not the state's picture captions after the
+// footer), and a hydrated article prints the start it renders once, then
+// the rest from its state.
+func TestScriptTextOnce(t *testing.T) {
+	places := []string{"harbour", "old bridge", "market square", "town hall", "river path", "north road", "railway station", "school yard", "city park", "fire station", "public library", "swimming pool"}
+	var cards, items []string
+	var teasers []string
+	for i, p := range places {
+		teaser := fmt.Sprintf("Work on the %s begins next month and should be finished before the summer holidays, the council said on Monday evening after its meeting.", p)
+		teasers = append(teasers, teaser)
+		cards = append(cards, fmt.Sprintf(`<div class="card"><a href="/story/%d"><h3>News about the %s</h3><p>%s</p></a></div>`, i, p, teaser))
+		items = append(items, fmt.Sprintf(`{"headline":"News about the %s","summary":%s,"alt":%s}`, p, jsonString(teaser),
+			jsonString(fmt.Sprintf("A photograph of the workers at the %s in the early morning light, taken by our reporter on Friday.", p))))
+	}
+	front := `<html><head><title>The Town Paper</title></head><body><header class="site-header"><a href="/">The Town Paper</a></header><main>` +
+		strings.Join(cards, "\n") + `</main><footer>Contact us</footer>` +
+		`<script id="__NEXT_DATA__" type="application/json">{"props":{"items":[` + strings.Join(items, ",") + `]}}</script></body></html>`
+
+	// An article of 30 paragraphs, each its own words.
+	crews := strings.Fields("road rail water power bridge harbour park school library museum market garden canal tunnel station")
+	deeds := strings.Fields("mended painted cleared measured rebuilt inspected widened drained lit fenced paved moved opened closed checked")
+	var paras []string
+	for i := 0; i < 30; i++ {
+		paras = append(paras, fmt.Sprintf("On day %d of the works the %s crew %s the %s near %s, and %s.", i+1, crews[i%15], deeds[(i*7)%15],
+			crews[(i*4+3)%15], places[(i*5)%12], strings.TrimSuffix(storyParas[i%3][:60], " ")))
+	}
+	hydrated := scriptPage("", "<p>"+strings.Join(paras[:8], "</p><p>")+"</p>"+
+		`<script id="__NEXT_DATA__" type="application/json">{"props":{"body":`+jsonString("<p>"+strings.Join(paras, "</p><p>")+"</p>")+`}}</script>`)
+
+	tests := []struct {
+		name, page string
+		once       []string // printed exactly once each
+		absent     string
+	}{
+		{"front page whose state holds its teasers", front, teasers, "A photograph of workers"},
+		{"hydrated article", hydrated, paras, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(tc.page), "https://paper.test/", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := printedText(res)
+			var wrong []string
+			for _, s := range tc.once {
+				if n := strings.Count(text, s); n != 1 {
+					wrong = append(wrong, fmt.Sprintf("%dx %.40s", n, s))
+				}
+			}
+			if tc.absent != "" && strings.Contains(text, tc.absent) {
+				wrong = append(wrong, "printed: "+tc.absent)
+			}
+			if len(wrong) > 0 {
+				t.Errorf("%s\ntext:\n%s", strings.Join(wrong, "\n"), text)
+			}
+		})
+	}
+}
