@@ -3,11 +3,13 @@ package browser
 import (
 	"context"
 	"fmt"
+	"github.com/chromedp/cdproto/target"
 	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -143,13 +145,13 @@ func toolClick(ctx context.Context, c *call, a clickArgs) (*Result, error) {
 		return r, err
 	}
 	before := c.beforeAction()
-	done := c.catchChooser(pctx)
+	done := c.catchChooser(pctx, a.Ref)
 	if err := press(pctx, p.X, p.Y, g); err != nil {
-		done()
+		done(0)
 		return jsFail(err)
 	}
 	res, err := c.afterAction(pctx, before, "Clicked "+a.Ref+g.words+" in")
-	if fc := done(); fc != nil && res != nil {
+	if fc, _ := done(0); fc != nil && res != nil { // settled: a chooser has come
 		res.addLine(chooserNote(a.Ref, fc), chooserNote(a.Ref, fc))
 	}
 	return res, err
@@ -261,10 +263,14 @@ func stateWord(s string) string {
 }
 
 // catchChooser makes a file chooser the next input opens come to us
-// instead of the screen; done, called once the input has settled
-// (afterAction: the page handled it), stops that and returns the chooser
-// that opened, nil when none did. It is recorded in the tab for browser_upload.
-func (c *call) catchChooser(ctx context.Context) func() *page.EventFileChooserOpened {
+// instead of the screen — one the tab's own documents open, and one the
+// out-of-process frame ref is in opens (its chooser is that frame's
+// target's: the tab's events never show it); done, called once the input
+// has settled (afterAction: the page handled it), stops that and returns
+// the chooser that opened and the target it opened in, nil when none did;
+// a frame's chooser is given up to wait more to come, as its events come
+// apart from the tab's. It is recorded in the tab for browser_upload.
+func (c *call) catchChooser(ctx context.Context, ref string) func(wait time.Duration) (*page.EventFileChooserOpened, target.ID) {
 	ch, stop := c.t.events.watch(is[*page.EventFileChooserOpened])
 	c.t.dmu.Lock()
 	always := c.t.choosers
@@ -273,27 +279,95 @@ func (c *call) catchChooser(ctx context.Context) func() *page.EventFileChooserOp
 	if !always {
 		_, err = chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true})
 	}
-	return func() *page.EventFileChooserOpened {
+	frame := c.frameChooser(ref)
+	return func(wait time.Duration) (*page.EventFileChooserOpened, target.ID) {
 		defer stop()
+		if fc, in := frame(wait); fc != nil {
+			return fc, in
+		}
 		if err != nil {
-			return nil
+			return nil, ""
 		}
 		var fc *page.EventFileChooserOpened
 		select { // the input settled (afterAction): a chooser it opened has come
 		case ev := <-ch:
 			fc = ev.(*page.EventFileChooserOpened)
-			c.t.setChooser(fc)
+			c.t.setChooser(fc, c.t.id, ref)
 		default:
 		}
 		if always {
-			return fc
+			return fc, c.t.id
 		}
 		// Off again at once: in the person's tab a chooser they open
 		// themselves must show.
 		off, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		chromedp.Call(off, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: false})
-		return fc
+		return fc, c.t.id
+	}
+}
+
+// frameChooserWait is how long a click in an out-of-process frame waits,
+// after the frame answered, for the event of a chooser it opened.
+const frameChooserWait = 50 * time.Millisecond
+
+// frameChooser catches a file chooser the out-of-process frame ref is in
+// opens, as catchChooser does the tab's; its done returns nil where ref
+// is in no such frame, or no chooser opened there.
+func (c *call) frameChooser(ref string) func(wait time.Duration) (*page.EventFileChooserOpened, target.ID) {
+	none := func(time.Duration) (*page.EventFileChooserOpened, target.ID) { return nil, "" }
+	f := c.t.frameByKey(RefFrame(ref))
+	if ref == "" || f == nil || f.target == c.t.id {
+		return none
+	}
+	fctx, _, release, err := c.s.targetCtx(c.ctx, c.ctx, c.t, f.target)
+	if err != nil {
+		return none
+	}
+	ch := make(chan *page.EventFileChooserOpened, 1)
+	lctx, cancel := context.WithCancel(fctx)
+	if err := chromedp.Listen(lctx, func(ev any) {
+		if e, ok := ev.(*page.EventFileChooserOpened); ok {
+			select {
+			case ch <- e:
+			default:
+			}
+		}
+	}); err != nil {
+		cancel()
+		release()
+		return none
+	}
+	if _, err := chromedp.Call(fctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
+		cancel()
+		release()
+		return none
+	}
+	return func(wait time.Duration) (*page.EventFileChooserOpened, target.ID) {
+		defer release()
+		defer cancel()
+		// The frame's renderer ran the input's handlers before it answers
+		// this; its chooser's event comes apart from the answer, soon.
+		rctx, rcancel := context.WithTimeout(fctx, time.Second)
+		chromedp.Call(rctx, runtime.Evaluate, runtime.EvaluateParams{Expression: "0"})
+		rcancel()
+		timer := time.NewTimer(max(wait, frameChooserWait))
+		defer timer.Stop()
+		var fc *page.EventFileChooserOpened
+		select {
+		case fc = <-ch:
+			c.t.setChooser(fc, f.target, ref)
+		case <-timer.C:
+		}
+		// Off again at once, as in the tab: a chooser the person opens
+		// there must show.
+		off, ocancel := context.WithTimeout(context.WithoutCancel(fctx), 2*time.Second)
+		defer ocancel()
+		chromedp.Call(off, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: false})
+		if fc == nil {
+			return nil, ""
+		}
+		return fc, f.target
 	}
 }
 

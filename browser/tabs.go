@@ -69,6 +69,11 @@ type tab struct {
 	// chooser is the file chooser the last click opened, for
 	// browser_upload; guarded by dmu.
 	chooser *page.EventFileChooserOpened
+	// chooserIn is the target the chooser opened in: the tab's, or an
+	// out-of-process frame's, which owns the chooser's input element;
+	// chooserRef the element whose click opened it.
+	chooserIn  target.ID
+	chooserRef string
 	// choosers: the attachment catches every file chooser (the agent's
 	// headless browser, session.choosers); guarded by dmu.
 	choosers bool

@@ -6,28 +6,37 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
-// setChooser records the file chooser a click opened, for browser_upload.
-func (t *tab) setChooser(fc *page.EventFileChooserOpened) {
+// setChooser records the file chooser clicking ref opened in target, for
+// browser_upload.
+func (t *tab) setChooser(fc *page.EventFileChooserOpened, in target.ID, ref string) {
 	t.dmu.Lock()
-	t.chooser = fc
+	t.chooser, t.chooserIn, t.chooserRef = fc, in, ref
 	t.dmu.Unlock()
 }
 
-// takeChooser returns and forgets the file chooser a click opened.
-func (t *tab) takeChooser() *page.EventFileChooserOpened {
+// takeChooser returns and forgets the file chooser a click on ref opened,
+// and the target it opened in; nil when the last chooser was another
+// element's: the upload was judged for the frame ref is in, and the files
+// go nowhere else.
+func (t *tab) takeChooser(ref string) (*page.EventFileChooserOpened, target.ID) {
 	t.dmu.Lock()
 	defer t.dmu.Unlock()
-	fc := t.chooser
-	t.chooser = nil
-	return fc
+	fc, in, of := t.chooser, t.chooserIn, t.chooserRef
+	t.chooser, t.chooserIn, t.chooserRef = nil, "", ""
+	if of != ref {
+		return nil, ""
+	}
+	return fc, in
 }
 
 // fileInputJS says what el is for an upload: a file input (or the label of
@@ -76,6 +85,7 @@ func toolUpload(ctx context.Context, c *call, a uploadArgs) (*Result, error) {
 		return jsFail(err)
 	}
 	set := dom.SetFileInputFilesParams{Files: a.Paths}
+	var openedIn target.ID // the target a chooser opened in
 	multiple := in.Multiple
 	switch {
 	case in.File && in.Disabled:
@@ -87,18 +97,19 @@ func toolUpload(ctx context.Context, c *call, a uploadArgs) (*Result, error) {
 		}
 		set.ObjectID = id
 	default:
-		fc := c.t.takeChooser()
+		var fc *page.EventFileChooserOpened
+		fc, openedIn = c.t.takeChooser(a.Ref)
 		if fc == nil {
 			p, r, err := c.pointAt(ctx, pctx, a.Ref)
 			if r != nil || err != nil {
 				return r, err
 			}
-			done := c.catchChooser(pctx)
+			done := c.catchChooser(pctx, a.Ref)
 			if err := press(pctx, p.X, p.Y, gesture{button: input.MouseButtonLeft, buttons: 1, count: 1}); err != nil {
-				done()
+				done(0)
 				return jsFail(err)
 			}
-			fc = done()
+			fc, openedIn = done(time.Second)
 		}
 		if fc == nil || fc.BackendNodeID == 0 {
 			return failf("%s is a <%s> and clicking it opened no file chooser: give the ref of the file input or of the button that opens the chooser", a.Ref, in.Tag), nil
@@ -109,9 +120,17 @@ func toolUpload(ctx context.Context, c *call, a uploadArgs) (*Result, error) {
 	if len(a.Paths) > 1 && !multiple {
 		return failf("%s takes one file, and %d were given", a.Ref, len(a.Paths)), nil
 	}
-	on := pctx // the chooser's node is the tab's; an input's, its document's target's
-	if set.ObjectID != "" {
+	on := pctx // an input's node is its document's target's; a chooser's, the target it opened in
+	switch {
+	case set.ObjectID != "":
 		on = d.ctx
+	case openedIn != "" && openedIn != c.t.id:
+		fctx, _, release, err := c.s.targetCtx(ctx, pctx, c.t, openedIn)
+		if err != nil {
+			return failf("could not choose the files for %s: the frame whose chooser opened is gone (%v)", a.Ref, err), nil
+		}
+		defer release()
+		on = fctx
 	}
 	if _, err := chromedp.Call(on, dom.SetFileInputFiles, set); err != nil {
 		return failf("could not choose the files for %s: %v", a.Ref, err), nil
