@@ -152,7 +152,7 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 	// by itself once, and blocks its later automatic downloads.
 	newSite := func(t *testing.T) *testSite {
 		site := newTestSite(t)
-		timer := `<script>setInterval(() => { const a = document.createElement('a'); a.href = '/other.csv'; a.download = 'report.csv'; document.body.append(a); a.click(); a.remove() }, 100)</script>`
+		timer := `<script>let n = 0; setInterval(() => { const a = document.createElement('a'); a.href = '/other.csv'; a.download = 'report.csv'; document.body.append(a); a.click(); a.remove(); document.title = 'Reports ' + ++n }, 100)</script>`
 		site.page("/timer", `<title>Reports</title><a href="/report.csv" download>Get the report</a> <a href="/get/report" download>Get the latest report</a>
 	<button onclick="setTimeout(() => { location = '/export' }, 350)">Export</button>`+timer)
 		site.page("/quiet", `<title>Reports</title><button onclick="setTimeout(() => { location = '/export' }, 350)">Export</button>`)
@@ -198,6 +198,9 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 			if res := call(t, s, "browser_navigate", map[string]any{"url": site.URL + tc.page}); res.IsError() {
 				t.Fatalf("browser_navigate: %s", res.Text)
 			}
+			if tc.page == "/timer" {
+				waitTitle(t, s, "Reports ") // the page has begun a download of its own
+			}
 			dir := t.TempDir()
 			args := map[string]any{"dir": dir}
 			if tc.element != "" {
@@ -224,6 +227,20 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitTitle waits (bounded) until a tab's title begins with prefix, as
+// browser_tabs lists them.
+func waitTitle(t *testing.T, s *Session, prefix string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, tab := range listTabs(t, s) {
+			if strings.HasPrefix(tab.Title, prefix) {
+				return
+			}
+		}
+	}
+	t.Fatalf("no tab's title began with %q within 10 s", prefix)
 }
 
 // afterDownload is how long a test waits after browser_download for a
