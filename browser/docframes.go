@@ -330,6 +330,10 @@ func (s *session) listFrames(ctx, tctx context.Context, t *tab) ([]*docFrame, fu
 			r()
 		}
 	}
+	none, gen := t.framesKnownNone()
+	if none {
+		return nil, release, nil
+	}
 	var walk func(ft *page.FrameTree, run target.ID)
 	walk = func(ft *page.FrameTree, run target.ID) {
 		for _, c := range ft.ChildFrames {
@@ -365,6 +369,9 @@ func (s *session) listFrames(ctx, tctx context.Context, t *tab) ([]*docFrame, fu
 		if tree, err := chromedp.Call(fctx, page.GetFrameTree, cdp.Empty{}); err == nil {
 			walk(tree.FrameTree, info.TargetID)
 		}
+	}
+	if len(frames) == 0 && len(infos) == 0 {
+		t.noFrames(gen)
 	}
 	for _, f := range frames {
 		octx, _, r, err := s.targetCtx(ctx, tctx, t, f.owner)

@@ -24,6 +24,10 @@ func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error)
 	var s *session
 	err := b.withTab(ctx, tabID, func(ts *session, t *tab, pctx context.Context) error {
 		s = ts
+		none, gen := t.framesKnownNone()
+		if none {
+			return nil
+		}
 		listed := s.listFrameTargets(ctx, t.id, &infos, &listErr)
 		res, err := chromedp.Call(pctx, page.GetFrameTree, cdp.Empty{})
 		<-listed
@@ -31,6 +35,9 @@ func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error)
 			return err
 		}
 		urls = childFrameURLs(res.FrameTree, urls)
+		if len(urls) == 0 && len(infos) == 0 && listErr == nil {
+			t.noFrames(gen)
+		}
 		return nil
 	})
 	if err != nil {

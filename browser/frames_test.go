@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/browseragent/browseragent/internal/testutil"
 )
@@ -56,6 +57,56 @@ func TestFrameURLs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("FrameURLs (-want +got)\n%s", diff)
+	}
+}
+
+// TestFramesAddedAfterAListing: once a listing of a tab's frames found
+// none, the next ones are answered without asking the browser until a
+// frame is attached. Frames a page adds later (cross-site with a nested
+// one, in a shadow tree) are listed for the guard, outlined and read all
+// the same.
+func TestFramesAddedAfterAListing(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	outer, cross := frameSite(t)
+	base := strings.TrimSuffix(outer, "/outer")
+	mustCall(t, b, "browser_open", map[string]any{"url": base + "/same"})
+	ctx := context.Background()
+	for range 2 { // the second is answered from the first
+		if got, err := b.FrameURLs(ctx, ""); err != nil || len(got) != 0 {
+			t.Fatalf("FrameURLs of a page without frames: %q, %v", got, err)
+		}
+		if snap := mustCall(t, b, "browser_snapshot", nil).Text; strings.Contains(snap, "iframe") {
+			t.Fatalf("a page without frames outlines one:\n%s", snap)
+		}
+	}
+	mustCall(t, b, "browser_eval", map[string]any{"js": fmt.Sprintf(`(() => {
+  const f = document.createElement('iframe'); f.src = %q; document.body.append(f);
+  const host = document.createElement('div'); document.body.append(host);
+  host.attachShadow({mode: 'open'}).innerHTML = '<iframe src="/nested"></iframe>';
+  return 1 })()`, cross+"/cross")})
+	want := []string{cross + "/cross", cross + "/nested", base + "/nested"}
+	var got []string
+	var err error
+	for range 50 { // the frames load after they are added
+		if got, err = b.FrameURLs(ctx, ""); err == nil && cmp.Equal(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" || err != nil {
+		t.Errorf("FrameURLs after frames were added (-want +got) %v\n%s", err, diff)
+	}
+	mustCall(t, b, "browser_wait", map[string]any{"text": "nested"})
+	snap := mustCall(t, b, "browser_snapshot", nil).Text
+	text := mustCall(t, b, "browser_extract", nil).Text
+	for _, w := range []string{"cross site", "nested"} {
+		if !strings.Contains(snap, w) {
+			t.Errorf("the snapshot after frames were added does not show %q:\n%s", w, snap)
+		}
+		if !strings.Contains(text, w) {
+			t.Errorf("browser_extract after frames were added does not show %q:\n%s", w, text)
+		}
 	}
 }
 

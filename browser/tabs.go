@@ -91,9 +91,16 @@ type tab struct {
 	// came from (those whose events reach the tab: frames of its own
 	// site), by frame. Guarded by dmu.
 	frameAddrs map[cdp.FrameID]string
-	crashed    bool          // the renderer died; guarded by dmu
-	crashCh    chan struct{} // closed when the renderer dies; guarded by dmu
-	refs       int           // highest snapshot ref handed out in this tab; guarded by dmu
+	// frameless: the last listing of the tab's frames found none, and no
+	// frame was attached since (frameGen counts the attachments), so the
+	// next one needs no round trip: a frame's element inserted, of any
+	// site and in a shadow tree too, is reported (Page.frameAttached)
+	// before any answer the page gives after it. Guarded by dmu.
+	frameless bool
+	frameGen  uint64
+	crashed   bool          // the renderer died; guarded by dmu
+	crashCh   chan struct{} // closed when the renderer dies; guarded by dmu
+	refs      int           // highest snapshot ref handed out in this tab; guarded by dmu
 	// frames are the frames snapshots of the tab outlined, by key, and
 	// frameKeys their keys by frame id; worlds the main worlds of the
 	// frames of the tab's own target, for the current attachment. Guarded
@@ -301,6 +308,10 @@ func (s *session) attach(t *tab) (context.Context, error) {
 	t.heldOpen = false // a new attachment: its new-document scripts are new too
 	t.readyWatch = false
 	s.mu.Unlock()
+	t.dmu.Lock()
+	t.frameless = false // its frames attached before it are not reported
+	t.frameGen++
+	t.dmu.Unlock()
 	if s.choosers {
 		// The agent's own headless browser shows no file chooser to
 		// anyone: it is caught for the attachment's whole life, not
@@ -382,6 +393,11 @@ func onPageEvent(t *tab, ev any) {
 		if e.Frame != nil {
 			t.showDocument(e.Frame)
 		}
+	case *page.EventFrameAttached:
+		t.dmu.Lock()
+		t.frameless = false
+		t.frameGen++
+		t.dmu.Unlock()
 	case *page.EventFrameDetached:
 		t.dmu.Lock()
 		delete(t.frameAddrs, e.FrameID)
@@ -740,4 +756,24 @@ func (s *session) closeTab(ctx context.Context, t *tab) error {
 	s.removeLocked(t.id)
 	s.mu.Unlock()
 	return nil
+}
+
+// framesKnownNone reports whether the tab is known to have no frames (see
+// frameless), and else the count of frame attachments to hand noFrames
+// after a listing that finds none.
+func (t *tab) framesKnownNone() (none bool, gen uint64) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	return t.frameless, t.frameGen
+}
+
+// noFrames records that a listing of the tab's frames begun at frame
+// attachment count gen found none: unless one was attached meanwhile,
+// the next listing is skipped.
+func (t *tab) noFrames(gen uint64) {
+	t.dmu.Lock()
+	defer t.dmu.Unlock()
+	if t.frameGen == gen {
+		t.frameless = true
+	}
 }
