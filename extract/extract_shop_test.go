@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -65,5 +66,57 @@ func TestPruneShopReading(t *testing.T) {
 	want := "Wool Runner\nA soft merino wool sneaker for every day, light and warm.\nUpper: merino wool\nSole: sugarcane foam\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// A product page prints the product without its customer reviews, even
+// when they are most of the page's text (WCXB's product pages leave them
+// out); a critic's quote named otherwise, and the reviews on a page that
+// sells nothing, stay.
+func TestProductReviewsLeftOut(t *testing.T) {
+	product := `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail 25 Pack","offers":{"@type":"Offer","price":"99.95","priceCurrency":"USD"}}</script>`
+	var reviews strings.Builder
+	for i, who := range []string{"Meg from Hudson Valley", "Ana from Seattle", "Tom from Bend"} {
+		fmt.Fprintf(&reviews, `<div class="review-item"><h3>Review %d</h3><p>Rated 4 out of 5 stars by %s, two years ago.</p>
+<p>I took this pack on many short day hikes and it held everything I needed, the straps are comfortable and the pockets easy to reach while walking.</p></div>`, i+1, who)
+	}
+	description := `<h1>Trail 25 Pack</h1>
+<p>Keep your day's gear within easy reach in the Trail 25 pack, designed to fit a wide range of body types with pockets galore.</p>
+<p>Its ripstop nylon body has a water repellent finish, and the bottom is recycled nylon that resists abrasion on rocky trails.</p>
+<h2>Technical specs</h2><ul><li>Gear capacity: 25 liters</li><li>Weight: 1 lb. 13 oz.</li><li>Frame: internal HDPE framesheet</li></ul>
+<button>Add to cart</button>`
+	tests := []struct {
+		name, head, body string
+		want, not        []string
+	}{
+		{"reviews most of the text", product, description + `<div id="product-reviews-accordion"><h2>Reviews</h2>` + reviews.String() + `</div>`,
+			[]string{"pockets galore", "25 liters"}, []string{"short day hikes", "Meg from Hudson Valley"}},
+		{"reviews named customerReviews", product, description + `<section id="customerReviews">` + reviews.String() + `</section>`,
+			[]string{"pockets galore", "25 liters"}, []string{"short day hikes"}},
+		{"a critic's quote stays", product, description + `<div id="editorialReviews"><p>“The best day pack of the year, light and roomy enough for a whole day on the trail.” Outdoor Weekly</p></div>`,
+			[]string{"pockets galore", "best day pack of the year"}, nil},
+		{"reviews on a page that sells nothing stay", "", `<article><h1>Six hikers on their packs</h1><p>We asked six hikers what they think of the packs they carried all summer long, in the hills and in town.</p>` +
+			`<div class="reviews">` + reviews.String() + `</div></article>`,
+			[]string{"short day hikes", "Meg from Hudson Valley"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Trail 25 Pack</title>` + tc.head + `</head><body><main>` + tc.body + `</main></body></html>`
+			res, err := Extract([]byte(page), "https://shop.example/product/trail-25", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := printedText(res)
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%q is missing from the printed text:\n%s", w, text)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(text, w) {
+					t.Errorf("%q is printed:\n%s", w, text)
+				}
+			}
+		})
 	}
 }
