@@ -78,8 +78,8 @@ func toolDownload(ctx context.Context, c *call, a downloadArgs) (*Result, error)
 			where = append(where, d.ctx) // an out-of-process frame makes its own requests
 		}
 		want = linkTarget(d, a.Ref)
-		if why := c.downloadRefused(want); why != "" && strings.HasPrefix(want, "http") {
-			return failf("%s", why), nil // the click would ask that page for the file
+		if r := c.linkJudged(want); r != nil {
+			return r, nil
 		}
 		if want == "" {
 			if why := c.selfDownloader(pctx, a.Ref); why != "" {
@@ -294,7 +294,7 @@ func (tk *taker) accept(ctx context.Context, e *cdpbrowser.EventDownloadWillBegi
 		}
 		return
 	}
-	if why := c.downloadRefused(e.URL); why != "" {
+	if why := c.sourceRefused(e.URL); why != "" {
 		c.s.cancelDownload(e.GUID)
 		tk.refused = failf("%s", why)
 		tk.d = download{guid: e.GUID}
@@ -376,12 +376,54 @@ func (c *call) waitCancelled(ctx context.Context, events <-chan any, guid string
 	}
 }
 
+// linkJudged refuses a download by a link whose address is not the one
+// the call was judged by (the registry's locator read it, catalog's
+// Link): the page changed it in between, and the click would ask an
+// address nobody judged for the file. nil when it is the same, or the call
+// was not judged (run directly), where Options.DownloadRefused is asked.
+func (c *call) linkJudged(href string) *Result {
+	if c.rc == nil {
+		if why := c.downloadRefused(href); why != "" && strings.HasPrefix(href, "http") {
+			return failf("%s", why) // the click would ask that page for the file
+		}
+		return nil
+	}
+	if canonicalURL(href) != canonicalURL(c.rc.URL) && (strings.HasPrefix(href, "http") || c.rc.URL != "") {
+		return failf("the link's address changed after the call was judged (it was %s, it is %s now); nothing was clicked. Take a new browser_snapshot and try again.",
+			withoutQuery(c.rc.URL), withoutQuery(href))
+	}
+	return nil
+}
+
+// sourceRefused says why the download from url must not be kept: a page a
+// deny rule names (Options.DownloadRefused). The address the call was
+// judged by (its url, its link's) is not asked again.
+func (c *call) sourceRefused(url string) string {
+	if c.rc != nil && c.rc.URL != "" && canonicalURL(url) == canonicalURL(c.rc.URL) {
+		return ""
+	}
+	return c.downloadRefused(url)
+}
+
 // downloadRefused is Options.DownloadRefused about url, "" without one.
 func (c *call) downloadRefused(url string) string {
 	if c.b.opts.DownloadRefused == nil || url == "" {
 		return ""
 	}
 	return c.b.opts.DownloadRefused(c.rc, url)
+}
+
+// LinkTarget is the address of the link (or area) ref is or is in, in
+// tab tabID, "" for a button or anything else: where browser_download of
+// that ref goes, which the registry's locator gives the guard to judge
+// (catalog.Entry.Link).
+func (b *Browser) LinkTarget(ctx context.Context, tabID, ref string) (string, error) {
+	var href string
+	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, _ cdp.FrameID) error {
+		href = linkTarget(d, ref)
+		return nil
+	})
+	return href, err
 }
 
 // linkTarget is the address of the link (or area) ref is or is in, ""

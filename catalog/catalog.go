@@ -240,6 +240,11 @@ type Entry struct {
 	// Element is the parameter naming the element acted on ("ref", "uid"),
 	// so the frame holding it can be judged.
 	Element string
+	// Link is set when a call naming its Element goes where that
+	// element's link points (a download's file): the registry's locator
+	// reads the link's address as the call's URL, so the one judgement
+	// of the call judges it and the person's question names it.
+	Link bool
 	// Input is set when the tool acts by sending mouse or keyboard input
 	// (a click at the element's centre, keys to the focused element): the
 	// page decides what is under the pointer or has the focus when the

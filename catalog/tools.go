@@ -42,8 +42,9 @@ var native = []Entry{
 	// ordinary page): like input it reaches past the page, and the locator
 	// judges it by the frame the browser says opened the dialog.
 	{Name: "browser_dialog", Effect: Write, Input: true, Tab: "tab", OnPage: true, Annotations: destroys},
-	// writes a file into dir (its schema default when the call names none)
-	{Name: "browser_download", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", URL: "url", Files: []File{{Param: "dir", Write: true}}, Annotations: destroys},
+	// writes a file into dir (its schema default when the call names none),
+	// the one its url or its ref's link points to
+	{Name: "browser_download", Effect: Write, Input: true, Tab: "tab", OnPage: true, Element: "ref", Link: true, URL: "url", Files: []File{{Param: "dir", Write: true}}, Annotations: destroys},
 	{Name: "browser_select", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Types: []string{"value"}, Typing: ByRef, Annotations: destroys},
 	{Name: "browser_press", Effect: Write, Input: true, Tab: "tab", OnPage: true, Types: []string{"key", "text"}, Typing: ByFocus, Annotations: destroys},
 	{Name: "browser_scroll", Effect: Write, Tab: "tab", OnPage: true, Element: "ref", Annotations: Annotations{Idempotent: true, OpenWorld: true}},

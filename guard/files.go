@@ -218,7 +218,11 @@ func (p *Policy) judgeFiles(c Call, files []File) Decision {
 		what = append(what, "reads "+strings.Join(reads, ", "))
 	}
 	if len(writes) > 0 {
-		what = append(what, "writes "+strings.Join(writes, ", "))
+		w := "writes " + strings.Join(writes, ", ")
+		if e := entry(c); e.Link && c.TargetURL != "" {
+			w += " (a file from " + RedactURL(c.TargetURL) + ")" // what it saves, from where
+		}
+		what = append(what, w)
 	}
 	desc := c.Tool + " " + strings.Join(what, " and ") + " on this computer"
 	switch {

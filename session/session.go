@@ -452,10 +452,19 @@ func (s *Session) framesWithheld(call *tools.ResolvedCall, top browser.FrameSour
 // (browser.Options.DownloadRefused).
 func (s *Session) downloadRefused(call *tools.ResolvedCall, u string) string {
 	ask := s.judge.Screen
+	from := []guard.Frame{{URL: u}}
 	if call != nil {
 		ask = call.ScreenResult
+		// With the tab's document, as the result screen will ask about it
+		// (Session.screen): one question about the call's result.
+		if p := call.Page; p.URL != "" {
+			from = append(from, guard.Frame{URL: p.URL})
+			if p.Addr != "" {
+				from = append(from, guard.Frame{URL: p.URL, Addr: p.Addr})
+			}
+		}
 	}
-	d := ask([]guard.Frame{{URL: u}})[0]
+	d := ask(from)[0]
 	if d == nil {
 		return ""
 	}

@@ -307,3 +307,67 @@ rules:
 		t.Errorf("the person's Downloads holds %q, want the price list only", names)
 	}
 }
+
+// TestSessionDownloadIsOneQuestion: one browser_download is one question
+// to the person, which names the folder it writes and the address the
+// file comes from, and to the guard the call's question (asked again after
+// the answer) and one about its result. It asked about the link's address
+// apart before the click, again about the file's address after a redirect,
+// and then the result screen's; the question named the folder only.
+func TestSessionDownloadIsOneQuestion(t *testing.T) {
+	testutil.Parallel(t)
+	testutil.Require(t, "chromium", browser.FindChrome)
+	site := newTestSite(t)
+	site.page("/files", `<title>Files</title><a href="/prices.csv" download>Price list</a> <a href="/get/prices" download>Latest prices</a>`)
+	site.handle("/prices.csv", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="prices.csv"`)
+		fmt.Fprint(w, "tea,4\n")
+	})
+	site.handle("/get/prices", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/prices.csv", http.StatusFound) })
+	rules, err := guard.ParseRules([]byte("version: 1\nrules: []\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &countingGuard{}
+	person := &personAtTerminal{}
+	opts := &SessionOptions{Rules: rules, Approver: person,
+		wrapGuard: func(p *guard.Policy) tools.Guard { g.Policy = p; return g }}
+	opts.Browser.Launch.Host = shared.Endpoint(t)
+	s := openSessionWith(t, opts)
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	for _, tc := range []struct {
+		name, link, url string
+		from            string
+	}{
+		{"a link", "Price list", "", site.URL + "/prices.csv"},
+		{"a link that redirects", "Latest prices", "", site.URL + "/get/prices"},
+		{"a url", "", site.URL + "/prices.csv", site.URL + "/prices.csv"},
+	} {
+		dir := t.TempDir()
+		args := map[string]any{"dir": dir}
+		if tc.link != "" {
+			args["ref"] = pressRefNamed(t, s, tc.link)
+		} else {
+			args["url"] = tc.url
+		}
+		asked := len(person.questions())
+		person.will(tools.AnswerOnce)
+		g.questions()
+		res := call(t, s, "browser_download", args)
+		checks, peeks, screens := g.questions()
+		if res.IsError() {
+			t.Errorf("%s: %s", tc.name, res.Text)
+		}
+		// The call's question is asked again once the person answered,
+		// against where the tab is then, as for every call that asks.
+		if checks != 2 || screens != 1 || peeks != 0 {
+			t.Errorf("%s: the guard was asked %d call question(s), %d screen question(s) and %d other; want 2 (before and after the answer), 1 and 0", tc.name, checks, screens, peeks)
+		}
+		q := person.questions()[asked:]
+		if len(q) != 1 || !strings.Contains(q[0].Reason, dir) || !strings.Contains(q[0].Reason+q[0].Args, tc.from) {
+			t.Errorf("%s: want one question naming the folder %s and the address %s, got %+v", tc.name, dir, tc.from, q)
+		}
+	}
+}

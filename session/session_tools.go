@@ -78,7 +78,28 @@ func (l locator) Locate(ctx context.Context, c *tools.ResolvedCall) (tools.Page,
 		page.Addr = l.s.Browser.DocumentAddr(page.TabID)
 	}
 	page.Frames = l.framesOf(ctx, c, page)
+	l.link(ctx, c, page)
 	return page, nil
+}
+
+// link reads where a call naming an element goes when that is the
+// element's link (catalog.Entry.Link: browser_download of a ref), as the
+// call's URL, asked again at every locate: the guard judges that address
+// and the person's question names it.
+func (l locator) link(ctx context.Context, c *tools.ResolvedCall, page tools.Page) {
+	e := c.Entry
+	ref, _ := c.Args[e.Element].(string)
+	if !e.Link || ref == "" || c.Def.Source != tools.SourceBrowser || strings.HasPrefix(page.TabID, "mcp:") {
+		return
+	}
+	if u, _ := c.Args[e.URL].(string); u != "" {
+		return // the call names its address
+	}
+	href, err := l.s.Browser.LinkTarget(ctx, page.TabID, ref)
+	if err != nil {
+		href = "" // a stale ref: the tool says so
+	}
+	c.URL = href
 }
 
 // secret asks the live page whether the call types into a secret field.
