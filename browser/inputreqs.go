@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/browseragent/browseragent/tools"
 )
 
 // In the person's Chrome no proxy judges a page's requests (the agent's own
@@ -23,12 +25,12 @@ import (
 
 // inputRequests judges one input's document requests.
 type inputRequests struct {
-	c    *call
-	stop func()
+	refused func(url string) string // why a request to url must not leave
+	stop    func()
 
 	mu      sync.Mutex
 	pending int      // requests paused and not judged yet
-	refused []string // why, one per refused address
+	why     []string // one per refused address
 }
 
 // judgeInputRequests starts judging the requests of the call's tab and of
@@ -47,7 +49,7 @@ func (c *call) judgeInputRequests() *inputRequests {
 		}
 	}
 	c.s.mu.Unlock()
-	r := &inputRequests{c: c}
+	r := &inputRequests{refused: c.downloadRefused}
 	r.stop = interceptDocuments(ctxs, r.paused)
 	c.release = append(c.release, func() {
 		r.wait()
@@ -62,7 +64,7 @@ func (r *inputRequests) paused(ctx context.Context, e *fetch.EventRequestPaused)
 	r.pending++
 	r.mu.Unlock()
 	go func() {
-		why := r.c.downloadRefused(e.Request.URL)
+		why := r.refused(e.Request.URL)
 		if why != "" {
 			chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		} else {
@@ -71,8 +73,8 @@ func (r *inputRequests) paused(ctx context.Context, e *fetch.EventRequestPaused)
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.pending--
-		if why != "" && len(r.refused) < 3 && !slices.Contains(r.refused, why) {
-			r.refused = append(r.refused, why)
+		if why != "" && len(r.why) < 3 && !slices.Contains(r.why, why) {
+			r.why = append(r.why, why)
 		}
 	}()
 }
@@ -99,5 +101,40 @@ func (r *inputRequests) refusals() []string {
 	r.wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]string(nil), r.refused...)
+	return append([]string(nil), r.why...)
+}
+
+// JudgeInputRequests judges, until stop, the document requests tab tabID
+// makes, as a native input's are in the person's Chrome, for an input
+// another connection sends (chrome-devtools-mcp's click): one a deny rule
+// names (Options.DownloadRefused, with rc) is stopped before it is sent.
+// stop ends it and returns why each refused request was refused. In the
+// agent's own browser, whose proxy judges every request, it does nothing.
+func (b *Browser) JudgeInputRequests(ctx context.Context, tabID string, rc *tools.ResolvedCall) (stop func() []string) {
+	none := func() []string { return nil }
+	b.mu.Lock()
+	s := b.s
+	b.mu.Unlock()
+	if s == nil || s.dead() || s.mode != ModeShared || b.opts.DownloadRefused == nil {
+		return none
+	}
+	t, err := s.lookup(tabID)
+	if err != nil || string(t.id) != tabID {
+		return none
+	}
+	pctx, err := s.attach(t)
+	if err != nil {
+		return none
+	}
+	cctx, cancel := context.WithCancel(pctx) // cancelling it never closes the tab
+	end := context.AfterFunc(ctx, cancel)
+	r := &inputRequests{refused: func(u string) string { return b.opts.DownloadRefused(rc, u) }}
+	r.stop = interceptDocuments([]context.Context{cctx}, r.paused)
+	return func() []string {
+		why := r.refusals()
+		r.stop()
+		end()
+		cancel()
+		return why
+	}
 }

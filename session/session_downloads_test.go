@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/guard"
 	"github.com/browseragent/browseragent/internal/testutil"
+	"github.com/browseragent/browseragent/mcpclient"
 	"github.com/browseragent/browseragent/tools"
 )
 
@@ -251,25 +253,39 @@ const afterDownload = time.Second
 // browser_click on a link to a file of a page a deny rule names — directly
 // or through a redirect — downloaded it into the person's Downloads with
 // their cookies, unjudged: browser_download judges where a file comes
-// from, a click did not. Now the document requests an input in the
-// person's Chrome makes while the call runs are judged as they leave (the
-// Fetch domain, each redirect too): one to a denied page is stopped before
-// it is sent and the click's result names the rule; an ordinary file still
-// downloads as the person's Chrome does it. The person's Chrome saves into
-// the Downloads folder of a home of the test's own, so the test is not
-// parallel.
+// from, a click did not; nor did chrome-devtools-mcp's click. Now the
+// document requests an input in the person's Chrome makes while the call
+// runs are judged as they leave (the Fetch domain, each redirect too): one
+// to a denied page is stopped before it is sent and the click's result
+// names the rule; an ordinary file still downloads as the person's Chrome
+// does it. The person's Chrome saves into the Downloads folder of a home
+// of the test's own, so the test is not parallel.
 func TestSessionSharedClickOnDeniedDownload(t *testing.T) {
 	testutil.Require(t, "chromium", browser.FindChrome)
+	for _, viaMCP := range []bool{false, true} {
+		name := "browser_click"
+		if viaMCP {
+			name = "chrome-devtools-mcp click"
+		}
+		t.Run(name, func(t *testing.T) {
+			if viaMCP {
+				testutil.RequireProgram(t, "npx")
+			}
+			sharedClickOnDeniedDownload(t, viaMCP)
+		})
+	}
+}
+
+func sharedClickOnDeniedDownload(t *testing.T, viaMCP bool) {
 	home := t.TempDir()
 	downloads := filepath.Join(home, "Downloads")
 	if err := os.WriteFile(filepath.Join(home, "user-dirs.dirs"), []byte(`XDG_DOWNLOAD_DIR="`+downloads+`"`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", home) // Chromium reads user-dirs.dirs there
 	site := sharedSite(t)
 	person := startPersonsBrowser(t, site.URL)
-	s, answers := newSharedSession(t, false, `version: 1
+	s, answers := newSharedSession(t, viaMCP, `version: 1
 rules:
   - name: local-vault
     category: bank
@@ -281,14 +297,33 @@ rules:
 	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
 		t.Fatalf("browser_open: %s", res.Text)
 	}
+	click := func(link string) *tools.ToolResult {
+		if !viaMCP {
+			return call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, link)})
+		}
+		id := mcpPageID(t, s, site.URL+"/files")
+		snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": id}).Text
+		uid := regexp.MustCompile(`uid=(\S+) link "` + regexp.QuoteMeta(link) + `"`).FindStringSubmatch(snap)
+		if uid == nil {
+			t.Fatalf("chrome-devtools-mcp's snapshot shows no link %q:\n%s", link, snap)
+		}
+		return call(t, s, "mcp__chrome-devtools__click", map[string]any{"pageId": id, "uid": uid[1]})
+	}
+	if viaMCP {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+			t.Fatalf("chrome-devtools-mcp not ready: %v", err)
+		}
+	}
 	for _, tc := range []struct{ link, want string }{
 		{"Statement", "local-vault"},
 		{"Latest statement", "local-vault"},
-		{"Price list", "Clicked"},
+		{"Price list", ""},
 	} {
 		answers.will(tools.AnswerOnce) // a click in the person's Chrome asks; the person says yes
-		res := call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, tc.link)})
-		if !strings.Contains(res.Text, tc.want) || res.IsError() != (tc.want != "Clicked") {
+		res := click(tc.link)
+		if !strings.Contains(res.Text, tc.want) || res.IsError() != (tc.want != "") {
 			t.Errorf("click %q: want %q, got %+v", tc.link, tc.want, res)
 		}
 	}

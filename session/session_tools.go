@@ -39,7 +39,14 @@ func (t mcpTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	if err := c.Judged(); err != nil {
 		return nil, err
 	}
+	judged := func() []string { return nil }
+	if catalog.IsBrowserServer(c.Def.Server) && c.Entry.Input && c.Page.TabID != "" && !strings.HasPrefix(c.Page.TabID, "mcp:") {
+		// In the person's Chrome its input's document requests are judged
+		// as a native input's are (browser.JudgeInputRequests).
+		judged = t.pages.b.JudgeInputRequests(ctx, c.Page.TabID, c)
+	}
 	r, err := t.m.CallTool(ctx, c.Def.Name, c.Raw)
+	refused := judged()
 	if ce := (*mcpclient.CallError)(nil); errors.As(err, &ce) {
 		// Named as the registry names its own errors, by the tool's one
 		// name, said once: not also as "mcp server/tool".
@@ -50,6 +57,10 @@ func (t mcpTools) Call(ctx context.Context, c *tools.ResolvedCall) (*tools.ToolR
 	}
 	out := &tools.ToolResult{Text: r.Text, Images: r.Images}
 	if r.IsError {
+		out.Fail()
+	}
+	if len(refused) > 0 {
+		out.Text = strings.Join(refused, "\n") + "\n" + out.Text
 		out.Fail()
 	}
 	if catalog.IsBrowserServer(c.Def.Server) {
