@@ -67,7 +67,12 @@ func eval[T any](ctx context.Context, expr string) (T, error) {
 // onRef runs body as a function of the element behind ref, in the
 // document it is in (refDoc).
 func onRef[T any](d docCtx, ref, body string) (T, error) {
-	return evalDoc[T](d, fmt.Sprintf("(function(el){%s})((%s)(%s))", body, refsJS, jsArg(ref)))
+	return evalDoc[T](d, onRefExpr(ref, body))
+}
+
+// onRefExpr is the expression onRef evaluates.
+func onRefExpr(ref, body string) string {
+	return fmt.Sprintf("(function(el){%s})((%s)(%s))", body, refsJS, jsArg(ref))
 }
 
 // refDoc returns the document the call's ref names an element of: the
@@ -321,10 +326,13 @@ func (c *call) beforeAction() action {
 // afterAction waits for a navigation the action may have started and names
 // tabs it opened.
 func (c *call) afterAction(ctx context.Context, before action, verb string) (*Result, error) {
-	loaded := c.settle(ctx, before)
+	loaded, out := c.settle(ctx, before)
 	// The outline after the action reads the page's title and URL too:
 	// the action's line says them from it rather than asking again.
-	now, model, person := c.outlineChanges(ctx)
+	now, model, person, ok := out.use(c)
+	if !ok {
+		now, model, person = c.outlineChanges(ctx)
+	}
 	var res *Result
 	if now != nil {
 		res = c.pageLineOf(verb, now.Title, now.URL)
@@ -354,12 +362,20 @@ func (c *call) afterAction(ctx context.Context, before action, verb string) (*Re
 // to the action: what its handlers started has run (afterInputJS), then, only if the action began loading
 // a new document in the tab, until that finished (bounded); then for a
 // window it opened to show in the tab list. It reports false when the
-// bound ran out with the document still loading.
-func (c *call) settle(ctx context.Context, a action) bool {
+// bound ran out with the document still loading. Where the page neither
+// navigated nor opened a window, out is the outline of the page for the
+// change list, taken in the same round trip as the wait (withOutline);
+// else nil.
+func (c *call) settle(ctx context.Context, a action) (loaded bool, out *outlined) {
 	wait := min(c.b.opts.NavTimeout, 10*time.Second)
 	deadline := time.Now().Add(wait)
 	fctx, cancel := context.WithTimeout(ctx, 2*time.Second) // the watch's own bound is 1 s; the page may meddle with its timers
-	eval[string](fctx, afterInputJS)                        // fails when a navigation replaces the document: fine
+	// Either fails when a navigation replaces the document: fine.
+	if _, o, err := withOutline[string](c, fctx, afterInputJS); err == nil && o != nil {
+		out = o
+	} else if err == nil {
+		eval[string](fctx, afterInputJS)
+	}
 	cancel()
 	var requested, stopped, opened bool
 	started := a.leaving
@@ -395,22 +411,25 @@ func (c *call) settle(ctx context.Context, a action) bool {
 			note(ev)
 		}
 	}
+	if requested || started || opened {
+		out = nil // the page may have changed since, or gone: outlined again
+	}
 	if opened {
 		c.waitNewTab(ctx, a.tabs)
 	}
 	if !started {
-		return true
+		return true, out
 	}
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		ectx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		rs, err := eval[string](ectx, "document.readyState")
 		cancel()
 		if err == nil && rs == "complete" {
-			return true
+			return true, nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return false
+	return false, nil
 }
 
 // waitNewTab waits (bounded) until a tab not in before shows in the
@@ -482,13 +501,34 @@ func toolType(ctx context.Context, c *call, a typeArgs) (*Result, error) {
 	if err != nil {
 		return jsFail(err)
 	}
-	if ok, err := onRef[bool](d, a.Ref, fmt.Sprintf(setValueJS, jsArg(a.Text))); err != nil {
-		return jsFail(err)
-	} else if !ok {
-		return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", a.Ref), nil
+	setValue := fmt.Sprintf(setValueJS, jsArg(a.Text))
+	var out *outlined
+	if !a.Submit && d.frame == nil {
+		// The check and the change list in one round trip, where they can be.
+		ok, o, err := withOutline[bool](c, d.ctx, onRefExpr(a.Ref, setValue))
+		if err != nil {
+			return jsFail(err)
+		} else if o != nil && !ok {
+			return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", a.Ref), nil
+		}
+		out = o
+	}
+	if out == nil {
+		if ok, err := onRef[bool](d, a.Ref, setValue); err != nil {
+			return jsFail(err)
+		} else if !ok {
+			return failf("typed into %s but the field does not hold the text (it may reformat or reject it)", a.Ref), nil
+		}
 	}
 	if !a.Submit {
-		return c.withChanges(pctx, &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(a.Text)), a.Ref)}), nil
+		res := &Result{Text: fmt.Sprintf("Typed %d characters into %s.", len([]rune(a.Text)), a.Ref)}
+		if _, model, person, ok := out.use(c); ok {
+			if model != "" {
+				res.addLine(model, person)
+			}
+			return res, nil
+		}
+		return c.withChanges(pctx, res), nil
 	}
 	before := c.beforeAction()
 	if err := chromedp.Do(pctx, chromedp.KeyEvent(kb.Enter)); err != nil {

@@ -53,6 +53,11 @@ func (c *call) outlineChanges(ctx context.Context) (now *Snapshot, model, person
 	if err != nil || s.Error != "" {
 		return nil, "", ""
 	}
+	return c.changesOf(last, s)
+}
+
+// changesOf is outlineChanges with the new outline s taken.
+func (c *call) changesOf(last *lastSnapshot, s *Snapshot) (now *Snapshot, model, person string) {
 	c.t.setLastSnapshot(last.opts, s)
 	if s.URL != last.url {
 		return s, "", ""
@@ -131,4 +136,55 @@ func (c *call) withChanges(ctx context.Context, r *Result) *Result {
 		r.addLine(model, person)
 	}
 	return r
+}
+
+// outlined is the outline an action took of its tab's page together with
+// its last script (withOutline), for the change list after it.
+type outlined struct {
+	last *lastSnapshot
+	s    *Snapshot
+}
+
+// withOutline runs the script pre in the tab's top document and, in the
+// same evaluation, once pre's value (a promise's) has come, the outline of
+// that document that outlineChanges would take next: one round trip for
+// both. It does so only where that outline is the top document's alone
+// (the tab known to have no frames) and one will be taken (a snapshot of
+// the tab was, and no dialog is open); else, and when the evaluation
+// fails, out is nil and pre has not run. The outline serves (use) only if
+// no frame was attached meanwhile.
+func withOutline[T any](c *call, ctx context.Context, pre string) (v T, out *outlined, err error) {
+	c.t.dmu.Lock()
+	last := c.t.last
+	c.t.dmu.Unlock()
+	if none, _ := c.t.framesKnownNone(); last == nil || !none || ctx.Err() != nil || c.t.openDialog() != nil {
+		return v, nil, nil
+	}
+	expr := fmt.Sprintf("(async () => { const pre = await (%s); return {pre, snap: %s}; })()", pre, snapshotExpr(last.opts, c.t.refBase(), ""))
+	r, err := evalDoc[struct {
+		Pre  T         `json:"pre"`
+		Snap *Snapshot `json:"snap"`
+	}](docCtx{ctx: ctx}, expr)
+	if err != nil {
+		return v, nil, err
+	}
+	if r.Snap != nil {
+		c.t.noteRefs(r.Snap.Next)
+		r.Snap.Lines = dropFramePlaceholders(r.Snap.Lines)
+	}
+	return r.Pre, &outlined{last: last, s: r.Snap}, nil
+}
+
+// use returns what outlineChanges would after the outline, or ok false
+// when it does not serve: none was taken, the page could not be
+// outlined, or a frame was attached since.
+func (o *outlined) use(c *call) (now *Snapshot, model, person string, ok bool) {
+	if o == nil || o.s == nil || o.s.Error != "" {
+		return nil, "", "", false
+	}
+	if none, _ := c.t.framesKnownNone(); !none {
+		return nil, "", "", false
+	}
+	now, model, person = c.changesOf(o.last, o.s)
+	return now, model, person, true
 }

@@ -60,8 +60,7 @@ type snapshotOptions struct {
 func snapshotDoc(d docCtx, o snapshotOptions, base int, prefix string) (*Snapshot, error) {
 	// The values of secret fields (passwords, card numbers, one-time
 	// codes: secretFieldJS, the guard's one definition) show as ••••.
-	expr := fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d, %s, %v)})()", secretFieldJS, snapshotJS, jsArg(o.Selector), maxSnapshotLines, base, jsArg(prefix), o.Interactive)
-	s, err := evalDoc[*Snapshot](d, expr)
+	s, err := evalDoc[*Snapshot](d, snapshotExpr(o, base, prefix))
 	if err != nil {
 		return nil, err
 	}
@@ -314,4 +313,9 @@ func toolSnapshot(ctx context.Context, c *call, a snapshotArgs) (*Result, error)
 		limit = min(limit, max(a.MaxChars, minSnapshotChars))
 	}
 	return s.result(a.FromLine, limit), nil
+}
+
+// snapshotExpr is the expression that outlines a document (snapshotDoc).
+func snapshotExpr(o snapshotOptions, base int, prefix string) string {
+	return fmt.Sprintf("(function(){%s\nreturn (%s)(%s, %d, %d, %s, %v)})()", secretFieldJS, snapshotJS, jsArg(o.Selector), maxSnapshotLines, base, jsArg(prefix), o.Interactive)
 }

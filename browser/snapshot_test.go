@@ -253,3 +253,49 @@ func TestActionChanges(t *testing.T) {
 		t.Errorf("a click that loads another page lists changes:\n%s", res)
 	}
 }
+
+// TestTypeResult: browser_type checks the field holds the text (a field
+// the page reformats is a failure; one insertText cannot fill, a date, is
+// set as an edit would) and lists what changed since the last snapshot,
+// what the page's input handler added too.
+func TestTypeResult(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Form</title><h1>Form</h1>
+<label>Name <input name=name oninput="if (!document.getElementById('saved')) { const p = document.createElement('p'); p.id = 'saved'; p.textContent = 'Draft saved'; document.body.append(p); }"></label>
+<label>Code <input name=code oninput="this.value = this.value.toUpperCase()"></label>
+<label>Day <input type=date name=day></label>`)
+	}))
+	t.Cleanup(srv.Close)
+	mustCall(t, b, "browser_open", map[string]any{"url": srv.URL})
+	for _, tc := range []struct {
+		field, text string
+		want        []string // lines of the result
+		fails       string   // the failure, "" for none
+	}{
+		{field: "Name", text: "Ada", want: []string{"Typed 3 characters into e", "Changes since the last snapshot (2 lines added, 1 gone):",
+			`+ textbox "Name" [ref=e`, `] value="Ada"`, "+ paragraph: Draft saved"}},
+		{field: "Code", text: "abc", fails: "but the field does not hold the text (it may reformat or reject it)"},
+		{field: "Day", text: "2026-12-04", want: []string{"Typed 10 characters into e", `value="2026-12-04"`}},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			snap := mustCall(t, b, "browser_snapshot", nil).Text
+			res := tryCall(t, b, "browser_type", map[string]any{"ref": refFor(t, snap, `textbox "`+tc.field+`"`), "text": tc.text})
+			if tc.fails != "" {
+				if !res.IsError || !strings.Contains(res.Text, tc.fails) {
+					t.Errorf("typing %q into %s: %v %s, want the failure %q", tc.text, tc.field, res.IsError, res.Text, tc.fails)
+				}
+				return
+			}
+			if res.IsError {
+				t.Fatalf("typing %q into %s: %s", tc.text, tc.field, res.Text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.Text, w) {
+					t.Errorf("typing %q into %s: the result lacks %q:\n%s", tc.text, tc.field, w, res.Text)
+				}
+			}
+		})
+	}
+}
