@@ -439,28 +439,42 @@ func linkTarget(d docCtx, ref string) string {
 	return href
 }
 
-// ownsFrame reports whether frame is the call's tab or one of its frames.
+// ownsFrame reports whether frame is the call's tab or one of its frames:
+// one of the tab's own process, an out-of-process frame (its target's id is
+// its frame's), or a frame inside one.
 func (c *call) ownsFrame(ctx context.Context, frame cdp.FrameID) bool {
 	if string(frame) == string(c.t.id) {
 		return true
 	}
-	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
-	if err != nil || tree.FrameTree == nil {
-		return false
+	if tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{}); err == nil && inFrameTree(tree.FrameTree, frame) {
+		return true
 	}
-	var walk func(*page.FrameTree) bool
-	walk = func(ft *page.FrameTree) bool {
-		if ft.Frame != nil && ft.Frame.ID == frame {
+	infos, _ := c.s.frameTargetInfos(ctx, c.t.id)
+	for _, info := range infos {
+		if string(info.TargetID) == string(frame) {
 			return true
 		}
-		for _, ch := range ft.ChildFrames {
-			if walk(ch) {
-				return true
-			}
+		if inner, err := c.s.frameTreeOf(ctx, info.TargetID); err == nil && inFrameTree(inner, frame) {
+			return true
 		}
+	}
+	return false
+}
+
+// inFrameTree reports whether frame is in the tree ft.
+func inFrameTree(ft *page.FrameTree, frame cdp.FrameID) bool {
+	if ft == nil {
 		return false
 	}
-	return walk(tree.FrameTree)
+	if ft.Frame != nil && ft.Frame.ID == frame {
+		return true
+	}
+	for _, ch := range ft.ChildFrames {
+		if inFrameTree(ch, frame) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepDownload moves the finished file from staging into dir under its

@@ -157,6 +157,8 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 		timer := `<script>let n = 0; setInterval(() => { const a = document.createElement('a'); a.href = '/other.csv'; a.download = 'report.csv'; document.body.append(a); a.click(); a.remove(); document.title = 'Reports ' + ++n }, 100)</script>`
 		site.page("/timer", `<title>Reports</title><a href="/report.csv" download>Get the report</a> <a href="/get/report" download>Get the latest report</a>
 	<button onclick="setTimeout(() => { location = '/export' }, 350)">Export</button>`+timer)
+		site.page("/framed", `<title>Reports</title><iframe src="{bank}/frame-files" title="Files" style="width:400px;height:200px"></iframe>`+timer)
+		site.page("/frame-files", `<title>Files</title><a href="/get/report" download>Get the framed report</a>`)
 		site.page("/quiet", `<title>Reports</title><button onclick="setTimeout(() => { location = '/export' }, 350)">Export</button>`)
 		site.page("/earlier", `<title>Reports</title><a href="/report-slow.csv" download>Get the report</a><script>setTimeout(() => { location = '/slow-export' }, 600)</script>`)
 		attach := func(name, body string, wait time.Duration) http.HandlerFunc {
@@ -191,6 +193,7 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 		{"a link, with the page's timer downloading another file", "/timer", "Get the report", "", report},
 		{"a link that redirects, with the timer", "/timer", "Get the latest report", "", report},
 		{"a url, with the timer", "/timer", "", "/report.csv", report},
+		{"a link in a cross-site frame that redirects, with the timer", "/framed", "Get the framed report", "", report},
 		{"a link, with a slow download the page began earlier", "/earlier", "Get the report", "", report},
 		{"a button, with the timer", "/timer", "Export", "", ""},
 		{"a button on a page that downloads nothing by itself", "/quiet", "Export", "", export},
@@ -200,14 +203,17 @@ func TestSessionDownloadIsTheOneAsked(t *testing.T) {
 			if res := call(t, s, "browser_navigate", map[string]any{"url": site.URL + tc.page}); res.IsError() {
 				t.Fatalf("browser_navigate: %s", res.Text)
 			}
-			if tc.page == "/timer" {
+			if tc.page == "/timer" || tc.page == "/framed" {
 				waitTitle(t, s, "Reports ") // the page has begun a download of its own
 			}
 			dir := t.TempDir()
 			args := map[string]any{"dir": dir}
-			if tc.element != "" {
+			switch {
+			case strings.Contains(tc.element, "framed"):
+				args["ref"] = frameRefNamed(t, s, tc.element)
+			case tc.element != "":
 				args["ref"] = pressRefNamed(t, s, tc.element)
-			} else {
+			default:
 				args["url"] = site.URL + tc.url
 			}
 			person.will(tools.AnswerOnce)
