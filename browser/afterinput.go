@@ -60,21 +60,29 @@ var inputWatchJS = fmt.Sprintf(`(() => {
   const xhrs = new WeakSet(), answers = new WeakSet(), timers = new Map(), frames = new Map();
   let pending = 0, vague = false, gen = 0, waiters = [], armed = false;
   // From an input's first sight (on the window, before the page's own
-  // handlers, those in shadow trees too) to the task after it, what is
-  // started counts.
+  // handlers, those in shadow trees too) to its return to the window
+  // (the page's handlers there are told by window.event), or to the task
+  // after it for one that does not come back (focus, a propagation
+  // stopped), what is started counts: a ticker of the page's own that
+  // runs later is not counted.
   const arm = e => {
-    if (!e.isTrusted || armed) return;
+    if (!e.isTrusted) return;
     armed = true;
     ST.call(W, () => { armed = false; }, 0);
   };
-  for (const k of kinds) W.addEventListener(k, arm, true);
+  for (const k of kinds) {
+    W.addEventListener(k, arm, true);
+    W.addEventListener(k, e => { if (e.isTrusted) armed = false; });
+  }
   // The generation of work started now: 1 in a handler of an input, one
   // more in work that was counted; 0 when it is not counted.
   const now = () => {
     if (gen > 0) return gen < gens ? gen + 1 : 0;
     if (armed) return 1;
-    const e = current(); // a handler of a counted request's answer
-    return e && e.isTrusted && e.target && xhrs.has(e.target) ? 2 : 0;
+    const e = current(); // a handler of the window's, or of a counted request's answer
+    if (!e || !e.isTrusted) return 0;
+    if (kinds.has(e.type)) return 1;
+    return e.target && xhrs.has(e.target) ? 2 : 0;
   };
   const end = () => {
     if (--pending > 0) return;
