@@ -49,6 +49,10 @@ type pageSignals struct {
 	prices                 int // elements named or marked as a price
 	cart                   bool
 	posts                  int // blocks named as a post, comment, reply or message
+	// heads are the h2-h4 headings outside the site's header, footer,
+	// navigation and sidebars, teasers those of them that are links (a
+	// card's title), longParas the paragraphs of 400 letters or more.
+	heads, teasers, longParas int
 }
 
 // classifyPage says what kind of page doc is, from its structured data
@@ -95,12 +99,55 @@ func (s *pageSignals) classify() PageType {
 		return PageCollection
 	case s.articles >= 4 && s.articleMax*3 < s.articleSum:
 		return PageListing
+	case s.teaserIndex():
+		return PageListing
 	case s.pre >= 3:
 		return PageDocumentation
 	case s.ld("service", "organization", "localbusiness", "professionalservice", "faqpage", "webapplication", "softwareapplication"):
 		return PageService
 	}
 	return PageArticle
+}
+
+// teaserIndex says the page is an index of teasers: a dozen headings or
+// more, most of them links to what they announce, and no paragraph an
+// article would have: a news front page, a blog's home. Of WCXB's dev
+// pages it recognises 8 more listings (23% -> 31%), and reads 3
+// collections and 1 article as listings too.
+func (s *pageSignals) teaserIndex() bool {
+	return s.teasers >= 12 && s.longParas == 0 && s.teasers*10 >= s.heads*7
+}
+
+// countHeading counts an h2-h4 heading outside the site's chrome, and as
+// a teaser when it is a link or mostly a link's text.
+func (s *pageSignals) countHeading(n *html.Node) {
+	inLink := false
+	for a := n.Parent; a != nil; a = a.Parent {
+		switch a.DataAtom {
+		case atom.Nav, atom.Header, atom.Footer, atom.Aside:
+			return
+		case atom.A:
+			inLink = true
+		}
+	}
+	s.heads++
+	all, linked := 0, 0
+	walk(n, func(c *html.Node) bool {
+		if c.Type == html.TextNode {
+			all += countLetters(c.Data)
+		}
+		return true
+	})
+	walk(n, func(c *html.Node) bool {
+		if c.Type == html.ElementNode && c.DataAtom == atom.A {
+			linked += countLetters(textOf(c))
+			return false
+		}
+		return true
+	})
+	if all > 0 && (inLink || linked*2 > all) {
+		s.teasers++
+	}
 }
 
 // articleTypes are the JSON-LD types of an article.
@@ -191,6 +238,12 @@ func readSignals(doc *html.Node, pageURL string, ps *pageScripts) *pageSignals {
 			}
 		case atom.Pre:
 			s.pre++
+		case atom.H2, atom.H3, atom.H4:
+			s.countHeading(n)
+		case atom.P:
+			if plainTextLen(n) >= 400 {
+				s.longParas++
+			}
 		case atom.Article:
 			s.articles++
 			l := plainTextLen(n)

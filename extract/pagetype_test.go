@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -83,6 +84,48 @@ func TestPageTypes(t *testing.T) {
 			line, _ := res.JSON(FormatText)
 			if !strings.Contains(string(line), `"page_type":"`+string(tc.want)+`"`) {
 				t.Errorf("-f json has no page_type %q: %s", tc.want, line)
+			}
+		})
+	}
+}
+
+// A page with no structured data and a path that says nothing is a listing
+// when it is an index of teasers: a dozen headings or more, most of them
+// links to their stories, and no paragraph of an article's length. An
+// article with a box of a dozen linked headlines under it stays an article.
+func TestPageTypeTeaserIndex(t *testing.T) {
+	card := func(i int) string {
+		return fmt.Sprintf(`<div class="card"><h3><a href="/story/%d">Story %d of the day</a></h3><p>What happened in part %d of town, in one line.</p><span class="date">%d May</span></div>`+"\n", i, i, i, i)
+	}
+	cards := func(n int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			b.WriteString(card(i))
+		}
+		return b.String()
+	}
+	long := "<p>" + strings.Repeat("The harbour opened again on Monday after a week of repairs to the quay and the old lighthouse. ", 6) + "</p>"
+	page := func(main string) string {
+		return `<html><head><title>The Town Paper</title></head><body>` + siteChrome + `<main>` + main + `</main>` + siteFooter + `</body></html>`
+	}
+	tests := []struct {
+		name, page string
+		want       PageType
+	}{
+		{"front page of a dozen teasers", page(cards(12)), PageListing},
+		{"teasers whose whole card is the link", page(strings.ReplaceAll(strings.ReplaceAll(cards(14), `<div class="card"><h3><a href="/story/`, `<a class="card" href="/story/`), `</a></h3>`, `<h3>`)), PageListing},
+		{"an article with a dozen headlines under it", page(`<h1>Harbour reopens</h1>` + long + long + `<h2>More stories</h2>` + cards(12)), PageArticle},
+		{"a few teasers", page(cards(5)), PageArticle},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(tc.page), "https://paper.example/", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line, _ := res.JSON(FormatText)
+			if res.PageType != tc.want || !strings.Contains(string(line), `"page_type":"`+string(tc.want)+`"`) {
+				t.Errorf("page_type %q, want %q; -f json: %.300s", res.PageType, tc.want, line)
 			}
 		})
 	}
