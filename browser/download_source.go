@@ -50,7 +50,7 @@ type sourceReq struct {
 // address asked for ("" for a button). Stop it before the call returns.
 func followSources(ctxs []context.Context, want string) (*sources, func()) {
 	src := &sources{want: canonicalURL(want)}
-	return src, interceptDocuments(ctxs, func(ctx context.Context, e *fetch.EventRequestPaused) {
+	return src, interceptDocuments(ctxs, false, func(ctx context.Context, e *fetch.EventRequestPaused) {
 		src.note(e)
 		go chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 	})
@@ -60,9 +60,14 @@ func followSources(ctxs []context.Context, want string) (*sources, func()) {
 // download) and every redirect of one that the targets at ctxs make, and
 // hands each to paused, which runs in chromedp's event loop: it must
 // return at once and let the request go on (or fail it) from another
-// goroutine, with the context it is given. stop lets any request still
-// paused go on.
-func interceptDocuments(ctxs []context.Context, paused func(context.Context, *fetch.EventRequestPaused)) (stop func()) {
+// goroutine, with the context it is given; with responses, each is
+// paused again when its answer's headers arrive. stop lets any request
+// still paused go on.
+func interceptDocuments(ctxs []context.Context, responses bool, paused func(context.Context, *fetch.EventRequestPaused)) (stop func()) {
+	patterns := []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument}}
+	if responses {
+		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageResponse})
+	}
 	var stops []func()
 	for _, ctx := range ctxs {
 		lctx, cancel := context.WithCancel(ctx)
@@ -75,8 +80,7 @@ func interceptDocuments(ctxs []context.Context, paused func(context.Context, *fe
 			continue
 		}
 		ectx, ecancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err := chromedp.Call(ectx, fetch.Enable, fetch.EnableParams{
-			Patterns: []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument}}})
+		_, err := chromedp.Call(ectx, fetch.Enable, fetch.EnableParams{Patterns: patterns})
 		ecancel()
 		stops = append(stops, func() {
 			if err == nil {

@@ -23,15 +23,24 @@ import (
 // redirect. One a deny rule names (Options.DownloadRefused) is stopped
 // before it is sent, and the call's result names the rule.
 
-// inputRequests judges one input's document requests.
+// inputRequests judges one input's document requests. A request sent is
+// open until its answer comes (a redirect's answer leaves it open: the
+// next hop is judged too), and the input's call waits (bounded) until none
+// is: a redirect that came after the interception stopped would not be
+// judged.
 type inputRequests struct {
 	refused func(url string) string // why a request to url must not leave
 	stop    func()
 
 	mu      sync.Mutex
-	pending int      // requests paused and not judged yet
-	why     []string // one per refused address
+	pending int                      // requests paused and not judged yet
+	open    map[fetch.RequestID]bool // sent, not answered yet
+	why     []string                 // one per refused address
 }
+
+// openWait bounds how long an input's call waits for the answers of the
+// document requests it sent.
+const openWait = 5 * time.Second
 
 // judgeInputRequests starts judging the requests of the call's tab and of
 // the out-of-process frames it is attached to, in the person's Chrome; nil
@@ -50,7 +59,7 @@ func (c *call) judgeInputRequests() *inputRequests {
 	}
 	c.s.mu.Unlock()
 	r := &inputRequests{refused: c.downloadRefused}
-	r.stop = interceptDocuments(ctxs, r.paused)
+	r.stop = interceptDocuments(ctxs, true, r.paused)
 	c.release = append(c.release, func() {
 		r.wait()
 		r.stop()
@@ -58,9 +67,23 @@ func (c *call) judgeInputRequests() *inputRequests {
 	return r
 }
 
-// paused judges one request (event loop: the judging runs apart).
+// paused judges one request as it leaves and notes its answer when it
+// comes (event loop: the judging runs apart).
 func (r *inputRequests) paused(ctx context.Context, e *fetch.EventRequestPaused) {
 	r.mu.Lock()
+	if r.open == nil {
+		r.open = map[fetch.RequestID]bool{}
+	}
+	if e.ResponseStatusCode != 0 || e.ResponseErrorReason != "" {
+		if e.ResponseStatusCode < 300 || e.ResponseStatusCode > 399 {
+			delete(r.open, e.RequestID) // answered; a redirect's next hop comes
+		}
+		r.mu.Unlock()
+		go chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+		return
+	}
+	delete(r.open, e.RedirectedRequestID)
+	r.open[e.RequestID] = true
 	r.pending++
 	r.mu.Unlock()
 	go func() {
@@ -73,18 +96,22 @@ func (r *inputRequests) paused(ctx context.Context, e *fetch.EventRequestPaused)
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.pending--
-		if why != "" && len(r.why) < 3 && !slices.Contains(r.why, why) {
-			r.why = append(r.why, why)
+		if why != "" {
+			delete(r.open, e.RequestID)
+			if len(r.why) < 3 && !slices.Contains(r.why, why) {
+				r.why = append(r.why, why)
+			}
 		}
 	}()
 }
 
-// wait waits (bounded) until every request paused so far was judged: none
-// may be let go unjudged when the interception stops.
+// wait waits (bounded by openWait) until every request paused so far was
+// judged and answered: none, nor its next hop, may be let go unjudged when
+// the interception stops.
 func (r *inputRequests) wait() {
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	for end := time.Now().Add(openWait); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 		r.mu.Lock()
-		n := r.pending
+		n := r.pending + len(r.open)
 		r.mu.Unlock()
 		if n == 0 {
 			return
@@ -129,7 +156,7 @@ func (b *Browser) JudgeInputRequests(ctx context.Context, tabID string, rc *tool
 	cctx, cancel := context.WithCancel(pctx) // cancelling it never closes the tab
 	end := context.AfterFunc(ctx, cancel)
 	r := &inputRequests{refused: func(u string) string { return b.opts.DownloadRefused(rc, u) }}
-	r.stop = interceptDocuments([]context.Context{cctx}, r.paused)
+	r.stop = interceptDocuments([]context.Context{cctx}, true, r.paused)
 	return func() []string {
 		why := r.refusals()
 		r.stop()
