@@ -369,7 +369,9 @@ func (c *call) afterAction(ctx context.Context, before action, verb string) (*Re
 func (c *call) settle(ctx context.Context, a action) (loaded bool, out *outlined) {
 	wait := min(c.b.opts.NavTimeout, 10*time.Second)
 	deadline := time.Now().Add(wait)
-	fctx, cancel := context.WithTimeout(ctx, 2*time.Second) // the watch's own bound is 1 s; the page may meddle with its timers
+	// The watch's own bound is 1 s; the outline taken with it (a big page
+	// on a loaded machine) may take a few more.
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	// Either fails when a navigation replaces the document: fine.
 	if _, o, err := withOutline[string](c, fctx, afterInputJS); err == nil && o != nil {
 		out = o
