@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -224,6 +225,7 @@ func readSignals(doc *html.Node, pageURL string, ps *pageScripts) *pageSignals {
 			}
 		}
 	}
+	var canonical string // the page's own URL, as its <link rel=canonical> or og:url says
 	walk(doc, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
 			return true
@@ -231,10 +233,17 @@ func readSignals(doc *html.Node, pageURL string, ps *pageScripts) *pageSignals {
 		switch n.DataAtom {
 		case atom.Script, atom.Style, atom.Template, atom.Svg, atom.Noscript:
 			return false
+		case atom.Link:
+			if r, _ := attr(n, "rel"); strings.EqualFold(strings.TrimSpace(r), "canonical") {
+				canonical = firstNonEmpty(canonical, attrOr(n, "href"))
+			}
 		case atom.Meta:
-			if p, _ := attr(n, "property"); p == "og:type" {
+			switch p, _ := attr(n, "property"); p {
+			case "og:type":
 				c, _ := attr(n, "content")
 				s.ogType = strings.ToLower(strings.TrimSpace(c))
+			case "og:url":
+				canonical = firstNonEmpty(canonical, attrOr(n, "content"))
 			}
 		case atom.Pre:
 			s.pre++
@@ -270,7 +279,31 @@ func readSignals(doc *html.Node, pageURL string, ps *pageScripts) *pageSignals {
 		}
 		return true
 	})
+	if localHost(s.host) {
+		s.host = canonicalHost(canonical, s.host)
+	}
 	return s
+}
+
+// localHost says host names no site: a loopback or private address, an
+// IP address, localhost, or nothing (a page saved to disk, served from a
+// local mirror or a test server).
+func localHost(host string) bool {
+	if host == "" || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	_, err := netip.ParseAddr(host)
+	return err == nil
+}
+
+// canonicalHost is the host of the page's canonical URL (without "www."),
+// or host when it names none.
+func canonicalHost(canonical, host string) string {
+	u, err := url.Parse(strings.TrimSpace(canonical))
+	if err != nil || u.Hostname() == "" || localHost(strings.ToLower(u.Hostname())) {
+		return host
+	}
+	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }
 
 // countClass counts a price or a post block by its class tokens.

@@ -130,3 +130,42 @@ func TestPageTypeTeaserIndex(t *testing.T) {
 		})
 	}
 }
+
+// A page served from a local address (a mirror, a test server, a saved
+// copy) has lost the host name that says what kind of site it is
+// (docs.…, forum.…): its canonical URL or og:url says it instead. A page
+// at a site's own address keeps that site's kind.
+func TestPageTypeLocalHost(t *testing.T) {
+	manual := `<p>Run the installer, then add the program's folder to your PATH so that the shell finds it. On Windows the installer offers to do this for you.</p>
+<p>Check the install with the version command; it prints the version and the folder it runs from.</p>`
+	thread := `<h1>Which plane first?</h1><div class="post"><p>A jack plane or a block plane for a first plane, for a small flat?</p></div>
+<div class="post"><p>Get a jack plane, then a block plane later on.</p></div>`
+	page := func(head, main string) string {
+		return `<html><head><title>Page</title>` + head + `</head><body>` + siteChrome + `<main>` + main + `</main>` + siteFooter + `</body></html>`
+	}
+	tests := []struct {
+		name, url, page string
+		want            PageType
+	}{
+		{"manual at 127.0.0.1, canonical on docs.", "http://127.0.0.1:8080/en/latest/install.html",
+			page(`<link rel="canonical" href="https://docs.example.org/en/latest/install.html">`, manual), PageDocumentation},
+		{"thread on localhost, og:url on forum.", "http://localhost:3000/index.php?topic=5",
+			page(`<meta property="og:url" content="https://forum.example.net/index.php?topic=5">`, thread), PageForum},
+		{"saved page with no URL, canonical on a forum", "",
+			page(`<link rel="canonical" href="https://community.example.com/x/5">`, thread), PageForum},
+		{"manual at 127.0.0.1 that names no canonical", "http://127.0.0.1:8080/en/latest/install.html", page("", manual), PageArticle},
+		{"a site's own page keeps its host, whatever its canonical", "https://blog.example.com/install",
+			page(`<link rel="canonical" href="https://docs.example.org/install">`, manual), PageArticle},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(tc.page), tc.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.PageType != tc.want {
+				t.Errorf("page_type %q, want %q", res.PageType, tc.want)
+			}
+		})
+	}
+}
