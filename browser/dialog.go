@@ -33,6 +33,17 @@ func (t *tab) dialogClosed() {
 	t.dmu.Unlock()
 }
 
+// dialogAnswered forgets dialog d once it was answered, unless the page
+// has opened another since (a confirm after a confirm): the event that
+// closed d came first and cleared it, and the new one must stay.
+func (t *tab) dialogAnswered(d *page.EventJavascriptDialogOpening) {
+	t.dmu.Lock()
+	if t.dialog == d {
+		t.dialog = nil
+	}
+	t.dmu.Unlock()
+}
+
 // openDialog returns the dialog open in the tab, nil when none.
 func (t *tab) openDialog() *page.EventJavascriptDialogOpening {
 	t.dmu.Lock()
@@ -159,7 +170,9 @@ func toolDialog(ctx context.Context, c *call, a dialogArgs) (*Result, error) {
 		return failf("could not answer the %s dialog: %v", d.Type, err), nil
 	}
 	if waitEvent(pctx, closed, 2*time.Second) != nil {
-		c.t.dialogClosed() // the event also does this; the next call must not wait for it
+		// The event also does this (the next call must not wait for it),
+		// but the page may have opened its next dialog already.
+		c.t.dialogAnswered(d)
 	}
 	verb := fmt.Sprintf("Dismissed the %s %q; now in", d.Type, d.Message)
 	switch {

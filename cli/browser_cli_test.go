@@ -776,3 +776,43 @@ root.querySelector('button').addEventListener('click', () => setTimeout(() => sh
 		})
 	}
 }
+
+// TestBrowserCLIDialogAfterDialog: a page that asks again as soon as its
+// first dialog is answered (a confirm, then more, then a prompt) has each
+// answer say which dialog is open now, and `dialog accept TEXT` answers
+// the prompt: the tab never loses track of a dialog that opened while the
+// previous one was closing, which would leave the page paused with
+// "no dialog is open" and every later command timing out.
+func TestBrowserCLIDialogAfterDialog(t *testing.T) {
+	t.Parallel()
+	testutil.Require(t, "chromium", browser.FindChrome)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Ask</title><h1>Ask</h1>
+<button onclick="let n = 0; for (let i = 1; i <= 6; i++) n += confirm('Sure ' + i + '?'); document.getElementById('out').textContent = n + ' yes, name ' + prompt('Name?')">Ask</button>
+<p id=out></p>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	e := browserEnv(t)
+	e.step(t, 0, "open", srv.URL+"/")
+	snap := e.step(t, 0, "snapshot", "-i")
+	if got := e.step(t, 0, "click", refOf(t, snap, `button "Ask"`)); !strings.Contains(got, `confirm dialog is open in tab t1: "Sure 1?"`) {
+		t.Fatalf("the click: %s", got)
+	}
+	for i := 1; i <= 6; i++ {
+		next := fmt.Sprintf(`confirm dialog is open in tab t1: "Sure %d?"`, i+1)
+		if i == 6 {
+			next = `prompt dialog is open in tab t1: "Name?"`
+		}
+		if got := e.step(t, 0, "dialog", "accept"); !strings.Contains(got, fmt.Sprintf(`Accepted the confirm "Sure %d?"`, i)) || !strings.Contains(got, next) {
+			t.Fatalf("answer %d does not say what is open now (%s):\n%s", i, next, got)
+		}
+	}
+	if got := e.step(t, 0, "dialog", "accept", "Ada"); !strings.Contains(got, `Answered the prompt "Name?" with "Ada"`) {
+		t.Errorf("the prompt's answer: %s", got)
+	}
+	if got := e.step(t, 0, "get", "text"); !strings.Contains(got, "6 yes, name Ada") {
+		t.Errorf("the page after its dialogs:\n%s", got)
+	}
+}
