@@ -83,6 +83,7 @@ func (c *call) refDoc(ctx context.Context, ref string) (docCtx, *Result) {
 		return docCtx{}, failErr(err).say("%s", jsWords.Replace(err.Error()))
 	}
 	c.release = append(c.release, release)
+	c.inputDoc = &d
 	return d, nil
 }
 
@@ -372,11 +373,26 @@ func (c *call) settle(ctx context.Context, a action) (loaded bool, out *outlined
 	// The watch's own bound is 1 s; the outline taken with it (a big page
 	// on a loaded machine) may take a few more.
 	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	// Either fails when a navigation replaces the document: fine.
-	if _, o, err := withOutline[string](c, fctx, afterInputJS); err == nil && o != nil {
-		out = o
-	} else if err == nil {
-		eval[string](fctx, afterInputJS)
+	// Each fails when a navigation replaces the document: fine.
+	none, _ := c.t.framesKnownNone()
+	switch {
+	case c.inputDoc != nil && c.inputDoc.frame != nil:
+		// The input went into a frame: its document's watch knows.
+		d := *c.inputDoc
+		var dcancel context.CancelFunc
+		d.ctx, dcancel = context.WithTimeout(d.ctx, 5*time.Second)
+		evalDoc[string](d, afterInputJS)
+		dcancel()
+	case c.inputDoc == nil && !none:
+		// A key press or a dialog's answer may go into a frame, whose
+		// handlers the top document's watch does not see.
+		eval[string](fctx, nextFrameJS)
+	default:
+		if _, o, err := withOutline[string](c, fctx, afterInputJS); err == nil && o != nil {
+			out = o
+		} else if err == nil {
+			eval[string](fctx, afterInputJS)
+		}
 	}
 	cancel()
 	var requested, stopped, opened bool

@@ -179,6 +179,11 @@ var inputWatchJS = fmt.Sprintf(`(() => {
   }});
 })();`, inputKey, inputTimerLimit, inputGens, inputWaitLimit)
 
+// nextFrameJS resolves once the page has drawn its next frame and run the
+// task after it, or after 250 ms where no frame is drawn (a hidden tab):
+// the settle's wait where no input watch can say more.
+const nextFrameJS = `new Promise(done => { requestAnimationFrame(() => setTimeout(() => done('frame'), 0)); setTimeout(() => done('frame'), 250); })`
+
 // afterInputJS resolves once the page has run what the last input's
 // handlers started, by the input watch; in a document without the watch
 // (a tab whose page the tools did not load, the person's own) once the

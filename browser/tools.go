@@ -353,6 +353,9 @@ type call struct {
 	// dialogCut is set when a dialog the page opened during the call
 	// ended it: the page is paused, so nothing after would be answered.
 	dialogCut atomic.Bool
+	// inputDoc is the document of the last ref the call resolved: the one
+	// its input goes to, whose input watch the settle asks.
+	inputDoc *docCtx
 }
 
 // page resolves the tab of the call (c.tab, else the current one) and

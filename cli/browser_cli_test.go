@@ -725,7 +725,7 @@ func TestBrowserCLIPageCommands(t *testing.T) {
 // TestBrowserCLIClickShowsWhatItStarted: a click's handler that changes
 // the page a little later (after a timer, a chain of timers, a fetch or
 // an XMLHttpRequest the server answers after a while, in a shadow tree's
-// own handler, on the next animation frame, at once) has done so when
+// own handler, in a frame, on the next animation frame, at once) has done so when
 // the click's command ends: the next command, `get text` run right after
 // as its own process, shows the change.
 func TestBrowserCLIClickShowsWhatItStarted(t *testing.T) {
@@ -744,11 +744,15 @@ const show = (id, text) => { const p = document.createElement('p'); p.id = id; p
 <button onclick="requestAnimationFrame(() => show('frame', 'Shown on the next frame.'))">Frame</button>
 <button onclick="show('now', 'Shown at once.')">Now</button>
 <div id=host></div>
+<iframe src="/frame" title="Inner"></iframe>
 <script>
 const root = document.getElementById('host').attachShadow({mode: 'open'});
 root.innerHTML = '<button>Shadow</button>';
 root.querySelector('button').addEventListener('click', () => setTimeout(() => show('shadow', 'Shown by a shadow tree.'), 150));
 </script>`)
+	})
+	mux.HandleFunc("GET /frame", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><button onclick="setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Shown in the frame.'; document.body.append(p); }, 150)">Inside</button>`)
 	})
 	mux.HandleFunc("GET /later", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(150 * time.Millisecond)
@@ -764,12 +768,17 @@ root.querySelector('button').addEventListener('click', () => setTimeout(() => sh
 		{"Fetch", "Answered by fetch."},
 		{"XHR", "Answered by XMLHttpRequest."},
 		{"Shadow", "Shown by a shadow tree."},
+		{"Inside", "Shown in the frame."},
 		{"Frame", "Shown on the next frame."},
 		{"Now", "Shown at once."},
 	} {
 		t.Run(tc.button, func(t *testing.T) {
 			snap := e.step(t, 0, "snapshot", "-i")
-			e.step(t, 0, "click", refOf(t, snap, `button "`+tc.button+`"`))
+			ref := regexp.MustCompile(`button "` + tc.button + `" \[ref=((?:f[0-9]+)?e[0-9]+)\]`).FindStringSubmatch(snap)
+			if ref == nil {
+				t.Fatalf("no button %q in the snapshot:\n%s", tc.button, snap)
+			}
+			e.step(t, 0, "click", ref[1])
 			if got := e.step(t, 0, "get", "text"); !strings.Contains(got, tc.want) {
 				t.Errorf("get text right after clicking %s does not show %q:\n%s", tc.button, tc.want, got)
 			}
