@@ -102,7 +102,7 @@ return {x: r.left + r.width / 2, y: r.top + r.height / 2};`)
 		}
 	}
 	if to.Err != "" {
-		return from, to, failf("%s %s", a.To, to.Err), nil
+		return from, to, failf("%s %s", a.onto, to.Err), nil
 	}
 	return from, to, nil, nil
 }
@@ -128,11 +128,19 @@ type dragArgs struct {
 	refArg
 	To string `json:"to" jsonschema:"ref, or the drop zone's visible text"`
 	tabArg
+	// onto names the target as the caller did: its ref, or its text in
+	// quotes when it was named by its text (the ref given to it then is
+	// in no snapshot the caller saw).
+	onto string
 }
 
 func toolDrag(ctx context.Context, c *call, a dragArgs) (*Result, error) {
 	if a.Ref == "" || a.To == "" {
 		return failf("browser_drag needs ref (what to drag) and to (where to drop it)"), nil
+	}
+	a.onto = a.To
+	if !refPattern().MatchString(a.To) {
+		a.onto = strconv.Quote(a.To)
 	}
 	pctx, r, err := c.page(ctx)
 	if r != nil || err != nil {
@@ -178,7 +186,7 @@ func toolDrag(ctx context.Context, c *call, a dragArgs) (*Result, error) {
 		if err := mouseEvent(pctx, input.DispatchMouseEventTypeMouseReleased, to.X, to.Y, g, g.button, 0, 1); err != nil {
 			return jsFail(err)
 		}
-		return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s to %s with the mouse (it is not an HTML5 draggable, so no drop event is involved); now in", a.Ref, a.To))
+		return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s to %s with the mouse (it is not an HTML5 draggable, so no drop event is involved); now in", a.Ref, a.onto))
 	}
 	for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
 		if _, err := chromedp.Call(pctx, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: to.X, Y: to.Y, Data: data}); err != nil {
@@ -193,7 +201,7 @@ func toolDrag(ctx context.Context, c *call, a dragArgs) (*Result, error) {
 		return jsFail(err)
 	}
 	if seen == nil {
-		return failf("dragged %s over %s, but it did not take the drop (no drop event: it is not a drop zone for this item)", a.Ref, a.To), nil
+		return failf("dragged %s over %s, but it did not take the drop (no drop event: it is not a drop zone for this item)", a.Ref, a.onto), nil
 	}
-	return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s onto %s (HTML5 drag and drop: the page received the drop); now in", a.Ref, a.To))
+	return c.afterAction(pctx, before, fmt.Sprintf("Dragged %s onto %s (HTML5 drag and drop: the page received the drop); now in", a.Ref, a.onto))
 }

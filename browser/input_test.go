@@ -146,8 +146,8 @@ func TestActionTools(t *testing.T) {
 	t.Run("html5 drag fires drop", func(t *testing.T) {
 		snap := open(t, "/board")
 		r := mustCall(t, b, "browser_drag", map[string]any{"ref": refFor(t, snap, "Write report"), "to": "Done"})
-		if !strings.Contains(r.Text, "HTML5") {
-			t.Errorf("result: %s", r.Text)
+		if !strings.Contains(r.Text, "HTML5") || !strings.Contains(r.Text, `onto "Done"`) {
+			t.Errorf("result: %s (want the drop zone named as it was given, not by a ref no snapshot showed)", r.Text)
 		}
 		has(t, "drop:card")
 	})
