@@ -115,7 +115,8 @@ var inputWatchJS = fmt.Sprintf(`(() => {
     timers.set(id, true);
     return id;
   });
-  wrap(W, 'clearTimeout', orig => (f, self, args) => {
+  // A timer ends by either (they share their ids).
+  for (const name of ['clearTimeout', 'clearInterval']) wrap(W, name, orig => (f, self, args) => {
     if (timers.delete(args[0])) end();
     return Reflect.apply(orig, self, args);
   });
@@ -150,12 +151,18 @@ var inputWatchJS = fmt.Sprintf(`(() => {
     });
   }
   if (W.XMLHttpRequest) wrap(XMLHttpRequest.prototype, 'send', orig => (f, self, args) => {
-    if (now()) {
-      pending++;
-      xhrs.add(self);
-      self.addEventListener('loadend', end);
+    if (!now()) return Reflect.apply(orig, self, args);
+    let over = false;
+    const fin = () => { if (!over) { over = true; end(); } };
+    pending++;
+    xhrs.add(self);
+    self.addEventListener('loadend', fin); // before: a synchronous request ends in send
+    try {
+      return Reflect.apply(orig, self, args);
+    } catch (e) {
+      fin(); // not sent, or failed at once: no loadend comes
+      throw e;
     }
-    return Reflect.apply(orig, self, args);
   });
   const untold = orig => (f, self, args) => { if (now()) vague = true; return Reflect.apply(orig, self, args); };
   wrap(W, 'postMessage', untold);
