@@ -516,8 +516,16 @@ func (s *session) start(ownContext bool) error {
 	return nil
 }
 
-// dead reports whether the connection ended.
+// dead reports whether the connection ended, or the browser we launched
+// exited (which the connection may learn a little later).
 func (s *session) dead() bool {
+	if s.proc != nil {
+		select {
+		case <-s.proc.exited:
+			return true
+		default:
+		}
+	}
 	select {
 	case <-s.root.Done():
 		return true

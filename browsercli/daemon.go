@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/session"
 	"github.com/browseragent/browseragent/tools"
@@ -40,6 +41,11 @@ type daemon struct {
 	version string
 
 	busy sync.Mutex // one command at a time
+	// browserUp says the isolated browser ran when the last command ended
+	// (guarded by busy): if it is gone when the next one comes, the tabs
+	// and refs that command counts on went with it, and it is told so
+	// rather than run on a fresh, empty browser.
+	browserUp bool
 
 	mu      sync.Mutex
 	running string    // the command holding busy, for "busy with …"
@@ -253,7 +259,13 @@ func (d *daemon) run(ctx context.Context, cl *client) *wire.Response {
 	defer d.setRunning("")
 	ctx = context.WithValue(ctx, clientKey{}, cl)
 	ctx = tools.WithClient(ctx, &tools.Client{Name: "browseragent-browser", Session: d.p.Name, Yes: req.Yes})
+	b := d.s.Browser
+	if d.browserUp && !b.Running() && b.Mode() == browser.ModeIsolated {
+		d.browserUp = false
+		return &wire.Response{Exit: wire.ExitLost, Error: "the session's browser went away (closed or crashed) since the last command: nothing was done; run the command again for a fresh one (its tabs and refs are gone)"}
+	}
 	resp := d.execute(ctx, req)
+	d.browserUp = b.Running() && b.Mode() == browser.ModeIsolated
 	if cl.parked != nil {
 		cl.parked.done <- resp // to `browser confirm`: the command's own client has gone
 		return nil

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -405,6 +406,41 @@ func TestBrowserCLIBadInput(t *testing.T) {
 		oneLine(t, busy, "is busy with `wait \"Ready now\"`")
 		usable(t)
 	})
+	t.Run("dead browser", func(t *testing.T) {
+		var list struct {
+			Sessions []struct{ PID int } `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(e.step(t, 0, "sessions", "--json")), &list); err != nil || len(list.Sessions) != 1 {
+			t.Fatalf("sessions --json: %+v %v", list, err)
+		}
+		// The daemon's Chromium dies between two commands (its window
+		// closed, killed, crashed): every process of it, until the daemon
+		// has reaped the one it started.
+		daemon := list.Sessions[0].PID
+		var browserPIDs []int
+		for _, pid := range testutil.ProcessesWithEnv("TMPDIR=" + e.tmp) {
+			if pid != daemon {
+				browserPIDs = append(browserPIDs, pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if len(browserPIDs) == 0 {
+			t.Fatalf("no browser process beside the daemon (pid %d)", daemon)
+		}
+		for _, pid := range browserPIDs {
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+					break
+				}
+				if stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(stat), ") Z ") && !isChildOf(pid, daemon) {
+					break // a zombie the daemon does not reap
+				}
+			}
+		}
+		oneLine(t, e.step(t, 8, "get", "url"), "browser went away")
+		e.step(t, 0, "open", srv.URL+"/")
+		usable(t)
+	})
 	t.Run("dead daemon", func(t *testing.T) {
 		var list struct {
 			Sessions []struct{ PID int } `json:"sessions"`
@@ -423,6 +459,16 @@ func TestBrowserCLIBadInput(t *testing.T) {
 		e.step(t, 0, "open", srv.URL+"/")
 		usable(t)
 	})
+}
+
+// isChildOf reports whether process pid's parent is parent.
+func isChildOf(pid, parent int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(f) > 1 && f[1] == strconv.Itoa(parent)
 }
 
 // checkoutRules make the shop's checkout a sensitive page (a payment).
