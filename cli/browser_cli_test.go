@@ -871,3 +871,47 @@ func TestBrowserCLIDialogAfterDialog(t *testing.T) {
 		t.Errorf("the page after its dialogs:\n%s", got)
 	}
 }
+
+// TestBrowserCLIConnectDeniedLink: in the person's Chrome a click on a
+// link to a page a deny rule names is stopped before the request leaves
+// (the server never sees it), and the command says so, exit 3: not that
+// it withheld content of that page, which it never had.
+func TestBrowserCLIConnectDeniedLink(t *testing.T) {
+	t.Parallel()
+	chrome := testutil.Require(t, "chromium", browser.FindChrome)
+	var mu sync.Mutex
+	var vault int
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Files</title><h1>Files</h1><a href="/vault/notes.txt">Notes</a>`)
+	})
+	mux.HandleFunc("GET /mine", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `<title>Mine</title>Mine`) })
+	mux.HandleFunc("GET /vault/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		vault++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "the vault's notes")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mine := srv.URL + "/mine"
+	person := testutil.StartPersonsBrowser(t, chrome, []string{mine}, func(pages []string) bool { return cmp.Equal(pages, []string{mine}) })
+	defer person.Close(t)
+	sites := filepath.Join(t.TempDir(), "sites.yaml")
+	if err := os.WriteFile(sites, []byte("version: 1\nrules:\n  - name: local-vault\n    category: bank\n    hosts: [\"127.0.0.1\"]\n    paths: [\"/vault/*\"]\n    action: deny\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := browserEnv(t)
+	e.step(t, 0, "--user-data-dir", person.Dir, "--sites", sites, "open", srv.URL+"/")
+	snap := e.step(t, 0, "snapshot", "-i")
+	errOut := e.step(t, 3, "--yes", "click", refOf(t, snap, `link "Notes"`))
+	if !strings.Contains(errOut, "the request was stopped before it was sent") || !strings.Contains(errOut, "local-vault") || strings.Contains(errOut, "holds content of") {
+		t.Errorf("the click on the denied page's link says:\n%s", errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if vault != 0 {
+		t.Errorf("the denied page was asked for %d time(s)", vault)
+	}
+}

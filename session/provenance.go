@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,8 +90,15 @@ func (s *Session) screen(ctx context.Context, c *tools.ResolvedCall, res *tools.
 		// model reads it as page text, the person as it is.
 		u := q.names[i]
 		withheld := "browseragent withheld the result of %s: it holds content of %s, which the sensitive-site rule %q denies (%s). Do not try to read it another way; tell the person if the task needs it."
+		why := stoppedLines(cmp.Or(res.Display, res.Text))
 		res.Text = fmt.Sprintf(withheld, def.Name, guard.UntrustedInline(guard.RedactURL(u)), d.Rule, d.Category)
 		res.Display = fmt.Sprintf(withheld, def.Name, guard.RedactURL(u), d.Rule, d.Category)
+		if why != "" {
+			// The input's request there was stopped before it was sent:
+			// the tab shows the browser's error page at that address, it
+			// holds nothing of it. The refusal says what happened.
+			res.Text, res.Display = why, why
+		}
 		if c.Entry.Effect == catalog.Open && res.Tab != "" {
 			tab := fmt.Sprintf("\nTab %s stays open on that page: close it with browser_close.", res.Tab)
 			res.Text, res.Display = res.Text+tab, res.Display+tab
@@ -288,4 +296,16 @@ func (s *Session) pageListLines(text string, q *screening) []string {
 		}
 	}
 	return lines
+}
+
+// stoppedLines are the lines of a result that say a request of the call
+// was stopped before it was sent (Session.downloadRefused), "" when none.
+func stoppedLines(text string) string {
+	var why []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, stoppedBeforeSent) {
+			why = append(why, l)
+		}
+	}
+	return strings.Join(why, "\n")
 }

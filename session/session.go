@@ -446,6 +446,10 @@ func (s *Session) framesWithheld(call *tools.ResolvedCall, top browser.FrameSour
 	return why
 }
 
+// stoppedBeforeSent is how an input's refused request is told apart in
+// its result (provenance.go keeps that refusal rather than withhold it).
+const stoppedBeforeSent = "the request was stopped before it was sent"
+
 // downloadRefused says why a download must not come from u, or an input
 // in the person's Chrome must not make its page ask for u ("" where it
 // may): a page a deny rule names, as the result screen would withhold it
@@ -470,7 +474,7 @@ func (s *Session) downloadRefused(call *tools.ResolvedCall, u string) string {
 	}
 	if call != nil && call.Def.Name != "browser_download" {
 		// an input in the person's Chrome (browser.inputRequests)
-		return fmt.Sprintf("Refused: %s made the page ask for %s, which matches the deny rule %q (%s): browseragent never acts there, and nobody can approve it; the request was stopped before it was sent, so nothing was loaded or saved. Do this step yourself, in your own browser.", call.Def.Name, guard.RedactURL(u), d.Rule, d.Category)
+		return fmt.Sprintf("Refused: %s made the page ask for %s, which matches the deny rule %q (%s): browseragent never acts there, and nobody can approve it; "+stoppedBeforeSent+", so nothing was loaded or saved. Do this step yourself, in your own browser.", call.Def.Name, guard.RedactURL(u), d.Rule, d.Category)
 	}
 	return fmt.Sprintf("Refused: browser_download would save a file from %s, which matches the deny rule %q (%s): browseragent never acts there, and nobody can approve it; nothing was kept. Do this step yourself, in your own browser.", guard.RedactURL(u), d.Rule, d.Category)
 }
