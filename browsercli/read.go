@@ -138,6 +138,12 @@ func cmdGet(x *execution) *wire.Response {
 		}
 		id, title, url, ok := currentTab(res.Text)
 		if !ok {
+			for _, t := range tabList(res.Text) {
+				if t.Current && t.Withheld != "" {
+					// There is a current tab, on a page a deny rule names.
+					return &wire.Response{Exit: wire.ExitDenied, Error: fmt.Sprintf("the current tab %s shows %s: browseragent does not read it; open another page, pick another tab with `browseragent browser tab N`, or close it", t.ID, t.Withheld)}
+				}
+			}
 			return &wire.Response{Exit: wire.ExitNoTab, Error: "no current tab: browseragent browser open URL opens one"}
 		}
 		v := url

@@ -909,6 +909,13 @@ func TestBrowserCLIConnectDeniedLink(t *testing.T) {
 	if !strings.Contains(errOut, "the request was stopped before it was sent") || !strings.Contains(errOut, "local-vault") || strings.Contains(errOut, "holds content of") {
 		t.Errorf("the click on the denied page's link says:\n%s", errOut)
 	}
+	// The tab stays on the blocked page at that address: it is the current
+	// one still, and not read.
+	for _, what := range []string{"url", "title"} {
+		if errOut := e.step(t, 3, "get", what); !strings.Contains(errOut, `the current tab t2 shows a page the sensitive-site rule "local-vault" denies`) {
+			t.Errorf("get %s on the tab left on the denied address: %s", what, errOut)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if vault != 0 {
