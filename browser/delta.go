@@ -63,6 +63,12 @@ func (c *call) changesOf(last *lastSnapshot, s *Snapshot) (now *Snapshot, model,
 		return s, "", ""
 	}
 	model, person = lineChanges(last.lines, s.Lines)
+	if last.opts.Interactive && strings.HasPrefix(model, "No change") {
+		// The outline held only the controls and headings: its text may
+		// have changed all the same.
+		const none = "No change to the page's controls or headings since the last snapshot (which listed only those)."
+		model, person = none, none
+	}
 	return s, model, person
 }
 

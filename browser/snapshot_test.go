@@ -248,6 +248,14 @@ func TestActionChanges(t *testing.T) {
 	if !strings.HasSuffix(res, "\nNo change on the page since the last snapshot.") {
 		t.Errorf("a click that changes nothing:\n%s", res)
 	}
+	// After an outline of the controls only, a click that changes only
+	// the page's text does not say the page did not change.
+	snap = mustCall(t, b, "browser_snapshot", map[string]any{"interactive": true}).Text
+	mustCall(t, b, "browser_eval", map[string]any{"js": "document.querySelector('button').setAttribute('onclick', \"st.textContent='2 items in cart'\")"})
+	res = mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Add"`)}).Text
+	if strings.Contains(res, "No change on the page") || !strings.HasSuffix(res, "\nNo change to the page's controls or headings since the last snapshot (which listed only those).") {
+		t.Errorf("a click that changes only text, after an interactive snapshot:\n%s", res)
+	}
 	res = mustCall(t, b, "browser_click", map[string]any{"ref": refFor(t, snap, `"Next"`)}).Text
 	if strings.Contains(res, "Changes since") || strings.Contains(res, "No change") {
 		t.Errorf("a click that loads another page lists changes:\n%s", res)
