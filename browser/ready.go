@@ -31,14 +31,20 @@ const readyWorld = "browseragent-ready"
 // wait again), however late a loaded machine runs them both.
 const readyJS = `(() => {
   if (window.__baSettled) return;
-  let last = performance.now(), frame = false;
+  let last = performance.now(), frame = false, asked = 0;
   // The first animation frame after a change counts as a change too: a
   // page that draws on a frame (requestAnimationFrame) is then waited for
-  // from that frame on. A hidden page draws no frames and is not held up.
+  // from that frame on, and a visible page is not settled before that
+  // frame is drawn: on a loaded machine the frame after the load can come
+  // later than the quiet time, and a page's own frame callback with it
+  // (for at most frameWait ms: a page that never draws is not held up).
+  // A hidden page draws no frames and is not held up.
+  const frameWait = 5000;
   const note = () => {
     last = performance.now();
-    if (!frame) { frame = true; requestAnimationFrame(() => { frame = false; last = performance.now(); }); }
+    if (!frame) { frame = true; asked = last; requestAnimationFrame(() => { frame = false; last = performance.now(); }); }
   };
+  const drawing = () => frame && document.visibilityState === 'visible' && performance.now() - asked < frameWait;
   note();
   new MutationObserver(note).observe(document, {subtree: true, childList: true, characterData: true});
   addEventListener('DOMContentLoaded', note, true);
@@ -51,7 +57,7 @@ const readyJS = `(() => {
   window.__baSettled = (quiet) => new Promise(done => {
     const check = () => {
       const left = Math.max(last, netEnd()) + quiet - performance.now();
-      if (document.readyState === 'complete' && left <= 0) return done(true);
+      if (document.readyState === 'complete' && left <= 0 && !drawing()) return done(true);
       setTimeout(check, Math.max(left, 25));
     };
     check();
