@@ -2,7 +2,6 @@ package extract
 
 import (
 	"encoding/json"
-	"net/netip"
 	"net/url"
 	"strings"
 
@@ -292,8 +291,27 @@ func localHost(host string) bool {
 	if host == "" || host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	_, err := netip.ParseAddr(host)
-	return err == nil
+	return ipAddress(host)
+}
+
+// ipAddress says host is written as an IP address: four dot-separated
+// numbers, or IPv6 (hex digits and colons, maybe a dotted tail or a zone).
+// extract imports no network package (layers_test.go), net/netip neither.
+func ipAddress(host string) bool {
+	if strings.Contains(host, ":") {
+		addr, _, _ := strings.Cut(host, "%")
+		return strings.Trim(addr, "0123456789abcdefABCDEF:.") == ""
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 3 || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // canonicalHost is the host of the page's canonical URL (without "www."),

@@ -169,3 +169,17 @@ func TestPageTypeLocalHost(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalHost: the hosts that name no site, without net/netip.
+func TestLocalHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"": true, "localhost": true, "app.localhost": true, "127.0.0.1": true, "10.0.0.7": true, "::1": true,
+		"fe80::1%eth0": true, "2001:db8::8a2e:370:7334": true, "::ffff:192.0.2.1": true,
+		"example.com": false, "docs.python.org": false, "1.2.3": false, "1.2.3.4.5": false, "cafe.com": false,
+		"forum.example": false, "10.0.0.x": false,
+	} {
+		if got := localHost(host); got != want {
+			t.Errorf("localHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
