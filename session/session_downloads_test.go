@@ -92,20 +92,7 @@ func TestSessionIsolatedBrowserDownloadsNothing(t *testing.T) {
 func TestSessionSharedDownloadFromDeniedPage(t *testing.T) {
 	testutil.Parallel(t)
 	testutil.Require(t, "chromium", browser.FindChrome)
-	site := sharedSite(t)
-	person := startPersonsBrowser(t, site.URL)
-	s, answers := newSharedSession(t, false, `version: 1
-rules:
-  - name: local-vault
-    category: bank
-    hosts: ["127.0.0.1"]
-    paths: ["/vault/*"]
-    action: deny
-`)
-	connect(t, s, person.Dir)
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
-		t.Fatalf("browser_open: %s", res.Text)
-	}
+	_, s, answers := filesInPersonsChrome(t, false)
 	dir := t.TempDir()
 	for _, tc := range []struct{ link, want string }{
 		{"Statement", "local-vault"},
@@ -304,20 +291,7 @@ func sharedClickOnDeniedDownload(t *testing.T, viaMCP bool) {
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", home) // Chromium reads user-dirs.dirs there
-	site := sharedSite(t)
-	person := startPersonsBrowser(t, site.URL)
-	s, answers := newSharedSession(t, viaMCP, `version: 1
-rules:
-  - name: local-vault
-    category: bank
-    hosts: ["127.0.0.1"]
-    paths: ["/vault/*"]
-    action: deny
-`)
-	connect(t, s, person.Dir)
-	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
-		t.Fatalf("browser_open: %s", res.Text)
-	}
+	site, s, answers := filesInPersonsChrome(t, viaMCP)
 	click := func(link string) *tools.ToolResult {
 		if !viaMCP {
 			return call(t, s, "browser_click", map[string]any{"ref": pressRefNamed(t, s, link)})
@@ -426,4 +400,26 @@ func TestSessionDownloadIsOneQuestion(t *testing.T) {
 			t.Errorf("%s: want one question naming the folder %s and the address %s, got %+v", tc.name, dir, tc.from, q)
 		}
 	}
+}
+
+// filesInPersonsChrome connects a session (with chrome-devtools-mcp when
+// withMCP) to a Chromium started as the person's, on the shared site whose
+// /vault/ pages a deny rule (local-vault) names, and opens its files page.
+func filesInPersonsChrome(t *testing.T, withMCP bool) (*httptest.Server, *Session, *personAtTerminal) {
+	t.Helper()
+	site := sharedSite(t)
+	person := startPersonsBrowser(t, site.URL)
+	s, answers := newSharedSession(t, withMCP, `version: 1
+rules:
+  - name: local-vault
+    category: bank
+    hosts: ["127.0.0.1"]
+    paths: ["/vault/*"]
+    action: deny
+`)
+	connect(t, s, person.Dir)
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/files"}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	return site, s, answers
 }
