@@ -16,7 +16,6 @@ import (
 	"github.com/browseragent/browseragent/batch"
 	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/guard"
-	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/words"
 )
 
@@ -336,19 +335,6 @@ func batchBar(s *streams, f *fetchFlags, args []string, o *batch.Options) *progr
 func isTerminal(w io.Writer) bool {
 	file, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd()))
-}
-
-// forTerminal is text a page, a server or a model chose as it goes to w:
-// at a terminal every character the terminal would act on is shown
-// escaped (textutil.Visible), so a page's "\x1b]0;…" or "\r\x1b[2K"
-// cannot retitle the window, erase a line or fake one of ours; into a
-// pipe or a file it is unchanged, the bytes the script asked for.
-// (browsercli/wire.Shown is the same for the browser commands' fast path.)
-func forTerminal(w io.Writer, s string) string {
-	if isTerminal(w) {
-		return textutil.Visible(s)
-	}
-	return s
 }
 
 // summaryLine is the batch's last word: "fetched 20000 URLs in 12.3 s

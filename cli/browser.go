@@ -15,6 +15,7 @@ import (
 	"github.com/browseragent/browseragent/browser"
 	"github.com/browseragent/browseragent/browsercli/wire"
 	"github.com/browseragent/browseragent/extract"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/render"
 )
 
@@ -190,7 +191,7 @@ first), attaches, lists and detaches: no tab is opened, changed or closed.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(tabs)
 			}
-			fmt.Fprintln(s.out, forTerminal(s.out, browser.FormatTabs(tabs, b.Mode()))) // pages chose titles and URLs
+			fmt.Fprintln(s.out, textutil.ForTerminal(s.out, browser.FormatTabs(tabs, b.Mode()))) // pages chose titles and URLs
 			return nil
 		},
 	}

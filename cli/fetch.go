@@ -22,6 +22,7 @@ import (
 	"github.com/browseragent/browseragent/extract"
 	"github.com/browseragent/browseragent/fetch"
 	"github.com/browseragent/browseragent/guard"
+	"github.com/browseragent/browseragent/internal/textutil"
 	"github.com/browseragent/browseragent/internal/words"
 	"github.com/browseragent/browseragent/tools"
 )
@@ -389,7 +390,7 @@ func printPage(s *streams, f *fetchFlags, r fetched, format extract.Format) int 
 		fmt.Fprintf(s.err, "browseragent: %s: %s\n", r.url, words.Error(err))
 		return exitFailed
 	}
-	io.WriteString(s.out, forTerminal(s.out, string(out)))
+	io.WriteString(s.out, textutil.ForTerminal(s.out, string(out)))
 	for _, w := range r.res.Warnings {
 		fmt.Fprintf(s.err, "browseragent: warning: %s: %s\n", r.url, w)
 	}

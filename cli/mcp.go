@@ -719,7 +719,7 @@ func printResult(s *streams, c *callFlags, text string, isError bool, images []m
 		}
 	} else {
 		if text != "" {
-			fmt.Fprintln(s.out, forTerminal(s.out, strings.TrimRight(text, "\n"))) // the server chose it
+			fmt.Fprintln(s.out, textutil.ForTerminal(s.out, strings.TrimRight(text, "\n"))) // the server chose it
 		}
 		for _, p := range paths {
 			fmt.Fprintf(s.out, "[%s image, %d bytes, saved to %s]\n", textutil.VisibleLine(p.MIME), p.Bytes, textutil.VisibleLine(p.Path))
@@ -891,7 +891,7 @@ func newMCPPromptCmd(s *streams, f *mcpFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(s.out, forTerminal(s.out, mcpclient.PromptText(r))) // the server chose it
+				fmt.Fprintln(s.out, textutil.ForTerminal(s.out, mcpclient.PromptText(r))) // the server chose it
 				return nil
 			})
 		},

@@ -262,7 +262,7 @@ func finishRun(s *streams, f *runFlags, p *transcript.Printer, ag *agent.Agent, 
 			return werr
 		}
 	} else if strings.TrimSpace(answer) != "" && (err == nil || tr.Status == "refused") {
-		fmt.Fprintln(s.out, forTerminal(s.out, strings.TrimSpace(answer))) // a refusal's answer says what was not done
+		fmt.Fprintln(s.out, textutil.ForTerminal(s.out, strings.TrimSpace(answer))) // a refusal's answer says what was not done
 	}
 	if code == 0 {
 		return nil

@@ -23,28 +23,15 @@ func Print(out, errw io.Writer, asJSON bool, command string, resp *Response) int
 		return resp.Exit
 	}
 	if resp.Notice != "" {
-		fmt.Fprintf(errw, "browseragent: %s\n", Shown(errw, resp.Notice))
+		fmt.Fprintf(errw, "browseragent: %s\n", textutil.ForTerminal(errw, resp.Notice))
 	}
 	if resp.Text != "" {
-		fmt.Fprintln(out, Shown(out, strings.TrimRight(resp.Text, "\n")))
+		fmt.Fprintln(out, textutil.ForTerminal(out, strings.TrimRight(resp.Text, "\n")))
 	}
 	if resp.Error != "" {
-		fmt.Fprintf(errw, "browseragent: %s\n", Shown(errw, resp.Error))
+		fmt.Fprintf(errw, "browseragent: %s\n", textutil.ForTerminal(errw, resp.Error))
 	}
 	return resp.Exit
-}
-
-// Shown is text a page or a server chose (a page's text, its title, an
-// error quoting its URL) as it goes to w: at a terminal, every character
-// the terminal would act on is shown escaped (textutil.Visible), so a
-// page's "\x1b]0;…" or "\r\x1b[2K" cannot retitle the window, erase a
-// line or fake one of ours; into a pipe or a file it is unchanged, the
-// page's own bytes, for the program reading them.
-func Shown(w io.Writer, s string) string {
-	if f, ok := w.(*os.File); ok && showsTerminal(f) {
-		return textutil.Visible(s)
-	}
-	return s
 }
 
 func writeJSON(w io.Writer, command string, resp *Response) {

@@ -12,6 +12,3 @@ func isTerminal(f *os.File) bool {
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
 	return errno == 0
 }
-
-// showsTerminal reports whether f is a terminal, for Shown.
-func showsTerminal(f *os.File) bool { return isTerminal(f) }
