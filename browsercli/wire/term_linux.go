@@ -2,13 +2,9 @@ package wire
 
 import (
 	"os"
-	"syscall"
-	"unsafe"
+
+	"github.com/browseragent/browseragent/internal/textutil"
 )
 
 // isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
-}
+func isTerminal(f *os.File) bool { return textutil.IsTerminal(f) }

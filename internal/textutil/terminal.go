@@ -10,7 +10,7 @@ import (
 // cannot retitle the window, erase a line or fake one of browseragent's;
 // into a pipe or a file it is unchanged, the bytes the script asked for.
 func ForTerminal(w io.Writer, s string) string {
-	if f, ok := w.(*os.File); ok && isTerminal(f) {
+	if f, ok := w.(*os.File); ok && IsTerminal(f) {
 		return Visible(s)
 	}
 	return s

@@ -8,7 +8,7 @@ import (
 	"github.com/mattn/go-isatty"
 )
 
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool {
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
