@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"time"
@@ -26,6 +27,12 @@ type client struct {
 	// answers; otherwise nobody does.
 	terminal bool
 	parked   *parked // set once the call was parked: the client has left
+	// conn is the command's connection and ending the daemon's life: a
+	// question still open when the session ends (close --all, a signal,
+	// an upgrade) is withdrawn by closing conn, so the session does not
+	// wait for a person who may never answer.
+	conn   io.Closer
+	ending context.Context
 }
 
 type clientKey struct{}
@@ -71,6 +78,9 @@ func (cl *client) ask(req tools.ApprovalRequest) (tools.Answer, error) {
 // put sends q to the client's terminal and returns the person's answer:
 // AnswerNone when the client went away without one.
 func (cl *client) put(q *wire.Ask) tools.Answer {
+	if cl.ending != nil {
+		defer context.AfterFunc(cl.ending, func() { cl.conn.Close() })()
+	}
 	if err := cl.w.Send(wire.Message{Type: "ask", Ask: q}); err != nil {
 		return tools.AnswerNone
 	}

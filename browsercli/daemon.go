@@ -192,7 +192,7 @@ func (d *daemon) serveConn(ctx context.Context, c net.Conn) {
 	defer d.touch()
 	req := m.Request
 	// Only a command whose process reads from a terminal has someone to ask.
-	cl := &client{w: w, req: req, terminal: req.Ask && terminal}
+	cl := &client{w: w, req: req, terminal: req.Ask && terminal, conn: c, ending: ctx}
 	if !d.knownBinary(req) && req.Command != "shutdown" {
 		// Another program file (rebuilt, upgraded, or a copy): only its
 		// Version says whether it is another build. Nothing is run.

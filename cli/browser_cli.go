@@ -136,14 +136,15 @@ func (f *browserCLIFlags) do(ctx context.Context, s *streams, req *wire.Request)
 	}
 	o := &wire.ClientOptions{Session: f.name(), Daemon: argv}
 	if inFile, ok := s.in.(*os.File); ok && isatty.IsTerminal(inFile.Fd()) {
-		o.Ask = func(ctx context.Context, q wire.Ask) (string, error) { return askAtTerminal(s, q) }
+		o.Ask = func(ctx context.Context, q wire.Ask) (string, error) { return askAtTerminal(ctx, s, q) }
 	}
 	return wire.Do(ctx, req, o)
 }
 
 // askAtTerminal asks the person as the shell's approval box does: what,
-// where, why, and the answers the guard accepts.
-func askAtTerminal(s *streams, q wire.Ask) (string, error) {
+// where, why, and the answers the guard accepts. It stops waiting when
+// ctx ends (the session withdrew the question).
+func askAtTerminal(ctx context.Context, s *streams, q wire.Ask) (string, error) {
 	// A page chose its URL, and the command line and the reason quote
 	// what a page or a script chose: each is shown escaped, so nothing in
 	// them can rewrite the question the person answers.
@@ -164,11 +165,26 @@ func askAtTerminal(s *streams, q wire.Ask) (string, error) {
 		choices = "[y]es once, [N]o"
 	}
 	fmt.Fprintf(s.err, "Allow? %s: ", choices)
-	line, err := bufio.NewReader(s.in).ReadString('\n')
-	if err != nil && line == "" {
-		return "deny", err
+	type read struct {
+		line string
+		err  error
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
+	got := make(chan read, 1)
+	go func() {
+		line, err := bufio.NewReader(s.in).ReadString('\n')
+		got <- read{line, err}
+	}()
+	var r read
+	select {
+	case r = <-got:
+	case <-ctx.Done():
+		fmt.Fprintln(s.err) // end the question's line; the reason follows
+		return "deny", ctx.Err()
+	}
+	if r.err != nil && r.line == "" {
+		return "deny", r.err
+	}
+	switch strings.ToLower(strings.TrimSpace(r.line)) {
 	case "y", "yes":
 		return "once", nil
 	case "a", "always":

@@ -663,6 +663,23 @@ func TestBrowserCLIAsksAtTerminal(t *testing.T) {
 	if out := e.step(t, 0, "pending"); out != "No command waits for approval.\n" {
 		t.Errorf("a declined command is left waiting: %s", out)
 	}
+
+	// close --all while a question is open at the terminal: the session
+	// ends rather than wait for an answer, and the terminal says so.
+	e.step(t, 0, "open", srv.URL+"/profile")
+	snap = e.step(t, 0, "snapshot", "-i")
+	tm.keys(bin+" browser upload "+refOf(t, snap, "Avatar")+" avatar.txt; echo exit=$?", "Enter")
+	tm.waitForN("Allow? [y]es once", 3, 30*time.Second)
+	if out := e.step(t, 0, "close", "--all"); !strings.Contains(out, "Ended 1 session(s)") {
+		t.Errorf("close --all with a question open: %s", out)
+	}
+	tm.waitFor("exit=8", 30*time.Second)
+	if sc := tm.screen(); !strings.Contains(sc, "while its question was open: nothing was done") {
+		t.Errorf("the terminal does not say the question was withdrawn:\n%s", sc)
+	}
+	if got := sh.uploaded(); len(got) != 1 {
+		t.Errorf("the withdrawn upload ran: %q", got)
+	}
 }
 
 // TestBrowserCLIPageCommands: type into the focused field, wait --load,

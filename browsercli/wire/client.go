@@ -56,6 +56,9 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 	}
 	context.AfterFunc(ctx, func() { conn.Close() })
 	resp, err := exchange(ctx, NewWire(conn), req, o)
+	if errors.Is(err, errWithdrawn) {
+		return &Response{Exit: ExitLost, Error: err.Error(), Data: map[string]any{"session": p.Name}}, nil
+	}
 	if errors.Is(err, errGone) {
 		if !dead(p) {
 			return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
@@ -217,6 +220,40 @@ func startDaemon(ctx context.Context, p Paths, argv []string) error {
 	}
 }
 
+// received is one message read from the daemon, or why none was.
+type received struct {
+	m   Message
+	err error
+}
+
+// errWithdrawn is exchange's answer when the session ended while its
+// question was open at the terminal: the call was not run.
+var errWithdrawn = errors.New("the session ended (close --all, its idle timeout or a signal) while its question was open: nothing was done; the next command starts a fresh session")
+
+// askWhileOpen puts q to the person and returns their answer, or
+// errWithdrawn when the daemon ends the session first (the question's
+// context is cancelled, so the terminal stops waiting for a key).
+func askWhileOpen(ctx context.Context, o *ClientOptions, q Ask, msgs <-chan received) (string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answered := make(chan string, 1)
+	go func() {
+		a, err := o.Ask(ctx, q)
+		if err != nil {
+			a = "deny"
+		}
+		answered <- a
+	}()
+	select {
+	case a := <-answered:
+		return a, nil
+	case <-msgs: // the daemon closes the connection to withdraw the question
+		cancel()
+		<-answered
+		return "", errWithdrawn
+	}
+}
+
 // errGone is exchange's answer when the daemon closed the connection
 // without answering.
 var errGone = errors.New("the session's daemon went away during the command")
@@ -230,8 +267,27 @@ func exchange(ctx context.Context, w *Wire, req *Request, o *ClientOptions) (*Re
 		// dying as we came (its socket closes with the process).
 		return nil, errGone
 	}
+	// The daemon's messages are read as they come, also while a question
+	// is open: the session may end then and withdraw it.
+	msgs := make(chan received)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			m, err := w.Recv()
+			select {
+			case msgs <- received{m, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	for {
-		m, err := w.Recv()
+		r := <-msgs
+		m, err := r.m, r.err
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -240,11 +296,15 @@ func exchange(ctx context.Context, w *Wire, req *Request, o *ClientOptions) (*Re
 		}
 		switch m.Type {
 		case "ask":
-			answer := "deny"
-			if o.Ask != nil && m.Ask != nil {
-				if a, err := o.Ask(ctx, *m.Ask); err == nil {
-					answer = a
+			if m.Ask == nil || o.Ask == nil {
+				if err := w.Send(Message{Type: "answer", Answer: "deny"}); err != nil {
+					return nil, fmt.Errorf("session: %w", err)
 				}
+				continue
+			}
+			answer, err := askWhileOpen(ctx, o, *m.Ask, msgs)
+			if err != nil {
+				return nil, err
 			}
 			if err := w.Send(Message{Type: "answer", Answer: answer}); err != nil {
 				return nil, fmt.Errorf("session: %w", err)
