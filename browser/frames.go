@@ -16,7 +16,8 @@ import (
 // FrameURLs returns the live URLs of the frames below the tab's top
 // document (tabID "" means the current tab): every iframe, nested ones and
 // cross-site ones that run in another process too, parents before their
-// children. The browser is asked now, serialised with the tab's tool calls.
+// children, each address once (a PDF's own URL is also its viewer's inner
+// frame's). The browser is asked now, serialised with the tab's tool calls.
 func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error) {
 	var urls []string
 	var infos []*target.Info
@@ -47,7 +48,20 @@ func (b *Browser) FrameURLs(ctx context.Context, tabID string) ([]string, error)
 		return nil, listErr
 	}
 	more, err := s.outOfProcessFrames(ctx, infos)
-	return append(urls, more...), err
+	return onceEach(append(urls, more...)), err
+}
+
+// onceEach keeps the first of each string, in order.
+func onceEach(list []string) []string {
+	seen := make(map[string]bool, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // listFrameTargets lists the frame targets below the page target top
