@@ -419,7 +419,7 @@ func (c *call) downloadRefused(url string) string {
 // (catalog.Entry.Link).
 func (b *Browser) LinkTarget(ctx context.Context, tabID, ref string) (string, error) {
 	var href string
-	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, _ cdp.FrameID) error {
+	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, _ *tab, _ cdp.FrameID) error {
 		href = linkTarget(d, ref)
 		return nil
 	})

@@ -1,12 +1,15 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -56,10 +59,14 @@ const secretAskTimeout = 5 * time.Second
 // callers that must not leak should then treat the field as secret.
 func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, error) {
 	var v int
-	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, frame cdp.FrameID) (err error) {
+	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, t *tab, frame cdp.FrameID) (err error) {
 		dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
 		defer cancel()
-		v, err = secretInIsolation(dctx, d.worlds, d.exec, frame, ref)
+		frameless := func() bool { return false }
+		if d.frame == nil {
+			frameless = func() bool { none, _ := t.framesKnownNone(); return none }
+		}
+		v, err = secretInIsolation(dctx, d.worlds, d.exec, frame, ref, frameless)
 		return err
 	})
 	switch {
@@ -93,7 +100,13 @@ return __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);
 // process; the element's handle must belong to that same world, or V8
 // refuses the call. Three round trips for a ref (find it, hand it over,
 // test it), one for the focus, where it took six.
-func secretInIsolation(ctx context.Context, w *worlds, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string) (int, error) {
+//
+// One for a ref in a tab that has no frames (frameless, asked once the
+// page has answered: a frame attached before the answer is reported
+// before it): the element found is judged from its deep serialisation,
+// the tag and attributes the browser itself reports (secretNode), which
+// no script of the page can redefine; nothing there can hold a frame.
+func secretInIsolation(ctx context.Context, w *worlds, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string, frameless func() bool) (int, error) {
 	group := fmt.Sprintf("browseragent-secret-%d", secretGroups.Add(1))
 	defer releaseLater(ctx, group)
 	var node cdp.BackendNodeID
@@ -109,6 +122,9 @@ func secretInIsolation(ctx context.Context, w *worlds, exec runtime.ExecutionCon
 		}
 		if node = backendNode(el.Result); node == 0 {
 			return 0, errors.New("ref " + ref + " is not an element: take a new browser_snapshot")
+		}
+		if v, ok := secretNode(el.Result); ok && frameless() {
+			return v, nil
 		}
 	}
 	// Looked up once the page has answered: a document that ended before
@@ -159,6 +175,101 @@ func backendNode(o *runtime.RemoteObject) cdp.BackendNodeID {
 		return 0
 	}
 	return v.BackendNodeID
+}
+
+// secretNode judges an element as secretFieldJS does, from its deep
+// serialisation: its tag and attributes as the browser reports them, not
+// as the page's scripts may answer for them. It answers 1 for a secret
+// field, 0 for any other element; ok is false when it cannot tell (no
+// element, or a frame owner, whose input goes to another document). It
+// judges more as secret, never less: an <input> of any prefix and in an
+// XHTML document too, and an attribute given twice (in two namespaces)
+// by either value.
+func secretNode(o *runtime.RemoteObject) (v int, ok bool) {
+	if o == nil || o.DeepSerializedValue == nil || o.DeepSerializedValue.Type != "node" {
+		return 0, false
+	}
+	var n struct {
+		NodeType     int             `json:"nodeType"`
+		LocalName    string          `json:"localName"`
+		NamespaceURI string          `json:"namespaceURI"`
+		Attributes   json.RawMessage `json:"attributes"`
+	}
+	if json.Unmarshal(o.DeepSerializedValue.Value, &n) != nil || n.NodeType != 1 {
+		return 0, false
+	}
+	tag := asciiLower(n.LocalName)
+	if frameOwners[tag] && n.NamespaceURI == xhtmlNS {
+		return 0, false
+	}
+	attrs, err := attributePairs(n.Attributes)
+	if err != nil {
+		return 0, false
+	}
+	for _, a := range attrs {
+		name := asciiLower(a[0])
+		switch {
+		case name == "type" && tag == "input" && n.NamespaceURI == xhtmlNS && asciiLower(a[1]) == "password":
+			return 1, true
+		case name == "autocomplete" && autocompleteSecret(a[1]):
+			return 1, true
+		}
+	}
+	return 0, true
+}
+
+const xhtmlNS = "http://www.w3.org/1999/xhtml"
+
+// frameOwners are the tags frameOwnerJS names.
+var frameOwners = map[string]bool{"iframe": true, "frame": true, "object": true, "embed": true, "fencedframe": true}
+
+// autocompleteSecret reports whether an autocomplete attribute's tokens
+// name a secret, as secretFieldJS splits them (JavaScript's \s).
+func autocompleteSecret(s string) bool {
+	tokens := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
+	for _, t := range tokens {
+		switch t {
+		case "current-password", "new-password", "one-time-code", "cc-number", "cc-csc":
+			return true
+		}
+	}
+	return false
+}
+
+// attributePairs reads a serialised element's attributes (an object of
+// name to value) in order, each one, even a name given twice.
+func attributePairs(raw json.RawMessage) ([][2]string, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("attributes: not an object")
+	}
+	var pairs [][2]string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		name, _ := k.(string)
+		pairs = append(pairs, [2]string{name, v})
+	}
+	return pairs, nil
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // newSecretWorld makes frame's secretWorld (w keeps it from its event).
@@ -219,7 +330,7 @@ func (b *Browser) PageHasSecretField(ctx context.Context, tabID string) (bool, e
 // the tab's tool calls, and decodes its value.
 func askRef[T any](b *Browser, ctx context.Context, tabID, ref, expr string) (T, error) {
 	var v T
-	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, _ cdp.FrameID) (err error) {
+	err := b.onRefDoc(ctx, tabID, ref, func(d docCtx, _ *tab, _ cdp.FrameID) (err error) {
 		if d.frame != nil {
 			// bounded as the tab's context is
 			dctx, cancel := context.WithTimeout(d.ctx, secretAskTimeout)
@@ -241,7 +352,7 @@ func askRef[T any](b *Browser, ctx context.Context, tabID, ref, expr string) (T,
 // onRefDoc runs fn, serialised with the tab's tool calls, on the document
 // whose element ref names (the top document for "" and e7, the frame's for
 // f2e7), with the id of that document's frame.
-func (b *Browser) onRefDoc(ctx context.Context, tabID, ref string, fn func(d docCtx, frame cdp.FrameID) error) error {
+func (b *Browser) onRefDoc(ctx context.Context, tabID, ref string, fn func(d docCtx, t *tab, frame cdp.FrameID) error) error {
 	return b.withTab(ctx, tabID, func(s *session, t *tab, tctx context.Context) error {
 		d, release, err := s.refDoc(ctx, tctx, t, ref)
 		if err != nil {
@@ -252,6 +363,6 @@ func (b *Browser) onRefDoc(ctx context.Context, tabID, ref string, fn func(d doc
 		if d.frame != nil {
 			frame = d.frame.id
 		}
-		return fn(d, frame)
+		return fn(d, t, frame)
 	})
 }

@@ -101,3 +101,59 @@ func TestSecretField(t *testing.T) {
 		t.Errorf("SecretField on a tab that does not exist: no error")
 	}
 }
+
+// TestSecretFieldAfterThePageChanged: a field is judged as the page is
+// when the call comes, not as the snapshot saw it. In a tab with no
+// frames the ref's element is judged from what the browser reports of it
+// in the round trip that finds it; this holds it to the live page: a box
+// turned into a password box after the snapshot, an autocomplete added,
+// a password shown as text, a card form's frame put into the element the
+// ref names (its focused card field is where the text goes), and a page
+// navigated away from since.
+func TestSecretFieldAfterThePageChanged(t *testing.T) {
+	testutil.Parallel(t)
+	b := newTestBrowser(t, nil)
+	srv := serveHTML(t, map[string]string{"/login": secretPage + `<div role="button" aria-label="pay here" style="width:300px;height:40px"></div>`,
+		"/other": secretPage + `<p>Moved on.</p>`})
+	ctx := context.Background()
+	tests := []struct {
+		name, field, change string
+		want                bool
+	}{
+		{"nothing changed", "user name", "", false},
+		{"made a password box", "user name", `document.querySelector('[name=user]').type = 'PassWord'`, true},
+		{"autocomplete added", "pin number", `document.querySelector('[name=pin]').setAttribute('autocomplete', 'off one-time-code')`, true},
+		{"password shown as text", "pass word", `document.querySelector('[name=pw]').type = 'text'`, false},
+		{"a card frame put in it", "pay here", `new Promise(done => {
+  const f = document.createElement('iframe');
+  f.srcdoc = '<input autocomplete="cc-number">';
+  f.onload = () => { f.contentDocument.querySelector('input').focus(); done(true) };
+  document.querySelector('[role=button]').append(f);
+})`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mustCall(t, b, "browser_navigate", map[string]any{"url": srv.URL + "/login"})
+			ref := refFor(t, mustCall(t, b, "browser_snapshot", map[string]any{}).Text, tt.field)
+			if tt.change != "" {
+				mustCall(t, b, "browser_eval", map[string]any{"js": tt.change})
+			}
+			got, err := b.SecretField(ctx, "", ref)
+			if err != nil {
+				t.Fatalf("SecretField(%s): %v", tt.field, err)
+			}
+			if got != tt.want {
+				t.Errorf("SecretField(%s) after %q = %v, want %v", tt.field, tt.change, got, tt.want)
+			}
+		})
+	}
+	t.Run("navigated away", func(t *testing.T) {
+		mustCall(t, b, "browser_navigate", map[string]any{"url": srv.URL + "/login"})
+		ref := refFor(t, mustCall(t, b, "browser_snapshot", map[string]any{}).Text, "user name")
+		mustCall(t, b, "browser_eval", map[string]any{"js": `location.href = '/other'`})
+		mustCall(t, b, "browser_wait", map[string]any{"text": "Moved on."})
+		if ok, err := b.SecretField(ctx, "", ref); err == nil {
+			t.Errorf("SecretField(%s) on the page navigated to = %v, no error; want a stale ref", ref, ok)
+		}
+	})
+}
