@@ -135,7 +135,10 @@ func (r *inputRequests) refusals() []string {
 // makes, as a native input's are in the person's Chrome, for an input
 // another connection sends (chrome-devtools-mcp's click): one a deny rule
 // names (Options.DownloadRefused, with rc) is stopped before it is sent.
-// stop ends it and returns why each refused request was refused. In the
+// stop ends it and returns why each refused request was refused. Until
+// then the tab's native calls wait, as they wait for each other: the tab
+// has one switch for judging its requests, which a native input's end
+// would turn off while this input's requests are on their way. In the
 // agent's own browser, whose proxy judges every request, it does nothing.
 func (b *Browser) JudgeInputRequests(ctx context.Context, tabID string, rc *tools.ResolvedCall) (stop func() []string) {
 	none := func() []string { return nil }
@@ -149,8 +152,10 @@ func (b *Browser) JudgeInputRequests(ctx context.Context, tabID string, rc *tool
 	if err != nil || string(t.id) != tabID {
 		return none
 	}
+	t.busy.Lock()
 	pctx, err := s.attach(t)
 	if err != nil {
+		t.busy.Unlock()
 		return none
 	}
 	cctx, cancel := context.WithCancel(pctx) // cancelling it never closes the tab
@@ -158,6 +163,7 @@ func (b *Browser) JudgeInputRequests(ctx context.Context, tabID string, rc *tool
 	r := &inputRequests{refused: func(u string) string { return b.opts.DownloadRefused(rc, u) }}
 	r.stop = interceptDocuments([]context.Context{cctx}, true, r.paused)
 	return func() []string {
+		defer t.busy.Unlock()
 		why := r.refusals()
 		r.stop()
 		end()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -338,6 +339,84 @@ func sharedClickOnDeniedDownload(t *testing.T, viaMCP bool) {
 	}
 }
 
+// TestSessionSharedInputsAtOnce: in the person's Chrome, a
+// chrome-devtools-mcp click and a native click on the same tab at the same
+// time each had the tab's document requests judged through one switch:
+// the native click's end switched the judging off while the other click's
+// request was still on its way, so a redirect to a denied page's file was
+// followed unjudged. Now a chrome-devtools-mcp input is serialised with
+// the tab's native calls, as they are with each other: the native click
+// waits, and the redirect is stopped.
+func TestSessionSharedInputsAtOnce(t *testing.T) {
+	testutil.Require(t, "chromium", browser.FindChrome)
+	testutil.RequireProgram(t, "npx")
+	home := t.TempDir()
+	downloads := filepath.Join(home, "Downloads")
+	if err := os.WriteFile(filepath.Join(home, "user-dirs.dirs"), []byte(`XDG_DOWNLOAD_DIR="`+downloads+`"`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", home)
+	asked, release := make(chan struct{}), make(chan struct{})
+	var fetched atomic.Int32
+	site, s, answers := filesInPersonsChrome(t, true, func(mux *http.ServeMux) {
+		mux.HandleFunc("/gate", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, `<title>Gate</title><a href="/slow-statement" download>Slow statement</a> <button onclick="this.textContent='pressed'">Nothing</button>`)
+		})
+		mux.HandleFunc("/slow-statement", func(w http.ResponseWriter, r *http.Request) {
+			close(asked)
+			<-release // the request is on its way while the native click runs
+			http.Redirect(w, r, "/vault/slow.csv", http.StatusFound)
+		})
+		mux.HandleFunc("/vault/slow.csv", func(w http.ResponseWriter, r *http.Request) {
+			fetched.Add(1)
+			fmt.Fprint(w, "balance,1000000\n")
+		})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.MCP.WaitReady(ctx, mcpclient.DefaultServerName); err != nil {
+		t.Fatalf("chrome-devtools-mcp not ready: %v", err)
+	}
+	if res := call(t, s, "browser_open", map[string]any{"url": site.URL + "/gate"}); res.IsError() {
+		t.Fatalf("browser_open: %s", res.Text)
+	}
+	nothing := pressRefNamed(t, s, "Nothing")
+	id := mcpPageID(t, s, site.URL+"/gate")
+	snap := call(t, s, "mcp__chrome-devtools__take_snapshot", map[string]any{"pageId": id}).Text
+	uid := regexp.MustCompile(`uid=(\S+) link "Slow statement"`).FindStringSubmatch(snap)
+	if uid == nil {
+		t.Fatalf("chrome-devtools-mcp's snapshot shows no link:\n%s", snap)
+	}
+	answers.will(tools.AnswerOnce)
+	answers.will(tools.AnswerOnce)
+	mcpDone := make(chan *tools.ToolResult, 1)
+	go func() {
+		mcpDone <- call(t, s, "mcp__chrome-devtools__click", map[string]any{"pageId": id, "uid": uid[1]})
+	}()
+	select {
+	case <-asked:
+	case <-time.After(time.Minute):
+		t.Fatal("chrome-devtools-mcp's click sent no request")
+	}
+	nativeDone := make(chan *tools.ToolResult, 1)
+	go func() { nativeDone <- call(t, s, "browser_click", map[string]any{"ref": nothing}) }()
+	var native *tools.ToolResult
+	select {
+	case native = <-nativeDone: // before: the native click ran and ended beside it
+	case <-time.After(2 * time.Second): // now it waits for the other input
+	}
+	close(release)
+	if res := <-mcpDone; !strings.Contains(res.Text, "local-vault") || !res.IsError() {
+		t.Errorf("chrome-devtools-mcp's click on a link redirecting to a denied file: %+v", res)
+	}
+	if native == nil {
+		<-nativeDone // it ran on the tab as the refusal left it: what it says does not matter here
+	}
+	if n := fetched.Load(); n != 0 {
+		t.Errorf("the denied page's file was requested %d time(s): the redirect to it went unjudged", n)
+	}
+}
+
 // TestSessionDownloadIsOneQuestion: one browser_download is one question
 // to the person, which names the folder it writes and the address the
 // file comes from, and to the guard the call's question (asked again after
@@ -405,9 +484,9 @@ func TestSessionDownloadIsOneQuestion(t *testing.T) {
 // filesInPersonsChrome connects a session (with chrome-devtools-mcp when
 // withMCP) to a Chromium started as the person's, on the shared site whose
 // /vault/ pages a deny rule (local-vault) names, and opens its files page.
-func filesInPersonsChrome(t *testing.T, withMCP bool) (*httptest.Server, *Session, *personAtTerminal) {
+func filesInPersonsChrome(t *testing.T, withMCP bool, more ...func(*http.ServeMux)) (*httptest.Server, *Session, *personAtTerminal) {
 	t.Helper()
-	site := sharedSite(t)
+	site := sharedSite(t, more...)
 	person := startPersonsBrowser(t, site.URL)
 	s, answers := newSharedSession(t, withMCP, `version: 1
 rules:

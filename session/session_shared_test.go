@@ -63,7 +63,7 @@ func (p *personAtTerminal) questions() []tools.ApprovalRequest {
 // sharedSite is the person's local web site: a cookie login, an article, a
 // shop with a click counter, a vault page that a sensitive-site rule
 // names, and a page of download links, two of them to the vault's file.
-func sharedSite(t *testing.T) *httptest.Server {
+func sharedSite(t *testing.T, more ...func(*http.ServeMux)) *httptest.Server {
 	t.Helper()
 	const counter = `<button onclick="n=(window.n||0)+1;document.getElementById('c').textContent='clicked '+n">Press me</button><p id="c">not clicked</p>`
 	mux := http.NewServeMux()
@@ -101,6 +101,9 @@ func sharedSite(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<title>MCP tab</title><h1>Opened through MCP</h1>")
 	})
+	for _, add := range more {
+		add(mux)
+	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
