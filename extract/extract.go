@@ -98,7 +98,7 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 		// Readability found nothing it calls an article: keep the page's
 		// own article body, or the body minus what is never content.
 		r.Title = pageTitle
-		if broad != nil && (declared || r.PageType != PageArticle) {
+		if broad != nil && (declared || r.PageType != PageArticle || second != nil && broadOutweighs(broad, second.cleaned())) {
 			r.nodes = []*html.Node{broad}
 		} else if second != nil {
 			r.nodes = []*html.Node{second.cleaned()}
@@ -158,6 +158,14 @@ func (r *Result) extractHTML(page []byte, pageURL string, opts *Options) error {
 }
 
 var discardLog = slog.New(slog.DiscardHandler)
+
+// broadOutweighs says, of a page readability found no article in, that
+// its main region holds far more text than its article container: the
+// container is a box beside the page's text (a summary, a sign-up form),
+// not the article. Four times the letters outside links and boilerplate.
+func broadOutweighs(broad, container *html.Node) bool {
+	return plainTextLen(container)*4 < strictTextLen(broad)
+}
 
 // selectNodes keeps the nodes matching opts.Select, with their links made
 // absolute.

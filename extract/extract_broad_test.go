@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,6 +59,53 @@ func TestBroadDropsPostFurniture(t *testing.T) {
 			for _, w := range c.not {
 				if strings.Contains(got, w) {
 					t.Errorf("broad reading kept %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestNoArticleFound: on a page readability finds no article in, what is
+// printed is its article container, or its main region when that holds
+// far more text (a page a React server streams in, hidden until its script
+// shows it, beside a summary box named as the article's text).
+func TestNoArticleFound(t *testing.T) {
+	para := func(i int) string {
+		return fmt.Sprintf("<p>Tutorial %d shows, step by step and in long plain sentences, how a site is found by the people who look for it, what to measure and what to change first.</p>", i)
+	}
+	summary := `<div class="RichTextHighlight_highlight__qC6TX"><p>Quick summary: dig into the best tutorials from the leaders of the trade. This collection, for beginners and for experts alike, gives strategies that work for better rankings, and insights from sources you can trust to grow what you know about search, links and the words people type.</p></div>`
+	cases := []struct {
+		name, body string
+		want, not  []string
+	}{
+		{
+			name: "streamed article beside a summary box",
+			body: `<div hidden id="S:0"><main>` + summary + `<div class="prose">` + para(1) + para(2) + para(3) + para(4) + para(5) + para(6) + `</div></main><footer>All rights reserved</footer></div>`,
+			want: []string{"Quick summary", "Tutorial 1 shows", "Tutorial 6 shows"},
+			not:  []string{"rights reserved"},
+		},
+		{
+			name: "a summary box holding most of the text",
+			body: `<div hidden id="S:0"><main>` + summary + `<div class="prose"><p>Loading the tutorials.</p></div></main><footer>All rights reserved</footer></div>`,
+			want: []string{"Quick summary"},
+			not:  []string{"rights reserved"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Extract([]byte("<html><head><title>SEO tutorials</title></head><body>"+c.body+"</body></html>"), "https://blog.test/seo", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := printedText(res)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lost %q:\n%s", w, got)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(got, w) {
+					t.Errorf("kept %q:\n%s", w, got)
 				}
 			}
 		})
