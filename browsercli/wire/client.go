@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/browseragent/browseragent/browsercli/early"
 )
 
 // ClientOptions configure Do.
@@ -60,19 +62,25 @@ func Do(ctx context.Context, req *Request, o *ClientOptions) (*Response, error) 
 		return &Response{Exit: ExitLost, Error: err.Error(), Data: map[string]any{"session": p.Name}}, nil
 	}
 	if errors.Is(err, errGone) {
-		if !dead(p) {
-			return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
-		}
-		// It died as we came: report it as on the next command, and
-		// start the fresh one.
-		lost := diedMessage(p)
-		p.RemoveFiles()
-		if err := startDaemon(ctx, p, o.Daemon); err != nil {
-			return nil, err
-		}
-		return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.Name}}, nil
+		return gone(ctx, p, o)
 	}
 	return resp, err
+}
+
+// gone is what a command says when the session's daemon closed its
+// connection without an answer: gone during the command, or died as it
+// came, which is reported as on the next command, and the fresh one
+// started.
+func gone(ctx context.Context, p Paths, o *ClientOptions) (*Response, error) {
+	if !dead(p) {
+		return &Response{Exit: ExitLost, Error: "the session's daemon went away during the command (see `browseragent browser sessions`); the next command starts a fresh one"}, nil
+	}
+	lost := diedMessage(p)
+	p.RemoveFiles()
+	if err := startDaemon(ctx, p, o.Daemon); err != nil {
+		return nil, err
+	}
+	return &Response{Exit: ExitLost, Error: lost, Data: map[string]any{"session": p.Name}}, nil
 }
 
 // dead reports whether the session's daemon is gone, giving a dying one
@@ -311,8 +319,7 @@ func exchange(ctx context.Context, w *Wire, req *Request, o *ClientOptions) (*Re
 			}
 		case "pending":
 			pd := m.Pending
-			return &Response{Exit: ExitPending, Pending: pd, Error: DescribePending(*pd) +
-				fmt.Sprintf(". The person approves it in their own terminal with `browseragent browser confirm %s` (it shows the call and asks; it cannot be confirmed without a terminal), or drops it with `browseragent browser deny %s`", pd.ID, pd.ID),
+			return &Response{Exit: ExitPending, Pending: pd, Error: early.PendingError(pd.ID, pd.Command, pd.Reason, pd.Args),
 				Data: map[string]any{"pending": pd}}, nil
 		case "version":
 			return nil, ErrNeedVersion
@@ -370,13 +377,11 @@ func waitGone(ctx context.Context, pid int, limit time.Duration) bool {
 	return true
 }
 
-// fileArgs are the arguments that name local files, by command: from
-// this index on. They are made absolute here, in the person's working
-// folder, since the daemon runs in another.
-var fileArgs = map[string]int{"upload": 1, "download": 1, "pdf": 0}
-
+// absPaths makes the arguments that name local files (early.FileArgs)
+// absolute here, in the person's working folder, since the daemon runs in
+// another.
 func absPaths(req *Request) error {
-	from, ok := fileArgs[req.Command]
+	from, ok := early.FileArgs[req.Command]
 	if !ok {
 		return nil
 	}

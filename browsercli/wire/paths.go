@@ -9,36 +9,21 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/browseragent/browseragent/browsercli/early"
 )
 
 // DefaultSession is the session a command uses without --session or
 // BROWSERAGENT_SESSION.
-const DefaultSession = "default"
+const DefaultSession = early.DefaultSession
 
 // SessionEnv names the session when --session is not given.
-const SessionEnv = "BROWSERAGENT_SESSION"
-
-// plainName reports whether name is 1 to 64 letters, digits, '_', '.' and
-// '-', starting with a letter or digit (checked by hand: no regexp in
-// what the command line runs before the program's other packages start).
-func plainName(name string) bool {
-	if len(name) == 0 || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		word := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !word && (i == 0 || c != '_' && c != '.' && c != '-') {
-			return false
-		}
-	}
-	return true
-}
+const SessionEnv = early.SessionEnv
 
 // CheckName refuses a session name that is not a plain word: it names a
 // socket and a state file, so "/" or ".." would reach outside their folder.
 func CheckName(name string) error {
-	if !plainName(name) || strings.Contains(name, "..") {
+	if !early.SessionName(name) {
 		return usageErrorf("bad session name %q: use letters, digits, '-', '_' and '.', starting with a letter or digit (no '/' or '..')", name)
 	}
 	return nil

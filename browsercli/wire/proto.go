@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/browseragent/browseragent/browsercli/early"
 )
 
 // Request is one command as the client sends it to the daemon.
@@ -108,17 +109,7 @@ type Message struct {
 // Binary names the program file this process runs: its path, size and
 // modification time. Two processes of one file run the same code; a
 // rebuilt or upgraded file is another. "" when the system does not say.
-func Binary() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	st, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s %d %d", exe, st.Size(), st.ModTime().UnixNano())
-}
+func Binary() string { return early.Binary() }
 
 // ErrNeedVersion is Do's error when the session's daemon runs from
 // another program file and the request did not say its Version: the
@@ -154,9 +145,5 @@ func (w *Wire) Recv() (Message, error) {
 
 // DescribePending is a parked call as the person reads it.
 func DescribePending(p Pending) string {
-	s := fmt.Sprintf("%s: `%s` waits for approval: %s", p.ID, p.Command, p.Reason)
-	if p.Args != "" {
-		s += " (" + p.Args + ")"
-	}
-	return s
+	return early.DescribePending(p.ID, p.Command, p.Reason, p.Args)
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
+
+	"github.com/browseragent/browseragent/browsercli/early"
 )
 
 // Quick runs `browseragent browser COMMAND …` (args: the program's
@@ -39,7 +40,15 @@ func Quick(args []string, stdin, stdout, stderr *os.File) (code int, ok bool) {
 	ctx := context.Background()
 	argv, err := DaemonArgv(session, DefaultIdle, false, "")
 	var resp *Response
-	if err == nil {
+	switch {
+	case err == nil && early.WentAway():
+		// browsercli/early sent it and the daemon went away unanswered:
+		// said as for a command of Quick's own, not sent again.
+		var p Paths
+		if p, err = PathsOf(session); err == nil {
+			resp, err = gone(ctx, p, &ClientOptions{Session: session, Daemon: argv})
+		}
+	case err == nil:
 		resp, err = Do(ctx, req, &ClientOptions{Session: session, Daemon: argv})
 	}
 	if errors.Is(err, ErrNeedVersion) {
@@ -56,88 +65,16 @@ func Quick(args []string, stdin, stdout, stderr *os.File) (code int, ok bool) {
 	return Print(stdout, stderr, asJSON, command, resp), true
 }
 
-// quickNot are the commands Quick leaves to the full command line: the
-// ones it answers itself, and screenshot, whose file it saves where the
-// guard allows.
-var quickNot = map[string]bool{"tabs": true, "screenshot": true, "sessions": true, "skill": true}
-
-// quickRequest reads the command line as cobra would for the forms Quick
-// takes on: `browser`, then --session NAME, --json and --yes (-y)
-// anywhere, the command, its own flags as its table names them, and its
-// arguments. ok is false for anything else.
+// quickRequest reads the command line as browsercli/early does (Parse)
+// into the request it sends. ok is false for anything else.
 func quickRequest(args []string) (req *Request, session string, asJSON, ok bool) {
-	if len(args) < 2 || args[0] != "browser" {
-		return nil, "", false, false
-	}
-	req = &Request{Flags: map[string]string{}}
-	var c Command
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == "--session" && i+1 < len(args):
-			i++
-			session = args[i]
-		case strings.HasPrefix(a, "--session="):
-			session = value
-		case a == "--json":
-			asJSON = true
-		case a == "--yes" || a == "-y":
-			req.Yes = true
-		case len(a) < 2 || a[0] != '-':
-			if req.Command == "" {
-				var found bool
-				if c, found = Lookup(a); !found || c.Local || quickNot[a] {
-					return nil, "", false, false
-				}
-				req.Command = a
-				continue
-			}
-			req.Args = append(req.Args, a)
-		case req.Command == "" || a == "--":
-			return nil, "", false, false
-		default:
-			f, found := c.flag(name, strings.HasPrefix(a, "--"))
-			switch {
-			case !found || f.Bool && hasValue:
-				return nil, "", false, false
-			case f.Bool:
-				req.Flags[f.Name] = "true"
-			case hasValue:
-				req.Flags[f.Name] = value
-			case i+1 < len(args):
-				i++
-				req.Flags[f.Name] = args[i]
-			default:
-				return nil, "", false, false
-			}
-		}
-	}
-	if req.Command == "" || len(req.Args) < c.MinArgs || c.MaxArgs >= 0 && len(req.Args) > c.MaxArgs || req.Command == "close" && req.On("all") {
-		return nil, "", false, false
-	}
-	if session == "" {
-		session = os.Getenv(SessionEnv)
-	}
-	if session == "" {
-		session = DefaultSession
-	}
-	if CheckName(session) != nil {
+	p, ok := early.Parse(args)
+	if !ok {
 		return nil, "", false, false
 	}
 	// Not buildinfo.Version: it needs runtime/debug, which initialises
 	// only after every package that sorts before it, the heavy ones among
 	// them; the program's file tells the daemon as much (Request.Binary).
-	req.Binary = Binary()
-	return req, session, asJSON, true
-}
-
-// flag finds the command's flag by its name (long) or its one letter.
-func (c Command) flag(name string, long bool) (Flag, bool) {
-	for _, f := range c.Flags {
-		if long && f.Name == name || !long && f.Short != "" && f.Short == name {
-			return f, true
-		}
-	}
-	return Flag{}, false
+	req = &Request{Command: p.Command, Args: p.Args, Flags: p.Flags, Yes: p.Yes, Binary: Binary()}
+	return req, p.Session, p.JSON, true
 }

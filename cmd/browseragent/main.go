@@ -6,7 +6,8 @@ package main
 import (
 	"os"
 
-	_ "github.com/browseragent/browseragent/browsercli/fast" // `browser COMMAND` answered before the rest initialises
+	_ "github.com/browseragent/browseragent/browsercli/early" // a script's `browser COMMAND` answered right after package os initialises
+	_ "github.com/browseragent/browseragent/browsercli/fast"  // the others before the rest initialises
 	"github.com/browseragent/browseragent/cli"
 )
 
