@@ -22,9 +22,15 @@ import (
 // table's row.
 
 // shopExtraName matches a class or id token (or a name's tokens run
-// together) of such a block.
+// together) of such a block, or of what the shop puts around its
+// product: a carousel (pictures, testimonials, other products), the legal
+// fine print, a promotion's banner, the badges on a picture. Held to the
+// same half of the text, these lift WCXB's dev products 0.687 -> 0.701
+// (held out by domain 0.646 -> 0.668), trees refitted; a landing page
+// read as a product loses its carousel of case studies (0.89 -> 0.78).
 var shopExtraName = mustPhraseRE(`^(?:` +
-	`upsells?$|crosssells?$|recommend|related$|relatedproducts?|recentlyviewed|alsoviewed|alsobought|similarproducts?|similaritems?` +
+	`upsells?$|crosssells?$|recommend|related$|relatedproducts?|recentlyviewed|alsoviewed|alsobought|similarproducts?|similaritems?|` +
+	`carousel$|legal$|disclaimers?$|banners?$|badges?$` +
 	`)`)
 
 // shopExtraHeading matches the whole text of a heading that opens such a

@@ -120,3 +120,57 @@ func TestProductReviewsLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// A product page prints the product without what its shop puts around
+// it: a carousel (a gallery, testimonials, other products), the legal
+// fine print, a promotion's banner and the badges on its picture. The
+// same blocks on a page that sells nothing stay.
+func TestProductAsidesLeftOut(t *testing.T) {
+	product := `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Linen Dress","offers":{"@type":"Offer","price":"132","priceCurrency":"EUR"}}</script>`
+	description := `<h1>Linen Dress</h1>
+<p>A strappy dress in three flowing layers of washed linen, with a side zip and a pocket on the right side.</p>
+<p>Made to order in our workshop: it takes eight to fourteen days before it is shipped to you.</p>
+<ul><li>Material: 100% linen, 170 gsm</li><li>Care: dry clean only</li></ul>
+<button>Add to cart</button>`
+	testimonials := `<div class="swiper testimonials-carousel"><div class="swiper-wrapper">
+<div class="swiper-slide"><p>I bought a blazer suit here and five people at the office asked me about it within an hour.</p><p>Cherry B.</p></div>
+<div class="swiper-slide"><p>My third order from this shop, always beautiful pieces and such friendly service.</p><p>Laura D.</p></div></div></div>`
+	legal := `<div id="disclaimer"><p>* Colours may vary from the pictures depending on your screen. Images are for illustration purposes only.</p></div>
+<div class="footnote-legal"><p>Prices include VAT. Offers cannot be combined with other promotions or discount codes.</p></div>`
+	banner := `<div class="promo-banner"><p>Spring sale: twenty percent off every second item in your basket this weekend only!</p></div>
+<span class="badge">Best seller of the season</span>`
+	tests := []struct {
+		name, head, body string
+		want, not        []string
+	}{
+		{"testimonials carousel", product, description + testimonials,
+			[]string{"three flowing layers", "Material: 100% linen"}, []string{"blazer suit", "Laura D."}},
+		{"legal fine print", product, description + legal,
+			[]string{"three flowing layers", "eight to fourteen days"}, []string{"illustration purposes", "combined with other promotions"}},
+		{"banner and badge", product, banner + description,
+			[]string{"three flowing layers", "dry clean only"}, []string{"Spring sale", "Best seller of the season"}},
+		{"a page that sells nothing keeps them", "", `<article><h1>What our customers say</h1><p>We asked our customers what they think of the dresses they wore all summer long, in the city and by the sea.</p>` +
+			testimonials + `</article>`,
+			[]string{"blazer suit", "Laura D."}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			page := `<html><head><title>Linen Dress</title>` + tc.head + `</head><body><main>` + tc.body + `</main></body></html>`
+			res, err := Extract([]byte(page), "https://shop.example/product/linen-dress", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := printedText(res)
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%q is missing from the printed text:\n%s", w, text)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(text, w) {
+					t.Errorf("%q is printed:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
