@@ -31,6 +31,9 @@ func TestPruneBoilerExtra(t *testing.T) {
 		{"a tailwind block hidden on phones stays", `<div class="hidden lg:block"><p>The water reached the square by noon, and the market was moved uphill.</p></div>`, "the market was moved uphill", true},
 		{"embedded tweet stays", `<blockquote class="twitter-tweet"><p>The water has reached the second step of the church.</p></blockquote>`, "reached the second step", true},
 		{"a slideshow that is loading stays", `<div class="flexslider flexslider-loading"><ul><li><span>The mayor and the engineer beside the broken dam in the morning light.</span></li></ul></div>`, "beside the broken dam", true},
+		{"a page builder's text widget stays", `<div class="elementor-element elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container"><p>The dam held for three more hours while the engineers opened the sluices.</p></div></div>`, "The dam held", true},
+		{"a page builder's posts widget goes", `<div class="elementor-widget elementor-widget-posts"><div class="elementor-widget-container"><p>Another story about the old mill and the bakery beside it.</p></div></div>`, "the old mill", false},
+		{"a sidebar's text widget goes", `<div class="widget widget_text"><div class="textwidget"><p>Our shop by the harbour is open on Sundays from ten.</p></div></div>`, "open on Sundays", false},
 		{"a table of contents stays", `<div id="toc_container"><ul><li><a href="#a">What the river did</a></li></ul></div>`, "What the river did", true},
 
 		// texts

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -149,6 +150,7 @@ func boilerplateHits(v string, p bool) [][]string {
 	c := splitNames(v)
 	var hits [][]string
 	live := false
+	content := contentWidget(c)
 	for i, name := range c.names {
 		toks := c.toks[i]
 		if len(toks) > 1 && stateWord[toks[0]] {
@@ -157,12 +159,15 @@ func boilerplateHits(v string, p bool) [][]string {
 		if p && (name == "paywall" || name == "premium") {
 			continue // a paragraph of the article behind the paywall, not the paywall's notice
 		}
-		for _, tok := range toks {
+		for j, tok := range toks {
 			if liveName().MatchString(tok) {
 				live = true
 			}
 			if tok == "teaser" && articleWord[toks[0]] {
 				continue // "article-teaser" is the article's lead
+			}
+			if strings.HasPrefix(tok, "widget") && (content || widgetPart(toks, j)) {
+				continue // a page builder's block of text, or a part of some widget: not a sidebar's widget
 			}
 			if boilerplateName.MatchString(tok) && !(live && strings.HasPrefix(tok, "comment")) {
 				hits = append(hits, toks)
@@ -279,6 +284,62 @@ func isHeadingSlug(n *html.Node, toks []string) bool {
 		}
 	}
 	return true
+}
+
+// Page builders (Elementor, HubSpot, SiteOrigin …) call every block of a
+// page a widget and name its kind after the word: "elementor-widget
+// elementor-widget-text-editor", "hs_cos_wrapper_widget
+// hs_cos_wrapper_type_rich_text", and the grid cell or the wrapper inside
+// a widget after it too ("widget-span widget-type-cell",
+// "elementor-widget-container"). Only a widget of some other kind, or a
+// bare one (a sidebar's), is boilerplate by that name.
+
+// widgetContentKinds are the kinds of a page builder's widget that hold
+// the page's own text, as the tokens that end its name.
+var widgetContentKinds = [][]string{
+	{"text", "editor"}, {"rich", "text"}, {"post", "content"}, {"heading"},
+	{"toggle"}, {"accordion"}, {"tabs"}, {"icon", "box"}, {"image", "box"},
+}
+
+// widgetLayoutWords follow "widget" in the name of a layout part: a grid
+// cell, a widget's own wrapper. What it holds is judged by its own names.
+var widgetLayoutWords = map[string]bool{
+	"container": true, "wrap": true, "wrapper": true, "inner": true, "span": true,
+	"cell": true, "row": true, "column": true, "col": true, "section": true,
+}
+
+// contentWidget says one of the class names c is a page builder's widget
+// of a kind that holds text: after a "widget" or "type" token, the name
+// ends with one of widgetContentKinds.
+func contentWidget(c classNames) bool {
+	for _, toks := range c.toks {
+		for i, tok := range toks {
+			if tok != "widget" && tok != "type" {
+				continue
+			}
+			rest := toks[i+1:]
+			for _, k := range widgetContentKinds {
+				if len(rest) >= len(k) && slices.Equal(rest[len(rest)-len(k):], k) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// widgetPart says the name toks, whose token j is a "widget" one, names a
+// layout part ("widget-span", "widget-type-cell", "widget-container"),
+// not a kind of widget.
+func widgetPart(toks []string, j int) bool {
+	if toks[j] != "widget" {
+		return false
+	}
+	rest := toks[j+1:]
+	if len(rest) > 0 && rest[0] == "type" {
+		rest = rest[1:]
+	}
+	return len(rest) > 0 && widgetLayoutWords[rest[0]]
 }
 
 // stateWord opens a class name that says what a block has or does, not
