@@ -59,7 +59,8 @@ func namedBoilerplate(n *html.Node) bool { return hasBoilerplateName(n) || hasNa
 // body) without the site's chrome, and for a thread (a forum or Q&A page)
 // without what the board prints around its posts (postFurniture); nil
 // when maxLetters > 0 and the region holds more letters (outside links)
-// than that. doc is not changed.
+// than that. Disclosure widgets are read open (findDisclosures). doc is
+// not changed.
 func broadContent(doc *html.Node, maxLetters int, thread bool) *html.Node {
 	body := findFirst(doc, atom.Body)
 	if body == nil {
@@ -78,18 +79,22 @@ func broadContent(doc *html.Node, maxLetters int, thread bool) *html.Node {
 	if isHidden(region) {
 		unhide(root) // a reader sees the region, whatever a modal's script said
 	}
+	open := findDisclosures(region)
 	type pair struct{ src, dst *html.Node }
 	stack := []pair{{region, root}}
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for c := p.src.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.CommentNode || c.Type == html.ElementNode && (isChrome(c, region, total) || thread && postFurniture(c, total)) {
+			if c.Type == html.CommentNode {
+				continue
+			}
+			if c.Type == html.ElementNode && !open[c] && (isChrome(c, region, total) || thread && postFurniture(c, total)) {
 				continue
 			}
 			cc := shallowClone(c)
 			if c.Type == html.ElementNode && isHidden(c) {
-				unhide(cc) // a hidden block holding most of the region
+				unhide(cc) // a hidden block holding most of the region, or an opened panel
 			}
 			p.dst.AppendChild(cc)
 			if c.FirstChild != nil {
@@ -98,6 +103,76 @@ func broadContent(doc *html.Node, maxLetters int, thread bool) *html.Node {
 		}
 	}
 	return root
+}
+
+// findDisclosures finds, under region, the disclosure widgets a reader
+// opens: an accordion's or a tab list's toggle (a button, or an element
+// whose role is button or tab, with aria-controls and aria-expanded or
+// aria-selected) and the panel it controls, hidden until it is clicked (a
+// FAQ's answers, a product's specifications tab). The panel, and an
+// accordion's toggle (its header, a FAQ's question; not a tab's label),
+// are mapped to true when the panel is not the site's chrome apart from
+// its being hidden (a menu button's menu stays out); the caller copies
+// them whatever hides them. Nil when the region has none.
+func findDisclosures(region *html.Node) map[*html.Node]bool {
+	var toggles []*html.Node
+	ids := map[string]bool{}
+	walk(region, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		if id := disclosureTarget(n); id != "" {
+			toggles = append(toggles, n)
+			ids[id] = true
+		}
+		return true
+	})
+	if len(toggles) == 0 {
+		return nil
+	}
+	panels := map[string]*html.Node{}
+	walk(region, func(n *html.Node) bool {
+		if n.Type == html.ElementNode {
+			if id, ok := attr(n, "id"); ok && ids[id] && panels[id] == nil {
+				panels[id] = n
+			}
+		}
+		return true
+	})
+	open := map[*html.Node]bool{}
+	for _, t := range toggles {
+		p := panels[disclosureTarget(t)]
+		if p == nil || !isHidden(p) || p.DataAtom == atom.Nav || p.DataAtom == atom.Dialog || hasChromeName(p) {
+			continue
+		}
+		if r, _ := attr(p, "role"); chromeRoles[strings.ToLower(r)] {
+			continue
+		}
+		open[p] = true
+		if _, ok := attr(t, "aria-expanded"); ok {
+			open[t] = true // an accordion's header (a FAQ's question); a tab's label is not printed
+		}
+	}
+	return open
+}
+
+// disclosureTarget is the id of the panel n opens when n is a disclosure
+// toggle, else "".
+func disclosureTarget(n *html.Node) string {
+	role, _ := attr(n, "role")
+	if n.DataAtom != atom.Button && role != "button" && role != "tab" {
+		return ""
+	}
+	_, expanded := attr(n, "aria-expanded")
+	_, selected := attr(n, "aria-selected")
+	if !expanded && !selected {
+		return ""
+	}
+	id, _ := attr(n, "aria-controls")
+	if f := strings.Fields(id); len(f) == 1 {
+		return f[0]
+	}
+	return ""
 }
 
 // displayNone says n's own style takes it out of the layout.

@@ -111,3 +111,54 @@ func TestNoArticleFound(t *testing.T) {
 		})
 	}
 }
+
+// TestBroadOpensDisclosures: the broad reading reads an accordion's or a
+// tab list's hidden panels open, as a reader who clicks them does, with an
+// accordion's header (a FAQ's question); a menu its button opens stays out.
+func TestBroadOpensDisclosures(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want, not  []string
+	}{
+		{
+			name: "FAQ accordion",
+			body: `<main><h2>Common questions</h2><ul><li><h3><button aria-expanded="true" aria-controls="a1">How does it work?</button></h3>
+				<div id="a1" role="region"><p>It pays part of the vet's bill.</p></div></li>
+				<li><h3><button aria-expanded="false" aria-controls="a2">Can I use my own vet?</button></h3>
+				<div id="a2" role="region" aria-hidden="true"><p>Yes, any licensed vet in the country.</p></div></li></ul></main>`,
+			want: []string{"pays part of the vet", "Can I use my own vet?", "any licensed vet"},
+		},
+		{
+			name: "hidden tab panel",
+			body: `<main><div role="tablist"><span role="tab" aria-selected="true" aria-controls="t1">Overview</span><span role="tab" aria-selected="false" aria-controls="t2">Details</span></div>
+				<div id="t1" role="tabpanel"><p>A light tent for two.</p></div><div id="t2" role="tabpanel" hidden><p>It weighs 2 kg packed.</p></div></main>`,
+			want: []string{"light tent for two", "weighs 2 kg packed"},
+		},
+		{
+			name: "a menu's button does not open the menu",
+			body: `<header><button aria-expanded="false" aria-controls="m1">Menu</button></header><main><p>A light tent for two, for every season.</p>
+				<div id="m1" class="site-menu" hidden><a href="/pricing">Pricing</a> <a href="/about">About</a></div></main>`,
+			want: []string{"light tent for two"},
+			not:  []string{"Pricing"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader("<html><body>" + c.body + "</body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(strings.Fields(textOf(broadContent(doc, 0, false))), " ")
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("broad reading lost %q:\n%s", w, got)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(got, w) {
+					t.Errorf("broad reading kept %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
