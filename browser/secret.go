@@ -54,7 +54,9 @@ const secretAskTimeout = 5 * time.Second
 // ref "" it asks about the focused element (where a key press lands). When
 // the element is or holds a frame (a card form in a payment iframe, a
 // login widget), what it types reaches the frames' documents: then their
-// focused elements are asked, every frame's, cross-site ones too. An error
+// focused elements are asked, every frame's, cross-site ones too. Where
+// the keys go is judged: a <label> by its control, an element holding a
+// shadow root (open or closed) by every field it holds. An error
 // means the page could not answer (a stale ref, no tab, a hung page);
 // callers that must not leak should then treat the field as secret.
 func (b *Browser) SecretField(ctx context.Context, tabID, ref string) (bool, error) {
@@ -85,6 +87,7 @@ if (el === undefined) {
   el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
 }
+if (el && el.tagName === 'LABEL' && __baSecret(el.control)) return 1;
 return __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);
 }`
 
@@ -105,7 +108,8 @@ return __baSecret(el) ? 1 : (__baFrame(el) ? 2 : 0);
 // page has answered: a frame attached before the answer is reported
 // before it): the element found is judged from its deep serialisation,
 // the tag and attributes the browser itself reports (secretNode), which
-// no script of the page can redefine; nothing there can hold a frame.
+// no script of the page can redefine; nothing there can hold a frame. A
+// label or a shadow host does not pass there: its keys go elsewhere.
 func secretInIsolation(ctx context.Context, w *worlds, exec runtime.ExecutionContextID, frame cdp.FrameID, ref string, frameless func() bool) (int, error) {
 	group := fmt.Sprintf("browseragent-secret-%d", secretGroups.Add(1))
 	defer releaseLater(ctx, group)
@@ -123,8 +127,17 @@ func secretInIsolation(ctx context.Context, w *worlds, exec runtime.ExecutionCon
 		if node = backendNode(el.Result); node == 0 {
 			return 0, errors.New("ref " + ref + " is not an element: take a new browser_snapshot")
 		}
-		if v, ok := secretNode(el.Result); ok && frameless() {
+		v, ok := secretNode(el.Result)
+		if ok && frameless() {
 			return v, nil
+		}
+		if shadowHost(el.Result) {
+			// The keys go where the host hands the focus, into its shadow
+			// tree, a closed one too, which no script of ours can see:
+			// the browser's own description of the tree is judged.
+			if v, err := secretHost(ctx, node); err != nil || v != 0 {
+				return v, err
+			}
 		}
 	}
 	// Looked up once the page has answered: a document that ended before
@@ -202,6 +215,10 @@ func secretNode(o *runtime.RemoteObject) (v int, ok bool) {
 	if frameOwners[tag] && n.NamespaceURI == xhtmlNS {
 		return 0, false
 	}
+	if tag == "label" || shadowHost(o) {
+		// Its keys go to another element: its control, its shadow tree's.
+		return 0, false
+	}
 	attrs, err := attributePairs(n.Attributes)
 	if err != nil {
 		return 0, false
@@ -219,6 +236,82 @@ func secretNode(o *runtime.RemoteObject) (v int, ok bool) {
 }
 
 const xhtmlNS = "http://www.w3.org/1999/xhtml"
+
+// shadowHost reports whether an element's deep serialisation names a
+// shadow root the page may have given it (open or closed). The browser
+// names its own too (an <input>'s, reported as closed), so only the
+// elements a page can attach one to count: custom elements and the tags
+// of shadowHosts.
+func shadowHost(o *runtime.RemoteObject) bool {
+	if o == nil || o.DeepSerializedValue == nil || o.DeepSerializedValue.Type != "node" {
+		return false
+	}
+	var n struct {
+		LocalName  string          `json:"localName"`
+		ShadowRoot json.RawMessage `json:"shadowRoot"`
+	}
+	if json.Unmarshal(o.DeepSerializedValue.Value, &n) != nil {
+		return true // cannot tell: judged as one
+	}
+	if len(n.ShadowRoot) == 0 || string(n.ShadowRoot) == "null" {
+		return false
+	}
+	tag := asciiLower(n.LocalName)
+	return strings.Contains(tag, "-") || shadowHosts[tag]
+}
+
+// shadowHosts are the built-in elements a page may attach a shadow root
+// to (HTML's attachShadow, declarative shadow roots too).
+var shadowHosts = map[string]bool{"article": true, "aside": true, "blockquote": true, "body": true, "div": true, "footer": true,
+	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "header": true, "main": true, "nav": true, "p": true,
+	"section": true, "span": true}
+
+// secretHost judges a shadow host by the browser's description of all it
+// holds, its shadow trees (closed ones too, nested ones) and its children:
+// 1 when any element there is a secret field, else 2 when any is a frame
+// owner (the focus may go into its document), else 0. A host hands the
+// focus to an element of its choosing (delegatesFocus, a focus handler),
+// so any secret field it holds makes it one.
+func secretHost(ctx context.Context, node cdp.BackendNodeID) (int, error) {
+	res, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: node, Depth: new(int64(-1)), Pierce: new(true)})
+	if err != nil {
+		return 0, err
+	}
+	if res.Node == nil {
+		return 0, errors.New("the element is not in the page any more")
+	}
+	frame := false
+	var walk func(n *cdp.Node) bool
+	walk = func(n *cdp.Node) bool {
+		if n.NodeType == 1 {
+			tag := asciiLower(n.LocalName)
+			if frameOwners[tag] {
+				frame = true
+			}
+			for i := 0; i+1 < len(n.Attributes); i += 2 {
+				name, val := asciiLower(n.Attributes[i]), n.Attributes[i+1]
+				if name == "type" && tag == "input" && asciiLower(val) == "password" || name == "autocomplete" && autocompleteSecret(val) {
+					return true
+				}
+			}
+		}
+		for _, list := range [][]*cdp.Node{n.ShadowRoots, n.Children} {
+			for _, c := range list {
+				if walk(c) {
+					return true
+				}
+			}
+		}
+		return n.ContentDocument != nil && walk(n.ContentDocument)
+	}
+	switch {
+	case walk(res.Node):
+		return 1, nil
+	case frame:
+		return 2, nil
+	}
+	return 0, nil
+}
 
 // frameOwners are the tags frameOwnerJS names.
 var frameOwners = map[string]bool{"iframe": true, "frame": true, "object": true, "embed": true, "fencedframe": true}

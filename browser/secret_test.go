@@ -107,7 +107,8 @@ func TestSecretField(t *testing.T) {
 // frames the ref's element is judged from what the browser reports of it
 // in the round trip that finds it; this holds it to the live page: a box
 // turned into a password box after the snapshot, an autocomplete added,
-// a password shown as text, a card form's frame put into the element the
+// a password shown as text, a shadow root holding a password box given
+// to the element the ref names, a card form's frame put into the element the
 // ref names (its focused card field is where the text goes), and a page
 // navigated away from since.
 func TestSecretFieldAfterThePageChanged(t *testing.T) {
@@ -124,6 +125,8 @@ func TestSecretFieldAfterThePageChanged(t *testing.T) {
 		{"made a password box", "user name", `document.querySelector('[name=user]').type = 'PassWord'`, true},
 		{"autocomplete added", "pin number", `document.querySelector('[name=pin]').setAttribute('autocomplete', 'off one-time-code')`, true},
 		{"password shown as text", "pass word", `document.querySelector('[name=pw]').type = 'text'`, false},
+		{"a closed shadow root with a password box given to it", "pay here", `document.querySelector('[role=button]').attachShadow({mode: 'closed', delegatesFocus: true}).innerHTML = '<input type=password>'`, true},
+		{"an open shadow root with a text box given to it", "pay here", `document.querySelector('[role=button]').attachShadow({mode: 'open'}).innerHTML = '<input>'`, false},
 		{"a card frame put in it", "pay here", `new Promise(done => {
   const f = document.createElement('iframe');
   f.srcdoc = '<input autocomplete="cc-number">';

@@ -284,3 +284,53 @@ func TestSessionSecretInFrame(t *testing.T) {
 		t.Errorf("ToolResult.Secret of browser_press (-want +got)\n%s", diff)
 	}
 }
+
+// shadowLoginJS defines <secure-input>, a custom element that holds its
+// field in a shadow root (closed, or open with mode=open) and hands the
+// focus to it (delegatesFocus): a password box when the element says
+// kind=password.
+const shadowLoginJS = `<script>
+for (const mode of ['closed', 'open']) customElements.define(mode === 'open' ? 'open-input' : 'secure-input', class extends HTMLElement {
+  connectedCallback() {
+    if (this._field) return;
+    const root = this.attachShadow({mode, delegatesFocus: true});
+    root.innerHTML = '<span><input type="' + (this.getAttribute('kind') || 'text') + '"></span>';
+    this._field = root.querySelector('input');
+  }
+  get value() { return this._field.value }
+});
+</script>`
+
+// TestSessionSecretBehindTheElement: what is typed goes where the focus
+// lands, not always into the element the ref names. A custom element whose
+// shadow root (closed or open) hands the focus to a password box, and a
+// label whose control is one, are secret fields: what the agent types
+// there is not written into the audit log. Before, the element itself was
+// judged (a <secure-input>, a <label>), and the passwords were logged in
+// clear.
+func TestSessionSecretBehindTheElement(t *testing.T) {
+	testutil.Parallel(t)
+	site := newTestSite(t)
+	site.page("/login", `<title>Sign in</title>`+shadowLoginJS+
+		`<secure-input role="textbox" aria-label="closed pw" kind="password"></secure-input>`+
+		`<open-input role="textbox" aria-label="open pw" kind="password"></open-input>`+
+		`<secure-input role="textbox" aria-label="plain box"></secure-input>`+
+		`<label role="textbox" aria-label="label pw" for="pw">Pass word</label><input type="password" id="pw" placeholder="other">`)
+	s := newTestSession(t, false, "version: 1\nrules: []\n")
+	call(t, s, "browser_open", map[string]any{"url": site.URL + "/login"})
+	got := map[string]bool{}
+	for _, f := range []struct{ label, text string }{
+		{"closed pw", "hunter2closed"},
+		{"open pw", "hunter2open"},
+		{"plain box", "carol-visible"},
+		{"label pw", "hunter2label"},
+	} {
+		res := call(t, s, "browser_type", map[string]any{"ref": refOf(t, s, f.label), "text": f.text})
+		got[f.label] = res.Secret
+	}
+	want := map[string]bool{"closed pw": true, "open pw": true, "plain box": false, "label pw": true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ToolResult.Secret (-want +got)\n%s", diff)
+	}
+	checkAuditLog(t, s, []string{"hunter2closed", "hunter2open", "hunter2label"}, []string{"carol-visible"})
+}
